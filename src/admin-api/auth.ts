@@ -1,0 +1,24 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Admin, AdminRepository } from '../admins/repository.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The admin the request is authenticated as (admin API token or session). */
+    admin: Admin | null;
+  }
+}
+
+export const UNAUTHENTICATED_MESSAGE = 'You need to sign in or sign up before continuing.';
+
+/** The admin named by X-Admin-Auth-Token; an X-Api-Key sent beside it is accepted and ignored. */
+export function adminFromToken(request: FastifyRequest, admins: AdminRepository): Admin | null {
+  const token = request.headers['x-admin-auth-token'];
+  return typeof token === 'string' && token !== '' ? admins.findByToken(token) : null;
+}
+
+export function requireAdminToken(admins: AdminRepository) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    request.admin = adminFromToken(request, admins);
+    if (request.admin === null) await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+  };
+}

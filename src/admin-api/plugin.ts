@@ -1,0 +1,31 @@
+// The admin REST API under /api-umbrella/v1, in API Umbrella's shapes.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { apiBackendRoutes } from './apis.js';
+import { requireAdminToken } from './auth.js';
+import { configRoutes } from './config.js';
+import { apiUserRoutes } from './users.js';
+
+export function adminApiPlugin(context: AppContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+  app.decorateRequest('admin', null);
+  app.setErrorHandler(jsonErrorHandler);
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
+
+  app.get('/health', async () => ({ status: 'green' }));
+
+  await app.register(async (authenticated) => {
+    authenticated.addHook('onRequest', requireAdminToken(context.admins));
+    apiBackendRoutes(authenticated, context);
+    apiUserRoutes(authenticated, context);
+    configRoutes(authenticated, context);
+  });
+  };
+}
+
+/** Malformed JSON and other client errors answer {"error": "..."} with their status, never a stack. */
+export function jsonErrorHandler(this: FastifyInstance, error: FastifyError, _request: unknown, reply: import('fastify').FastifyReply): void {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  if (status === 500) this.log.error({ err: error }, 'admin API request failed');
+  void reply.code(status).send({ error: status === 500 ? 'Internal Server Error' : error.message });
+}

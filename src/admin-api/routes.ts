@@ -1,0 +1,23 @@
+import type { FastifyInstance, RouteHandlerMethod, HTTPMethods } from 'fastify';
+
+/** Registers a route at its path and at path + ".json", as API Umbrella accepts both. */
+export function withJsonSuffix(app: FastifyInstance, method: HTTPMethods, path: string, handler: RouteHandlerMethod): void {
+  app.route({ method, url: path, handler });
+  app.route({ method, url: `${path}.json`, handler });
+}
+
+/** API Umbrella accepts both {"api": {...}} and the bare object. */
+export function unwrap(body: unknown, key: string): unknown {
+  if (typeof body === 'object' && body !== null && key in body) return (body as Record<string, unknown>)[key];
+  return body;
+}
+
+/** DataTables-style paging parameters (start, length) with sane bounds. */
+export function paging(query: Record<string, unknown>, maxLength = 1000): { offset: number; limit: number } {
+  const start = Number(query.start ?? 0);
+  const length = Number(query.length ?? 100);
+  return {
+    offset: Number.isInteger(start) && start >= 0 ? start : 0,
+    limit: Number.isInteger(length) && length > 0 ? Math.min(length, maxLength) : 100,
+  };
+}

@@ -1,0 +1,59 @@
+// /api-umbrella/v1/users: API users and their keys.
+import type { FastifyInstance } from 'fastify';
+import type { ApiUser } from '../api-users/model.js';
+import { parseApiUser } from '../api-users/validate.js';
+import type { AppContext } from '../context.js';
+import type { FieldErrors } from '../lib/validation-errors.js';
+import { notFound, stripJson } from './apis.js';
+import { paging, unwrap, withJsonSuffix } from './routes.js';
+
+type IdParams = { Params: { id: string } };
+
+export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
+  const { users } = context;
+
+  withJsonSuffix(app, 'GET', '/users', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const search = typeof query.search === 'string' ? query.search : undefined;
+    const { users: data, total } = users.list({ ...paging(query), search });
+    return { draw: 0, recordsTotal: total, recordsFiltered: total, data };
+  });
+
+  app.get<IdParams>('/users/:id', async (request, reply) => {
+    const user = users.get(stripJson(request.params.id));
+    return user === null ? notFound(reply) : { user };
+  });
+
+  app.put<IdParams>('/users/:id', async (request, reply) => {
+    const existing = users.get(stripJson(request.params.id));
+    if (existing === null) return notFound(reply);
+    const parsed = parseApiUser(unwrap(request.body, 'user'), existing);
+    if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
+    return { user: users.update(existing.id, parsed.value) };
+  });
+
+  app.post<IdParams>('/users/:id/regenerate_key', async (request, reply) => {
+    const result = users.regenerateKey(stripJson(request.params.id));
+    return result === null ? notFound(reply) : { user: withKey(result.user, result.apiKey) };
+  });
+}
+
+export function withKey(user: ApiUser, apiKey: string): ApiUser & { api_key: string } {
+  return { ...user, api_key: apiKey };
+}
+
+/** The users endpoints answer 422 in API Umbrella's signup shape: a list of {code, field, message, full_message}. */
+export function signupStyleErrors(errors: FieldErrors): { errors: { code: string; field: string; message: string; full_message: string }[] } {
+  return {
+    errors: Object.entries(errors).flatMap(([field, messages]) =>
+      messages.map((message) => ({ code: 'INVALID_INPUT', field, message, full_message: fullMessage(field, message) })),
+    ),
+  };
+}
+
+function fullMessage(field: string, message: string): string {
+  // "Provide your email address." is already a sentence; "is too long" needs the field's name before it.
+  if (/^[A-Z]/.test(message)) return message;
+  const label = field.replace(/_/g, ' ');
+  return `${label.charAt(0).toUpperCase()}${label.slice(1)}: ${message}`;
+}

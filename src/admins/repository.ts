@@ -1,0 +1,169 @@
+// Admin accounts. Passwords are argon2id hashes; the admin API token is kept
+// like an API key (HMAC + lookup prefix) and shown in clear only when issued.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.js';
+import { digestToken, generateToken, lookupPrefix, tokenMatches } from '../lib/secret-token.js';
+import { hashPassword, verifyPassword } from './password.js';
+
+export interface Admin {
+  readonly id: string;
+  readonly email: string;
+  readonly superuser: boolean;
+  readonly enabled: boolean;
+  readonly auth_token_preview: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly last_sign_in_at: string | null;
+}
+
+interface AdminRow {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  superuser: number;
+  enabled: number;
+  auth_token_prefix: string | null;
+  auth_token_hash: Buffer | null;
+  auth_token_preview: string | null;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+export class LastSuperuserError extends Error {
+  constructor() {
+    super('The last superuser cannot be deleted, disabled or demoted.');
+  }
+}
+
+export class AdminRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly secretKey: string,
+  ) {}
+
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM admins').get() as { n: number }).n;
+  }
+
+  /**
+   * Creates an admin with a fresh API token. With onlyIfNone, the insert happens
+   * only while no admin exists (checked inside the write transaction), so two
+   * racing "first admin" forms cannot both succeed; null tells the loser.
+   */
+  async create(input: { email: string; password: string; superuser: boolean }, options: { onlyIfNone?: boolean } = {}): Promise<{ admin: Admin; authToken: string } | null> {
+    const passwordHash = await hashPassword(input.password);
+    const authToken = generateToken();
+    const digest = digestToken(this.secretKey, authToken);
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    const inserted = this.db.transaction(() => {
+      if (options.onlyIfNone && this.count() > 0) return false;
+      this.db
+        .prepare(
+          `INSERT INTO admins (id, email, password_hash, superuser, enabled, auth_token_prefix, auth_token_hash, auth_token_preview, created_at, updated_at)
+           VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, input.email.trim(), passwordHash, input.superuser ? 1 : 0, digest.prefix, digest.hash, digest.preview, now, now);
+      return true;
+    }).immediate();
+    return inserted ? { admin: this.get(id)!, authToken } : null;
+  }
+
+  get(id: string): Admin | null {
+    const row = this.db.prepare('SELECT * FROM admins WHERE id = ?').get(id) as AdminRow | undefined;
+    return row === undefined ? null : toAdmin(row);
+  }
+
+  findByEmail(email: string): Admin | null {
+    const row = this.rowByEmail(email);
+    return row === undefined ? null : toAdmin(row);
+  }
+
+  list(): Admin[] {
+    return (this.db.prepare('SELECT * FROM admins ORDER BY created_at, email').all() as AdminRow[]).map(toAdmin);
+  }
+
+  /** The enabled admin whose password this is, or null (unknown email, wrong password, disabled). */
+  async authenticate(email: string, password: string): Promise<Admin | null> {
+    const row = this.rowByEmail(email);
+    // Hash even for unknown emails so that timing does not reveal which emails exist.
+    const ok = await verifyPassword(row?.password_hash ?? (await dummyHash()), password);
+    if (row === undefined || !ok || row.enabled !== 1) return null;
+    this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), row.id);
+    return toAdmin(row);
+  }
+
+  /** The enabled admin holding this API token, or null. */
+  findByToken(token: string): Admin | null {
+    if (token.length < 4 || token.length > 100) return null;
+    const row = this.db.prepare('SELECT * FROM admins WHERE auth_token_prefix = ?').get(lookupPrefix(token)) as AdminRow | undefined;
+    if (row === undefined || row.auth_token_hash === null || row.enabled !== 1) return null;
+    return tokenMatches(this.secretKey, token, row.auth_token_hash) ? toAdmin(row) : null;
+  }
+
+  regenerateToken(id: string): string | null {
+    const authToken = generateToken();
+    const digest = digestToken(this.secretKey, authToken);
+    const result = this.db
+      .prepare('UPDATE admins SET auth_token_prefix = ?, auth_token_hash = ?, auth_token_preview = ?, updated_at = ? WHERE id = ?')
+      .run(digest.prefix, digest.hash, digest.preview, new Date().toISOString(), id);
+    return result.changes === 0 ? null : authToken;
+  }
+
+  async setPassword(id: string, password: string): Promise<boolean> {
+    const hash = await hashPassword(password);
+    return this.db.prepare('UPDATE admins SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, new Date().toISOString(), id).changes > 0;
+  }
+
+  update(id: string, changes: { email?: string; superuser?: boolean; enabled?: boolean }): Admin | null {
+    return this.db.transaction(() => {
+      const current = this.get(id);
+      if (current === null) return null;
+      const next = { email: changes.email ?? current.email, superuser: changes.superuser ?? current.superuser, enabled: changes.enabled ?? current.enabled };
+      if (current.superuser && current.enabled && !(next.superuser && next.enabled)) this.assertAnotherSuperuser(id);
+      this.db
+        .prepare('UPDATE admins SET email = ?, superuser = ?, enabled = ?, updated_at = ? WHERE id = ?')
+        .run(next.email, next.superuser ? 1 : 0, next.enabled ? 1 : 0, new Date().toISOString(), id);
+      return this.get(id);
+    }).immediate();
+  }
+
+  delete(id: string): boolean {
+    return this.db.transaction(() => {
+      const current = this.get(id);
+      if (current === null) return false;
+      if (current.superuser && current.enabled) this.assertAnotherSuperuser(id);
+      return this.db.prepare('DELETE FROM admins WHERE id = ?').run(id).changes > 0;
+    }).immediate();
+  }
+
+  private assertAnotherSuperuser(id: string): void {
+    const others = this.db.prepare('SELECT count(*) AS n FROM admins WHERE superuser = 1 AND enabled = 1 AND id != ?').get(id) as { n: number };
+    if (others.n === 0) throw new LastSuperuserError();
+  }
+
+  private rowByEmail(email: string): AdminRow | undefined {
+    return this.db.prepare('SELECT * FROM admins WHERE email = ?').get(email.trim()) as AdminRow | undefined;
+  }
+}
+
+// Verified against when the email is unknown, so that such a login costs as much as a real one.
+let dummy: Promise<string> | null = null;
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(generateToken());
+  return dummy;
+}
+
+function toAdmin(row: AdminRow): Admin {
+  return {
+    id: row.id,
+    email: row.email,
+    superuser: row.superuser === 1,
+    enabled: row.enabled === 1,
+    auth_token_preview: row.auth_token_preview,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    last_sign_in_at: row.last_sign_in_at,
+  };
+}

@@ -1,0 +1,36 @@
+// One analytics entry per request that matched an API backend, allowed or denied.
+
+export interface AnalyticsEntry {
+  readonly request_id: string;
+  /** Milliseconds since the epoch. */
+  readonly request_at: number;
+  readonly request_method: string;
+  readonly request_scheme: string;
+  readonly request_host: string;
+  readonly request_path: string;
+  /** Query string without "?", every api_key value replaced by [REDACTED]. */
+  readonly request_url_query: string;
+  readonly request_ip: string;
+  readonly request_user_agent: string | null;
+  readonly request_referer: string | null;
+  readonly request_size: number;
+  readonly response_status: number;
+  readonly response_size: number;
+  /** Milliseconds, total time in the gateway. */
+  readonly response_time: number;
+  /** Milliseconds spent waiting on the upstream; null when it was not called. */
+  readonly upstream_time: number | null;
+  /** response_time minus upstream_time. */
+  readonly gateway_overhead: number;
+  readonly api_backend_id: string;
+  readonly user_id: string | null;
+  readonly user_email: string | null;
+  readonly api_key_preview: string | null;
+  /** Lowercase error code (api_key_missing, over_rate_limit, …) when the gateway refused the request. */
+  readonly gatekeeper_denied_code: string | null;
+}
+
+/** Where the proxy hands entries; it must return at once and never throw. */
+export interface AnalyticsRecorder {
+  record(entry: AnalyticsEntry): void;
+}

@@ -1,0 +1,108 @@
+// The API backend model, with API Umbrella's field names so that its
+// operators' scripts keep working against /api-umbrella/v1/apis.
+
+export const HTTP_METHODS = ['any', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT'] as const;
+export type SubSettingMethod = (typeof HTTP_METHODS)[number];
+
+export const BALANCE_ALGORITHMS = ['round_robin', 'least_conn', 'ip_hash'] as const;
+export type BalanceAlgorithm = (typeof BALANCE_ALGORITHMS)[number];
+
+export const BACKEND_PROTOCOLS = ['http', 'https'] as const;
+export type BackendProtocol = (typeof BACKEND_PROTOCOLS)[number];
+
+export const RATE_LIMIT_MODES = ['custom', 'unlimited'] as const;
+/** null means "inherit the default limits". */
+export type RateLimitMode = (typeof RATE_LIMIT_MODES)[number] | null;
+
+export type LimitBy = 'ip' | 'api_key';
+
+export interface RateLimit {
+  /** Window length in milliseconds. */
+  readonly duration: number;
+  readonly limit_by: LimitBy;
+  readonly limit: number;
+  readonly response_headers: boolean;
+}
+
+export interface HeaderSetting {
+  readonly key: string;
+  readonly value: string;
+}
+
+export interface ApiSettings {
+  readonly append_query_string: string | null;
+  readonly headers: readonly HeaderSetting[];
+  readonly http_basic_auth: string | null;
+  readonly require_https: boolean | null;
+  readonly disable_api_key: boolean | null;
+  readonly required_roles: readonly string[];
+  readonly required_roles_override: boolean;
+  readonly allowed_ips: readonly string[];
+  readonly allowed_referers: readonly string[];
+  readonly rate_limit_mode: RateLimitMode;
+  readonly rate_limits: readonly RateLimit[];
+  readonly rate_limit_bucket_name: string | null;
+  readonly error_templates: Readonly<Record<string, string>>;
+  readonly error_data: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly disable_analytics: boolean | null;
+}
+
+export interface SubSetting {
+  readonly http_method: SubSettingMethod;
+  readonly regex: string;
+  readonly settings: ApiSettings;
+}
+
+export interface ServerAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface UrlMatch {
+  readonly frontend_prefix: string;
+  readonly backend_prefix: string;
+}
+
+/** What an operator edits: everything about a backend except its identity and bookkeeping. */
+export interface ApiBackendConfig {
+  readonly name: string;
+  readonly frontend_host: string;
+  readonly backend_host: string;
+  readonly backend_protocol: BackendProtocol;
+  readonly balance_algorithm: BalanceAlgorithm;
+  readonly servers: readonly ServerAddress[];
+  readonly url_matches: readonly UrlMatch[];
+  readonly settings: ApiSettings;
+  readonly sub_settings: readonly SubSetting[];
+}
+
+export interface ApiBackend extends ApiBackendConfig {
+  readonly id: string;
+  /** Creation order: ties between equally long prefixes go to the earlier backend. */
+  readonly sort_order: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly created_by: string | null;
+  readonly updated_by: string | null;
+}
+
+export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
+  append_query_string: null,
+  headers: [],
+  http_basic_auth: null,
+  require_https: null,
+  disable_api_key: null,
+  required_roles: [],
+  required_roles_override: false,
+  allowed_ips: [],
+  allowed_referers: [],
+  rate_limit_mode: null,
+  rate_limits: [],
+  rate_limit_bucket_name: null,
+  error_templates: {},
+  error_data: {},
+  disable_analytics: null,
+});
+
+/** Paths the gateway serves itself; no backend may claim them. */
+export const RESERVED_PREFIXES = ['/admin', '/admins', '/signup', '/api-umbrella', '/assets'] as const;

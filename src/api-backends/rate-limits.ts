@@ -1,0 +1,28 @@
+import { ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import type { LimitBy, RateLimit } from './model.js';
+
+const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
+
+/** Parses a rate_limits list (config, backend settings or user settings); field names are relative to `field`. */
+export function parseRateLimits(raw: unknown, field = 'rate_limits', collector = new ErrorCollector()): Parsed<RateLimit[]> {
+  if (raw === undefined || raw === null) return { ok: true, value: [] };
+  if (!Array.isArray(raw)) {
+    collector.add(field, 'must be a list');
+    return { ok: false, errors: collector.errors };
+  }
+  const limits: RateLimit[] = [];
+  raw.forEach((item: unknown, index) => {
+    const at = `${field}[${index}]`;
+    if (!isPlainObject(item)) return collector.add(at, 'must be an object');
+    const duration = toInteger(item.duration);
+    const limit = toInteger(item.limit ?? item.limit_to);
+    const limitBy = item.limit_by;
+    if (duration === undefined || duration < 1) collector.add(`${at}.duration`, 'must be a positive number of milliseconds');
+    if (limit === undefined || limit < 0) collector.add(`${at}.limit`, 'must be a number of requests (0 or more)');
+    if (!LIMIT_BY.includes(limitBy as LimitBy)) collector.add(`${at}.limit_by`, 'is not included in the list');
+    if (duration !== undefined && limit !== undefined && LIMIT_BY.includes(limitBy as LimitBy)) {
+      limits.push({ duration, limit, limit_by: limitBy as LimitBy, response_headers: toBoolean(item.response_headers) ?? false });
+    }
+  });
+  return collector.isEmpty ? { ok: true, value: limits } : { ok: false, errors: collector.errors };
+}

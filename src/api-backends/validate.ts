@@ -1,0 +1,214 @@
+// Turns an admin's API backend input (API Umbrella's JSON shape) into a typed
+// ApiBackendConfig, or field errors with API Umbrella's messages.
+import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import {
+  BACKEND_PROTOCOLS,
+  BALANCE_ALGORITHMS,
+  EMPTY_SETTINGS,
+  HTTP_METHODS,
+  RATE_LIMIT_MODES,
+  RESERVED_PREFIXES,
+  type ApiBackendConfig,
+  type ApiSettings,
+  type BackendProtocol,
+  type BalanceAlgorithm,
+  type HeaderSetting,
+  type RateLimitMode,
+  type ServerAddress,
+  type SubSetting,
+  type SubSettingMethod,
+  type UrlMatch,
+} from './model.js';
+import { parseRateLimits } from './rate-limits.js';
+
+const BLANK = "can't be blank";
+const NOT_IN_LIST = 'is not included in the list';
+const HOST_LABEL = '[a-z0-9]([a-z0-9-]*[a-z0-9])?';
+const FRONTEND_HOST = new RegExp(`^(\\*|(\\*\\.|\\.)?${HOST_LABEL}(\\.${HOST_LABEL})*)(:\\d{1,5})?$`, 'i');
+const BACKEND_HOST = new RegExp(`^(${HOST_LABEL}(\\.${HOST_LABEL})*|\\[[0-9a-f:.]+\\])(:\\d{1,5})?$`, 'i');
+
+export function isWildcardHost(frontendHost: string): boolean {
+  return frontendHost === '*' || frontendHost.startsWith('*.') || frontendHost.startsWith('.');
+}
+
+export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
+  const errors = new ErrorCollector();
+  const input = isPlainObject(raw) ? raw : {};
+  const name = blankToNull(input.name);
+  if (name === null) errors.add('name', BLANK);
+
+  const frontendHost = (blankToNull(input.frontend_host) ?? '').toLowerCase();
+  if (frontendHost === '') errors.add('frontend_host', BLANK);
+  else if (!FRONTEND_HOST.test(frontendHost)) errors.add('frontend_host', 'must be in the format of "example.com"');
+
+  const backendHost = blankToNull(input.backend_host) ?? '';
+  if (backendHost === '' && frontendHost !== '' && !isWildcardHost(frontendHost)) errors.add('backend_host', BLANK);
+  else if (backendHost !== '' && !BACKEND_HOST.test(backendHost)) errors.add('backend_host', 'must be in the format of "example.com"');
+
+  const backendProtocol = oneOf(input.backend_protocol, BACKEND_PROTOCOLS, 'http', 'backend_protocol', errors);
+  const balanceAlgorithm = oneOf(input.balance_algorithm, BALANCE_ALGORITHMS, 'least_conn', 'balance_algorithm', errors);
+  const servers = parseServers(input.servers, errors);
+  const urlMatches = parseUrlMatches(input.url_matches, errors);
+  const settings = parseSettings(input.settings, 'settings', errors);
+  const subSettings = parseSubSettings(input.sub_settings, errors);
+
+  if (!errors.isEmpty) return { ok: false, errors: errors.errors };
+  return {
+    ok: true,
+    value: {
+      name: name!,
+      frontend_host: frontendHost,
+      backend_host: backendHost,
+      backend_protocol: backendProtocol as BackendProtocol,
+      balance_algorithm: balanceAlgorithm as BalanceAlgorithm,
+      servers,
+      url_matches: urlMatches,
+      settings,
+      sub_settings: subSettings,
+    },
+  };
+}
+
+function oneOf<T extends string>(raw: unknown, allowed: readonly T[], fallback: T, field: string, errors: ErrorCollector): T {
+  const value = blankToNull(raw);
+  if (value === null) return fallback;
+  if (!allowed.includes(value as T)) errors.add(field, NOT_IN_LIST);
+  return value as T;
+}
+
+function listOf(raw: unknown, field: string, errors: ErrorCollector): Record<string, unknown>[] {
+  if (raw === undefined || raw === null) return [];
+  // Form posts and some clients send {"0": {...}, "1": {...}} instead of a list.
+  const items = Array.isArray(raw) ? raw : isPlainObject(raw) ? Object.values(raw) : null;
+  if (items === null) {
+    errors.add(field, 'must be a list');
+    return [];
+  }
+  return items.map((item) => (isPlainObject(item) ? item : {}));
+}
+
+function parseServers(raw: unknown, errors: ErrorCollector): ServerAddress[] {
+  const items = listOf(raw, 'servers', errors);
+  if (items.length === 0) errors.add('servers', 'Must have at least one servers');
+  return items.map((item, index) => {
+    const host = blankToNull(item.host) ?? '';
+    const port = toInteger(item.port);
+    if (host === '') errors.add(`servers[${index}].host`, BLANK);
+    else if (!BACKEND_HOST.test(host)) errors.add(`servers[${index}].host`, 'must be in the format of "example.com"');
+    if (item.port === undefined || item.port === null || item.port === '') errors.add(`servers[${index}].port`, BLANK);
+    else if (port === undefined || port < 1 || port > 65535) errors.add(`servers[${index}].port`, 'must be a port number from 1 to 65535');
+    return { host, port: port ?? 0 };
+  });
+}
+
+function parseUrlMatches(raw: unknown, errors: ErrorCollector): UrlMatch[] {
+  const items = listOf(raw, 'url_matches', errors);
+  if (items.length === 0) errors.add('url_matches', 'Must have at least one url_matches');
+  const seen = new Set<string>();
+  return items.map((item, index) => {
+    const frontendPrefix = checkPrefix(item.frontend_prefix, `url_matches[${index}].frontend_prefix`, errors);
+    const backendPrefix = checkPrefix(item.backend_prefix, `url_matches[${index}].backend_prefix`, errors);
+    if (frontendPrefix !== '' && isReservedPrefix(frontendPrefix)) {
+      errors.add(`url_matches[${index}].frontend_prefix`, 'is reserved for the gateway itself');
+    }
+    if (seen.has(frontendPrefix)) errors.add(`url_matches[${index}].frontend_prefix`, 'has already been taken');
+    seen.add(frontendPrefix);
+    return { frontend_prefix: frontendPrefix, backend_prefix: backendPrefix };
+  });
+}
+
+function checkPrefix(raw: unknown, field: string, errors: ErrorCollector): string {
+  const prefix = typeof raw === 'string' ? raw.trim() : '';
+  if (prefix === '') errors.add(field, BLANK);
+  else if (!prefix.startsWith('/')) errors.add(field, 'must start with "/"');
+  return prefix;
+}
+
+export function isReservedPrefix(prefix: string): boolean {
+  return RESERVED_PREFIXES.some((reserved) => prefix === reserved || prefix.startsWith(`${reserved}/`));
+}
+
+function parseSubSettings(raw: unknown, errors: ErrorCollector): SubSetting[] {
+  return listOf(raw, 'sub_settings', errors).map((item, index) => {
+    const at = `sub_settings[${index}]`;
+    const method = blankToNull(item.http_method) ?? '';
+    const normalizedMethod = method.toLowerCase() === 'any' ? 'any' : method.toUpperCase();
+    if (method === '') errors.add(`${at}.http_method`, BLANK);
+    else if (!HTTP_METHODS.includes(normalizedMethod as SubSettingMethod)) errors.add(`${at}.http_method`, NOT_IN_LIST);
+    const regex = typeof item.regex === 'string' ? item.regex : '';
+    if (regex === '') errors.add(`${at}.regex`, BLANK);
+    else if (!isValidRegex(regex)) errors.add(`${at}.regex`, 'is not a valid regular expression');
+    return { http_method: normalizedMethod as SubSettingMethod, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
+  });
+}
+
+function isValidRegex(source: string): boolean {
+  try {
+    new RegExp(source, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function parseSettings(raw: unknown, at: string, errors: ErrorCollector): ApiSettings {
+  if (raw === undefined || raw === null) return EMPTY_SETTINGS;
+  if (!isPlainObject(raw)) {
+    errors.add(at, 'must be an object');
+    return EMPTY_SETTINGS;
+  }
+  const rateLimitMode = blankToNull(raw.rate_limit_mode);
+  if (rateLimitMode !== null && !RATE_LIMIT_MODES.includes(rateLimitMode as 'custom')) errors.add(`${at}.rate_limit_mode`, NOT_IN_LIST);
+  const rateLimits = parseRateLimits(raw.rate_limits, `${at}.rate_limits`, errors);
+  const appendQuery = blankToNull(raw.append_query_string);
+  return {
+    append_query_string: appendQuery?.replace(/^[?&]+/, '') ?? null,
+    headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors),
+    http_basic_auth: blankToNull(raw.http_basic_auth),
+    require_https: toBoolean(raw.require_https),
+    disable_api_key: toBoolean(raw.disable_api_key),
+    required_roles: stringList(raw.required_roles ?? raw.required_roles_string),
+    required_roles_override: toBoolean(raw.required_roles_override) ?? false,
+    allowed_ips: stringList(raw.allowed_ips),
+    allowed_referers: stringList(raw.allowed_referers),
+    rate_limit_mode: rateLimitMode as RateLimitMode,
+    rate_limits: rateLimits.ok ? rateLimits.value : [],
+    rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
+    error_templates: stringRecord(raw.error_templates),
+    error_data: isPlainObject(raw.error_data)
+      ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, stringRecord(data)]))
+      : {},
+    disable_analytics: toBoolean(raw.disable_analytics),
+  };
+}
+
+/** Headers as [{key, value}] or as "Key: value" lines, the admin form's textarea. */
+export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector): HeaderSetting[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  const entries: unknown[] =
+    typeof raw === 'string'
+      ? raw.split(/\r?\n/).filter((line) => line.trim() !== '').map((line) => {
+          const colon = line.indexOf(':');
+          return colon < 0 ? { key: line } : { key: line.slice(0, colon), value: line.slice(colon + 1) };
+        })
+      : Array.isArray(raw) ? raw : [];
+  const headers: HeaderSetting[] = [];
+  entries.forEach((entry, index) => {
+    const key = isPlainObject(entry) && typeof entry.key === 'string' ? entry.key.trim() : '';
+    const value = isPlainObject(entry) && typeof entry.value === 'string' ? entry.value.trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) errors.add(`${at}[${index}].key`, 'must be a valid header name');
+    else if (/[\r\n\0]/.test(value)) errors.add(`${at}[${index}].value`, 'must not contain line breaks');
+    else headers.push({ key, value });
+  });
+  return headers;
+}
+
+export function stringList(raw: unknown): string[] {
+  const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : [];
+  return items.filter((item): item is string => typeof item === 'string').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function stringRecord(raw: unknown): Record<string, string> {
+  if (!isPlainObject(raw)) return {};
+  return Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}

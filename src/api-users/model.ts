@@ -1,0 +1,39 @@
+import type { RateLimit, RateLimitMode } from '../api-backends/model.js';
+
+/** Per-user settings; rate limits here win over the backend's. */
+export interface ApiUserSettings {
+  readonly rate_limit_mode: RateLimitMode;
+  readonly rate_limits: readonly RateLimit[];
+  readonly allowed_ips: readonly string[];
+  readonly allowed_referers: readonly string[];
+}
+
+export interface ApiUser {
+  readonly id: string;
+  readonly email: string;
+  readonly first_name: string | null;
+  readonly last_name: string | null;
+  readonly website: string | null;
+  readonly use_description: string | null;
+  readonly roles: readonly string[];
+  readonly enabled: boolean;
+  readonly settings: ApiUserSettings;
+  readonly registration_source: string | null;
+  readonly api_key_preview: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly created_by: string | null;
+}
+
+/** The editable fields of an API user. */
+export type ApiUserInput = Pick<ApiUser, 'email' | 'first_name' | 'last_name' | 'website' | 'use_description' | 'roles' | 'enabled' | 'settings' | 'registration_source'>;
+
+export const DEFAULT_USER_SETTINGS: ApiUserSettings = Object.freeze({
+  rate_limit_mode: null,
+  rate_limits: [],
+  allowed_ips: [],
+  allowed_referers: [],
+});
+
+/** Role that lets a key create other keys through the JSON signup API. */
+export const KEY_CREATOR_ROLE = 'api-umbrella-key-creator';

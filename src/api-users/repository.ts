@@ -1,0 +1,167 @@
+// API users in SQLite. Every write tells its listeners (the gateway's key
+// index) so that a disabled user or a new key counts from the next request.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.js';
+import { digestToken, generateToken } from '../lib/secret-token.js';
+import type { ApiUser, ApiUserInput, ApiUserSettings } from './model.js';
+
+interface UserRow {
+  id: string;
+  api_key_prefix: string;
+  api_key_hash: Buffer;
+  api_key_preview: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  website: string | null;
+  use_description: string | null;
+  roles: string;
+  enabled: number;
+  settings: string;
+  registration_source: string | null;
+  created_at: string;
+  updated_at: string;
+  created_by: string | null;
+}
+
+/** What the key index keeps of a user: enough to authorise a request without the store. */
+export interface KeyRecord {
+  readonly prefix: string;
+  readonly hash: Buffer;
+  readonly user: ApiUser;
+}
+
+export type UserChange = { kind: 'upsert'; record: KeyRecord; previousPrefix: string | null };
+
+export interface UserListQuery {
+  readonly search?: string;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+export class ApiUserRepository {
+  private readonly listeners: ((change: UserChange) => void)[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly secretKey: string,
+  ) {}
+
+  onChange(listener: (change: UserChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Creates a user and its key; the clear key is returned here and nowhere else. */
+  create(input: ApiUserInput, createdBy: string | null): { user: ApiUser; apiKey: string } {
+    const apiKey = generateToken();
+    const digest = digestToken(this.secretKey, apiKey);
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    this.db
+      .prepare(
+        `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
+           use_description, roles, enabled, settings, registration_source, created_at, updated_at, created_by)
+         VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
+           @enabled, @settings, @registration_source, @now, @now, @createdBy)`,
+      )
+      .run({ id, ...digest, ...toColumns(input), now, createdBy });
+    return { user: this.notify(id, null), apiKey };
+  }
+
+  update(id: string, input: ApiUserInput): ApiUser | null {
+    const result = this.db
+      .prepare(
+        `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
+           use_description = @use_description, roles = @roles, enabled = @enabled, settings = @settings,
+           registration_source = @registration_source, updated_at = @now WHERE id = @id`,
+      )
+      .run({ id, ...toColumns(input), now: new Date().toISOString() });
+    if (result.changes === 0) return null;
+    return this.notify(id, null);
+  }
+
+  /** Replaces the user's key; the old one stops working at once. */
+  regenerateKey(id: string): { user: ApiUser; apiKey: string } | null {
+    const before = this.row(id);
+    if (before === undefined) return null;
+    const apiKey = generateToken();
+    const digest = digestToken(this.secretKey, apiKey);
+    this.db
+      .prepare('UPDATE api_users SET api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now WHERE id = @id')
+      .run({ id, ...digest, now: new Date().toISOString() });
+    return { user: this.notify(id, before.api_key_prefix), apiKey };
+  }
+
+  get(id: string): ApiUser | null {
+    const row = this.row(id);
+    return row === undefined ? null : toUser(row);
+  }
+
+  list(query: UserListQuery = {}): { users: ApiUser[]; total: number } {
+    const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
+    const where = pattern === null ? '' : `WHERE email LIKE @pattern ESCAPE '\\' OR first_name LIKE @pattern ESCAPE '\\'
+      OR last_name LIKE @pattern ESCAPE '\\' OR id = @search OR api_key_preview LIKE @pattern ESCAPE '\\'`;
+    const params = { pattern, search: query.search ?? null, limit: query.limit ?? 100, offset: query.offset ?? 0 };
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM api_users ${where}`).get(params) as { n: number }).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM api_users ${where} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`)
+      .all(params) as UserRow[];
+    return { users: rows.map(toUser), total };
+  }
+
+  countByEmail(email: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM api_users WHERE email = ? COLLATE NOCASE').get(email) as { n: number }).n;
+  }
+
+  /** Every user's key record, for building the in-memory key index at start. */
+  *keyRecords(): IterableIterator<KeyRecord> {
+    for (const row of this.db.prepare('SELECT * FROM api_users').iterate() as IterableIterator<UserRow>) yield toKeyRecord(row);
+  }
+
+  private row(id: string): UserRow | undefined {
+    return this.db.prepare('SELECT * FROM api_users WHERE id = ?').get(id) as UserRow | undefined;
+  }
+
+  private notify(id: string, previousPrefix: string | null): ApiUser {
+    const record = toKeyRecord(this.row(id)!);
+    for (const listener of this.listeners) listener({ kind: 'upsert', record, previousPrefix });
+    return record.user;
+  }
+}
+
+function toColumns(input: ApiUserInput): Record<string, unknown> {
+  return {
+    email: input.email,
+    first_name: input.first_name,
+    last_name: input.last_name,
+    website: input.website,
+    use_description: input.use_description,
+    roles: JSON.stringify(input.roles),
+    enabled: input.enabled ? 1 : 0,
+    settings: JSON.stringify(input.settings),
+    registration_source: input.registration_source,
+  };
+}
+
+function toUser(row: UserRow): ApiUser {
+  return Object.freeze({
+    id: row.id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    website: row.website,
+    use_description: row.use_description,
+    roles: Object.freeze(JSON.parse(row.roles) as string[]),
+    enabled: row.enabled === 1,
+    settings: Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
+    registration_source: row.registration_source,
+    api_key_preview: row.api_key_preview,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    created_by: row.created_by,
+  });
+}
+
+function toKeyRecord(row: UserRow): KeyRecord {
+  return { prefix: row.api_key_prefix, hash: row.api_key_hash, user: toUser(row) };
+}

@@ -1,0 +1,89 @@
+// API user input with API Umbrella's signup messages; the admin API, the
+// signup form and the JSON signup API share it.
+import { stringList } from '../api-backends/validate.js';
+import { RATE_LIMIT_MODES, type RateLimitMode } from '../api-backends/model.js';
+import { parseRateLimits } from '../api-backends/rate-limits.js';
+import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
+import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type ApiUserSettings } from './model.js';
+
+const NAME_MAX = 80;
+const EMAIL_MAX = 255;
+const WEBSITE_MAX = 255;
+const DESCRIPTION_MAX = 2000;
+const SUSPICIOUS_NAME = /(http|https|www|<|>|\r|\n)/i;
+// One @, a dot in the domain, no spaces: what a person can type and a mail server accept.
+const EMAIL = /^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/;
+const WEBSITE = /^(https?:\/\/)?[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?([/?#]\S*)?$/i;
+
+export const USER_MESSAGES = {
+  firstNameBlank: 'Provide your first name.',
+  lastNameBlank: 'Provide your last name.',
+  emailBlank: 'Provide your email address.',
+  emailInvalid: 'Provide a valid email address.',
+  termsUnchecked: 'Check the box to agree to the terms and conditions.',
+  invalid: 'is invalid',
+  website: 'must be a valid URL in the form of http://example.com',
+  tooLong: (max: number) => `is too long (maximum is ${max} characters)`,
+} as const;
+
+/** Parses a full user (create), or merges a partial update over `existing`. */
+export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserInput> {
+  const input = isPlainObject(raw) ? raw : {};
+  const has = (key: string): boolean => existing === undefined || key in input;
+  const text = (key: keyof ApiUser): string | null => (has(key) ? blankToNull(input[key]) : (existing![key] as string | null));
+  const errors = new ErrorCollector();
+
+  const firstName = text('first_name');
+  const lastName = text('last_name');
+  const email = text('email');
+  const website = text('website');
+  const useDescription = text('use_description');
+  checkName(firstName, 'first_name', USER_MESSAGES.firstNameBlank, errors);
+  checkName(lastName, 'last_name', USER_MESSAGES.lastNameBlank, errors);
+  if (email === null) errors.add('email', USER_MESSAGES.emailBlank);
+  else if (email.length > EMAIL_MAX) errors.add('email', USER_MESSAGES.tooLong(EMAIL_MAX));
+  else if (!EMAIL.test(email)) errors.add('email', USER_MESSAGES.emailInvalid);
+  if (website !== null && website.length > WEBSITE_MAX) errors.add('website', USER_MESSAGES.tooLong(WEBSITE_MAX));
+  else if (website !== null && !WEBSITE.test(website)) errors.add('website', USER_MESSAGES.website);
+  if (useDescription !== null && useDescription.length > DESCRIPTION_MAX) errors.add('use_description', USER_MESSAGES.tooLong(DESCRIPTION_MAX));
+
+  const settings = has('settings') ? parseUserSettings(input.settings, errors) : existing!.settings;
+  if (!errors.isEmpty) return { ok: false, errors: errors.errors };
+  return {
+    ok: true,
+    value: {
+      email: email!,
+      first_name: firstName,
+      last_name: lastName,
+      website,
+      use_description: useDescription,
+      roles: has('roles') ? stringList(input.roles) : existing!.roles,
+      enabled: has('enabled') ? (toBoolean(input.enabled) ?? true) : existing!.enabled,
+      settings,
+      registration_source: text('registration_source'),
+    },
+  };
+}
+
+function checkName(value: string | null, field: string, blankMessage: string, errors: ErrorCollector): void {
+  if (value === null) errors.add(field, blankMessage);
+  else if (value.length > NAME_MAX) errors.add(field, USER_MESSAGES.tooLong(NAME_MAX));
+  else if (SUSPICIOUS_NAME.test(value)) errors.add(field, USER_MESSAGES.invalid);
+}
+
+function parseUserSettings(raw: unknown, errors: ErrorCollector): ApiUserSettings {
+  if (raw === undefined || raw === null) return DEFAULT_USER_SETTINGS;
+  if (!isPlainObject(raw)) {
+    errors.add('settings', 'must be an object');
+    return DEFAULT_USER_SETTINGS;
+  }
+  const mode = blankToNull(raw.rate_limit_mode);
+  if (mode !== null && !RATE_LIMIT_MODES.includes(mode as 'custom')) errors.add('settings.rate_limit_mode', 'is not included in the list');
+  const limits = parseRateLimits(raw.rate_limits, 'settings.rate_limits', errors);
+  return {
+    rate_limit_mode: mode as RateLimitMode,
+    rate_limits: limits.ok ? limits.value : [],
+    allowed_ips: stringList(raw.allowed_ips),
+    allowed_referers: stringList(raw.allowed_referers),
+  };
+}

@@ -1,0 +1,106 @@
+// The CLI's commands. Each prints one JSON line on success so scripts can read it.
+import { parseArgs } from 'node:util';
+import { passwordProblem } from '../admins/password.js';
+import type { LoadedConfig } from '../config/load.js';
+import { createContext, type AppContext } from '../context.js';
+import { KEY_CREATOR_ROLE } from '../api-users/model.js';
+import { serveUntilSignalled } from '../serve.js';
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: parasol [--config PATH] COMMAND
+
+Commands:
+  serve                                        run the gateway (what npm start runs)
+  config check                                 validate the configuration; exit 0 or 1
+  admins create --email E --password P         create a superuser admin; prints its API token once
+  admins reset-password --email E --password P set an admin's password
+  users create-signup-key --email E            create an API key with the role ${KEY_CREATOR_ROLE}
+
+The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
+`;
+
+/** Returns the exit code, or -1 for a command that keeps running. */
+export async function runCommand(positionals: string[], argv: string[], loaded: LoadedConfig): Promise<number> {
+  const command = positionals.slice(0, 2).join(' ');
+  switch (positionals[0] === 'serve' ? 'serve' : command) {
+    case 'serve':
+      await serveUntilSignalled(loaded.config);
+      return -1;
+    case 'config check':
+      print({ ok: true, config_file: loaded.path });
+      return 0;
+    case 'admins create':
+      return withContext(loaded, (context) => createAdmin(context, options(argv, ['email', 'password'])));
+    case 'admins reset-password':
+      return withContext(loaded, (context) => resetPassword(context, options(argv, ['email', 'password'])));
+    case 'users create-signup-key':
+      return withContext(loaded, (context) => createSignupKey(context, options(argv, ['email'])));
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"; see parasol --help`);
+  }
+}
+
+async function withContext(loaded: LoadedConfig, work: (context: AppContext) => Promise<number>): Promise<number> {
+  const context = createContext(loaded.config);
+  try {
+    return await work(context);
+  } finally {
+    context.close();
+  }
+}
+
+function options<K extends string>(argv: string[], required: readonly K[]): Record<K, string> {
+  const { values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: Object.fromEntries([...required, 'config'].map((name) => [name, { type: 'string' as const }])),
+  });
+  for (const name of required) {
+    if (typeof values[name] !== 'string' || values[name] === '') throw new UsageError(`--${name} is required`);
+  }
+  return values as Record<K, string>;
+}
+
+async function createAdmin(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {
+  const problem = passwordProblem(password, undefined, context.config.admin.password_min_length);
+  if (problem !== null) throw new UsageError(`password ${problem}`);
+  if (context.admins.findByEmail(email) !== null) throw new UsageError(`an admin with the email ${email} already exists`);
+  const created = (await context.admins.create({ email, password, superuser: true }))!;
+  print({ id: created.admin.id, email: created.admin.email, admin_auth_token: created.authToken });
+  return 0;
+}
+
+async function resetPassword(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {
+  const problem = passwordProblem(password, undefined, context.config.admin.password_min_length);
+  if (problem !== null) throw new UsageError(`password ${problem}`);
+  const admin = context.admins.findByEmail(email);
+  if (admin === null) throw new UsageError(`no admin with the email ${email}`);
+  await context.admins.setPassword(admin.id, password);
+  print({ id: admin.id, email: admin.email, password_reset: true });
+  return 0;
+}
+
+async function createSignupKey(context: AppContext, { email }: { email: string }): Promise<number> {
+  const { user, apiKey } = context.users.create(
+    {
+      email,
+      first_name: 'Signup',
+      last_name: 'Form',
+      website: null,
+      use_description: 'Key for an embedded signup form',
+      roles: [KEY_CREATOR_ROLE],
+      enabled: true,
+      settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
+      registration_source: 'cli',
+    },
+    'cli',
+  );
+  print({ id: user.id, email: user.email, roles: user.roles, api_key: apiKey });
+  return 0;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}

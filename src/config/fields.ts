@@ -1,0 +1,73 @@
+// Typed config fields: each knows its default, how to parse a YAML value,
+// how to parse an environment string, and how to say what it expected.
+
+export interface Field<T> {
+  readonly kind: 'field';
+  readonly defaultValue: T;
+  readonly expected: string;
+  /** Returns the parsed value, or undefined when the raw value does not fit. */
+  readonly parse: (raw: unknown) => T | undefined;
+  /** Environment variables only carry strings; null when the field has no env form. */
+  readonly fromEnv: ((raw: string) => unknown) | null;
+}
+
+export type Schema = { readonly [key: string]: Field<unknown> | Schema };
+
+export type ConfigOf<S extends Schema> = {
+  readonly [K in keyof S]: S[K] extends Field<infer T> ? T : S[K] extends Schema ? ConfigOf<S[K]> : never;
+};
+
+export function isField(node: Field<unknown> | Schema): node is Field<unknown> {
+  return (node as Field<unknown>).kind === 'field';
+}
+
+function field<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined, fromEnv: ((raw: string) => unknown) | null): Field<T> {
+  return { kind: 'field', defaultValue, expected, parse, fromEnv };
+}
+
+const identity = (raw: string): string => raw;
+
+export function str(defaultValue: string): Field<string> {
+  return field(defaultValue, 'a string', (raw) => (typeof raw === 'string' ? raw : undefined), identity);
+}
+
+export function optionalStr(): Field<string | null> {
+  return field<string | null>(null, 'a string or null', (raw) => (raw === null || typeof raw === 'string' ? raw : undefined), (raw) => (raw === '' ? null : raw));
+}
+
+export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[]): Field<T> {
+  return field(defaultValue, `one of ${allowed.join(', ')}`, (raw) => (allowed.includes(raw as T) ? (raw as T) : undefined), identity);
+}
+
+export function int(defaultValue: number, min: number, max: number): Field<number> {
+  return field(
+    defaultValue,
+    `an integer from ${min} to ${max}`,
+    (raw) => (typeof raw === 'number' && Number.isInteger(raw) && raw >= min && raw <= max ? raw : undefined),
+    (raw) => (/^-?\d+$/.test(raw.trim()) ? Number(raw) : raw),
+  );
+}
+
+export function bool(defaultValue: boolean): Field<boolean> {
+  return field(defaultValue, 'true or false', (raw) => (typeof raw === 'boolean' ? raw : undefined), (raw) => {
+    const lower = raw.trim().toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+    if (['false', '0', 'no', 'off'].includes(lower)) return false;
+    return raw;
+  });
+}
+
+/** A list of strings; from the environment as a comma-separated list. */
+export function strList(defaultValue: readonly string[]): Field<readonly string[]> {
+  return field<readonly string[]>(
+    defaultValue,
+    'a list of strings',
+    (raw) => (Array.isArray(raw) && raw.every((item) => typeof item === 'string') ? raw : undefined),
+    (raw) => raw.split(',').map((item) => item.trim()).filter((item) => item !== ''),
+  );
+}
+
+/** A structured value with its own parser; not settable from the environment. */
+export function structured<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined): Field<T> {
+  return field(defaultValue, expected, parse, null);
+}

@@ -1,0 +1,138 @@
+// Loads the configuration: built-in defaults, then the YAML file, then
+// PARASOL_* environment variables. Any problem is one ConfigError whose
+// message names the source, the key and what was expected.
+import { deepFreeze } from '../lib/deep-freeze.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { isField, type Field, type Schema } from './fields.js';
+import { configSchema, type Config } from './schema.js';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const DEFAULT_CONFIG_PATH = 'config/parasol.yml';
+const ENV_PREFIX = 'PARASOL_';
+/** PARASOL_* variables that are not config keys. */
+const NON_KEY_VARIABLES = new Set(['PARASOL_CONFIG']);
+
+export interface LoadOptions {
+  /** From --config; wins over PARASOL_CONFIG. */
+  readonly configPath?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  /** The file that was read, or null when only defaults and the environment apply. */
+  readonly path: string | null;
+}
+
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const path = configFilePath(options.configPath ?? env.PARASOL_CONFIG, cwd);
+  const fileValues = path === null ? {} : readYamlFile(path);
+  const config = applySchema(configSchema, fileValues, [], path ?? 'defaults');
+  applyEnvironment(config, env);
+  return { config: deepFreeze(config) as unknown as Config, path };
+}
+
+function configFilePath(requested: string | undefined, cwd: string): string | null {
+  if (requested !== undefined && requested !== '') {
+    const path = resolve(cwd, requested);
+    if (!existsSync(path)) throw new ConfigError(`${path}: config file not found`);
+    return path;
+  }
+  const fallback = resolve(cwd, DEFAULT_CONFIG_PATH);
+  return existsSync(fallback) ? fallback : null;
+}
+
+function readYamlFile(path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ConfigError(`${path}: not valid YAML: ${reason}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isPlainObject(parsed)) throw new ConfigError(`${path}: expected a mapping of keys at the top level`);
+  return parsed;
+}
+
+type Mutable = Record<string, unknown>;
+
+function applySchema(schema: Schema, raw: Record<string, unknown>, path: string[], source: string): Mutable {
+  for (const key of Object.keys(raw)) {
+    if (!(key in schema)) throw new ConfigError(`${source}: unknown key "${[...path, key].join('.')}"`);
+  }
+  const result: Mutable = {};
+  for (const [key, node] of Object.entries(schema)) {
+    const keyPath = [...path, key];
+    const value = raw[key];
+    if (isField(node)) {
+      result[key] = value === undefined ? node.defaultValue : parseField(node, value, keyPath, source);
+    } else if (value === undefined || value === null) {
+      result[key] = applySchema(node, {}, keyPath, source);
+    } else if (isPlainObject(value)) {
+      result[key] = applySchema(node, value, keyPath, source);
+    } else {
+      throw new ConfigError(`${source}: ${keyPath.join('.')}: expected a mapping of keys, got ${describe(value)}`);
+    }
+  }
+  return result;
+}
+
+function parseField(node: Field<unknown>, value: unknown, keyPath: string[], source: string): unknown {
+  const parsed = node.parse(value);
+  if (parsed === undefined) {
+    throw new ConfigError(`${source}: ${keyPath.join('.')}: expected ${node.expected}, got ${describe(value)}`);
+  }
+  return parsed;
+}
+
+/** PARASOL_LISTEN_PORT → listen.port; an unknown PARASOL_ variable is an error, so typos do not pass silently. */
+function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): void {
+  const known = envVariables(configSchema, []);
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined) continue;
+    const target = known.get(name);
+    if (target === undefined) throw new ConfigError(`environment: ${name} is not a configuration key`);
+    const [node, keyPath] = target;
+    const value = parseField(node, node.fromEnv!(raw), keyPath, `environment ${name}`);
+    setPath(config, keyPath, value);
+  }
+}
+
+function envVariables(schema: Schema, path: string[]): Map<string, [Field<unknown>, string[]]> {
+  const names = new Map<string, [Field<unknown>, string[]]>();
+  for (const [key, node] of Object.entries(schema)) {
+    const keyPath = [...path, key];
+    if (!isField(node)) {
+      for (const [name, target] of envVariables(node, keyPath)) names.set(name, target);
+    } else if (node.fromEnv !== null) {
+      names.set(ENV_PREFIX + keyPath.join('_').toUpperCase(), [node, keyPath]);
+    }
+  }
+  return names;
+}
+
+function setPath(target: Mutable, keyPath: string[], value: unknown): void {
+  let node = target;
+  for (const key of keyPath.slice(0, -1)) node = node[key] as Mutable;
+  node[keyPath[keyPath.length - 1]!] = value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return JSON.stringify(value);
+}

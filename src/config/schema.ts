@@ -1,0 +1,84 @@
+// Every configuration key, its type and its default. config/default.yml
+// documents the same keys for operators; a test keeps the two in step.
+import type { RateLimit } from '../api-backends/model.js';
+import { parseRateLimits } from '../api-backends/rate-limits.js';
+import { bool, int, oneOf, optionalStr, str, strList, structured, type ConfigOf, type Schema } from './fields.js';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+export const DEFAULT_RATE_LIMITS: readonly RateLimit[] = [
+  { duration: 1000, limit_by: 'ip', limit: 50, response_headers: false },
+  { duration: 1000, limit_by: 'api_key', limit: 20, response_headers: false },
+  { duration: 15_000, limit_by: 'ip', limit: 250, response_headers: false },
+  { duration: 15_000, limit_by: 'api_key', limit: 150, response_headers: false },
+  { duration: HOUR_MS, limit_by: 'api_key', limit: 1000, response_headers: true },
+];
+
+export const configSchema = {
+  listen: {
+    host: str('0.0.0.0'),
+    port: int(8080, 0, 65535),
+  },
+  data_dir: str('./data'),
+  secret_key: optionalStr(),
+  site_name: str('Parasol'),
+  public_url: optionalStr(),
+  contact_url: optionalStr(),
+  trusted_proxies: strList([]),
+  log_level: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  proxy: {
+    connect_timeout_ms: int(10_000, 1, DAY_MS),
+    response_timeout_ms: int(60_000, 1, DAY_MS),
+    body_timeout_ms: int(60_000, 1, DAY_MS),
+    keep_alive_timeout_ms: int(4_000, 1, DAY_MS),
+    connections_per_server: int(128, 1, 65_535),
+    max_header_size: int(16_384, 1_024, 1_048_576),
+    shutdown_timeout_ms: int(10_000, 0, DAY_MS),
+  },
+  admin: {
+    password_min_length: int(14, 8, 72),
+    session_idle_timeout_minutes: int(120, 1, 7 * 24 * 60),
+    session_max_age_hours: int(24, 1, 24 * 365),
+    login_max_failures: int(5, 1, 1000),
+    login_lockout_minutes: int(15, 1, 24 * 60),
+  },
+  signup: {
+    rate_limit_per_minute: int(5, 0, 1_000_000),
+    rate_limit_per_hour: int(20, 0, 1_000_000),
+    allow_duplicate_emails: bool(true),
+    terms_url: optionalStr(),
+  },
+  homepage: {
+    file: optionalStr(),
+  },
+  mailer: {
+    from: optionalStr(),
+    smtp: {
+      host: optionalStr(),
+      port: int(587, 1, 65535),
+      secure: bool(false),
+      username: optionalStr(),
+      password: optionalStr(),
+    },
+  },
+  analytics: {
+    enabled: bool(true),
+    flush_interval_ms: int(250, 10, 60_000),
+    max_buffer: int(100_000, 1, 10_000_000),
+    retention_days: int(90, 1, 36_500),
+  },
+  default_api_backend_settings: {
+    rate_limits: structured<readonly RateLimit[]>(
+      DEFAULT_RATE_LIMITS,
+      'a list of {duration, limit_by: ip|api_key, limit, response_headers}',
+      (raw) => {
+        const parsed = parseRateLimits(raw);
+        return parsed.ok ? parsed.value : undefined;
+      },
+    ),
+  },
+} satisfies Schema;
+
+export type Config = ConfigOf<typeof configSchema>;

@@ -1,0 +1,20 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from './schema.js';
+
+const SECRET_FILE = 'secret_key';
+
+/**
+ * The secret that keys are HMAC'd with: the configured one, or one generated
+ * on first start and kept in data_dir, so that keys survive restarts.
+ */
+export function resolveSecretKey(config: Config): string {
+  if (config.secret_key !== null && config.secret_key !== '') return config.secret_key;
+  const path = join(config.data_dir, SECRET_FILE);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(config.data_dir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

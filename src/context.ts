@@ -1,0 +1,70 @@
+// Everything a running Parasol holds, wired once: the store, its
+// repositories, the publisher and the key index. Servers, CLI commands and
+// tests all start from here.
+import { pino, type Logger } from 'pino';
+import { AdminRepository } from './admins/repository.js';
+import { ApiBackendRepository } from './api-backends/repository.js';
+import { KeyIndex } from './api-users/key-index.js';
+import { ApiUserRepository } from './api-users/repository.js';
+import type { Config } from './config/schema.js';
+import { resolveSecretKey } from './config/secret-key.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { LOG_REDACTIONS } from './lib/log-redaction.js';
+import { Publisher } from './publish/publisher.js';
+import type { AnalyticsRecorder } from './analytics/log-entry.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
+import { openStore, type Db } from './store/db.js';
+
+export interface AppContext {
+  readonly config: Config;
+  readonly secretKey: string;
+  readonly db: Db;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly backends: ApiBackendRepository;
+  readonly users: ApiUserRepository;
+  readonly admins: AdminRepository;
+  readonly publisher: Publisher;
+  readonly keyIndex: KeyIndex;
+  readonly analytics: AnalyticsRecorder;
+  readonly rateLimiter: RateLimiter;
+  /** Closes what the context opened; idempotent. */
+  close(): void;
+}
+
+export interface ContextOptions {
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+export function createContext(config: Config, options: ContextOptions = {}): AppContext {
+  const secretKey = resolveSecretKey(config);
+  const db = openStore(config.data_dir);
+  const backends = new ApiBackendRepository(db);
+  const users = new ApiUserRepository(db, secretKey);
+  let closed = false;
+  return {
+    config,
+    secretKey,
+    db,
+    logger: options.logger ?? createLogger(config),
+    clock: options.clock ?? systemClock,
+    backends,
+    users,
+    admins: new AdminRepository(db, secretKey),
+    publisher: new Publisher(db, backends),
+    keyIndex: new KeyIndex(users, secretKey),
+    // Placeholders until the analytics buffer and the rate limiter land (issues 6 and 7).
+    analytics: { record: () => undefined },
+    rateLimiter: { check: () => ({ allowed: true, headers: null }) },
+    close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.log_level, redact: { paths: [...LOG_REDACTIONS], censor: '[REDACTED]' } });
+}

@@ -1,0 +1,48 @@
+// The difference between the drafts and the live config, in API Umbrella's
+// pending_changes shape. Pure: both sides come in as values.
+import type { ApiBackend } from '../api-backends/model.js';
+
+export type ChangeMode = 'new' | 'modified' | 'deleted' | 'identical';
+
+export interface PendingChange {
+  readonly mode: ChangeMode;
+  readonly id: string;
+  readonly name: string;
+  readonly active: ApiBackend | null;
+  readonly pending: ApiBackend | null;
+}
+
+export type PendingChanges = Record<ChangeMode, PendingChange[]>;
+
+/** Bookkeeping that says nothing about how requests are served. */
+const IGNORED_FIELDS = new Set(['id', 'sort_order', 'created_at', 'updated_at', 'created_by', 'updated_by']);
+
+export function pendingChanges(drafts: readonly ApiBackend[], published: readonly ApiBackend[]): PendingChanges {
+  const result: PendingChanges = { new: [], modified: [], deleted: [], identical: [] };
+  const publishedById = new Map(published.map((api) => [api.id, api]));
+  for (const draft of drafts) {
+    const active = publishedById.get(draft.id) ?? null;
+    const mode: ChangeMode = active === null ? 'new' : sameConfig(active, draft) ? 'identical' : 'modified';
+    result[mode].push({ mode, id: draft.id, name: draft.name, active, pending: draft });
+  }
+  const draftIds = new Set(drafts.map((api) => api.id));
+  for (const active of published) {
+    if (!draftIds.has(active.id)) result.deleted.push({ mode: 'deleted', id: active.id, name: active.name, active, pending: null });
+  }
+  return result;
+}
+
+export function sameConfig(a: ApiBackend, b: ApiBackend): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** JSON with sorted keys and without bookkeeping fields: equal configs give equal strings. */
+export function canonicalJson(api: ApiBackend): string {
+  return JSON.stringify(api, (key, value: unknown) => {
+    if (IGNORED_FIELDS.has(key)) return undefined;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    }
+    return value;
+  }, 2);
+}

@@ -1,0 +1,119 @@
+// Publishing: drafts → a new numbered config version → the live config that
+// the gateway compiles into its routing table. Each publish swaps one
+// immutable PublishedConfig; listeners get it after the version is committed.
+import { deepFreeze } from '../lib/deep-freeze.js';
+import type { ApiBackend } from '../api-backends/model.js';
+import type { ApiBackendRepository } from '../api-backends/repository.js';
+import type { Db } from '../store/db.js';
+import { pendingChanges, sameConfig, type PendingChanges } from './pending-changes.js';
+import { EMPTY_PUBLISHED_CONFIG, type ConfigVersion, type PublishedConfig, type VersionChanges } from './published-config.js';
+
+interface VersionRow {
+  id: number;
+  published_at: string;
+  publisher: string | null;
+  document: string;
+  changes: string;
+  rollback_of: number | null;
+}
+
+export class Publisher {
+  private live: PublishedConfig;
+  private readonly listeners: ((config: PublishedConfig) => void)[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly backends: ApiBackendRepository,
+  ) {
+    this.live = this.loadLatest();
+  }
+
+  get current(): PublishedConfig {
+    return this.live;
+  }
+
+  /** Calls the listener now with the live config, and again after every publish. */
+  subscribe(listener: (config: PublishedConfig) => void): void {
+    this.listeners.push(listener);
+    listener(this.live);
+  }
+
+  pendingChanges(): PendingChanges {
+    return pendingChanges(this.backends.list(), this.live.apis);
+  }
+
+  /**
+   * Publishes the selected backends: a selected draft replaces (or adds) its
+   * published copy, a selected deleted backend disappears, the rest stay as
+   * they are live. Returns null when that changes nothing: no version is made.
+   */
+  publish(selectedIds: readonly string[], publisher: string | null): ConfigVersion | null {
+    const selected = new Set(selectedIds);
+    return this.backends.transaction(() => {
+      const drafts = new Map(this.backends.list().map((api) => [api.id, api]));
+      const kept = this.live.apis.filter((api) => !selected.has(api.id));
+      const chosen = [...selected].flatMap((id) => {
+        const draft = drafts.get(id);
+        return draft === undefined ? [] : [draft];
+      });
+      return this.commit(sortByCreation([...kept, ...chosen]), publisher, null);
+    });
+  }
+
+  /** Publishes an earlier version's config again, as a new version; drafts stay as they are. */
+  rollback(versionId: number, publisher: string | null): ConfigVersion | null | 'not_found' {
+    const row = this.db.prepare('SELECT * FROM config_versions WHERE id = ?').get(versionId) as VersionRow | undefined;
+    if (row === undefined) return 'not_found';
+    return this.backends.transaction(() => this.commit(JSON.parse(row.document) as ApiBackend[], publisher, versionId));
+  }
+
+  versions(limit = 100): ConfigVersion[] {
+    return (this.db.prepare('SELECT * FROM config_versions ORDER BY id DESC LIMIT ?').all(limit) as VersionRow[]).map(toVersion);
+  }
+
+  /** The config a version published, for showing or diffing it. */
+  versionConfig(id: number): PublishedConfig | null {
+    const row = this.db.prepare('SELECT id, document FROM config_versions WHERE id = ?').get(id) as Pick<VersionRow, 'id' | 'document'> | undefined;
+    return row === undefined ? null : freezeConfig(row.id, JSON.parse(row.document) as ApiBackend[]);
+  }
+
+  private commit(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null): ConfigVersion | null {
+    const changes = describeChanges(this.live.apis, apis);
+    if (changes.new.length + changes.modified.length + changes.deleted.length === 0) return null;
+    const publishedAt = new Date().toISOString();
+    const { lastInsertRowid } = this.db
+      .prepare('INSERT INTO config_versions (published_at, publisher, document, changes, rollback_of) VALUES (?, ?, ?, ?, ?)')
+      .run(publishedAt, publisher, JSON.stringify(apis), JSON.stringify(changes), rollbackOf);
+    const version = Number(lastInsertRowid);
+    this.live = freezeConfig(version, apis);
+    for (const listener of this.listeners) listener(this.live);
+    return { id: version, published_at: publishedAt, publisher, changes, rollback_of: rollbackOf };
+  }
+
+  private loadLatest(): PublishedConfig {
+    const row = this.db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as Pick<VersionRow, 'id' | 'document'> | undefined;
+    return row === undefined ? EMPTY_PUBLISHED_CONFIG : freezeConfig(row.id, JSON.parse(row.document) as ApiBackend[]);
+  }
+}
+
+function describeChanges(before: readonly ApiBackend[], after: readonly ApiBackend[]): VersionChanges {
+  const beforeById = new Map(before.map((api) => [api.id, api]));
+  const afterIds = new Set(after.map((api) => api.id));
+  return {
+    new: after.filter((api) => !beforeById.has(api.id)).map((api) => api.name),
+    modified: after.filter((api) => beforeById.has(api.id) && !sameConfig(beforeById.get(api.id)!, api)).map((api) => api.name),
+    deleted: before.filter((api) => !afterIds.has(api.id)).map((api) => api.name),
+  };
+}
+
+function sortByCreation(apis: ApiBackend[]): ApiBackend[] {
+  return apis.sort((a, b) => a.sort_order - b.sort_order);
+}
+
+function freezeConfig(version: number, apis: ApiBackend[]): PublishedConfig {
+  return deepFreeze({ version, apis });
+}
+
+function toVersion(row: VersionRow): ConfigVersion {
+  return { id: row.id, published_at: row.published_at, publisher: row.publisher, changes: JSON.parse(row.changes) as VersionChanges, rollback_of: row.rollback_of };
+}

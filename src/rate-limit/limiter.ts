@@ -1,0 +1,28 @@
+// The contract between the proxy (and the admin login and signup forms) and
+// the rate limiter. Callers never know which counter store is behind it.
+import type { RateLimit } from '../api-backends/model.js';
+
+export interface RateLimitRequest {
+  /** Counters are separate per bucket: the backend's frontend_host or its rate_limit_bucket_name. */
+  readonly bucket: string;
+  /** The key's lookup prefix; null when the request has no user (limits by api_key then apply per IP). */
+  readonly apiKeyPrefix: string | null;
+  /** The client IP, resolved through trusted_proxies. */
+  readonly ip: string;
+  /** The effective limits; an empty list means unlimited. */
+  readonly limits: readonly RateLimit[];
+}
+
+export interface RateLimitHeaders {
+  readonly limit: number;
+  readonly remaining: number;
+}
+
+export type RateLimitDecision =
+  | { readonly allowed: true; readonly headers: RateLimitHeaders | null }
+  | { readonly allowed: false; readonly retryAfterSeconds: number; readonly headers: RateLimitHeaders | null };
+
+export interface RateLimiter {
+  /** In-memory stores answer synchronously; a shared store (Redis) may answer with a promise. */
+  check(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
+}

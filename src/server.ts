@@ -1,0 +1,25 @@
+// Builds the Fastify app: the gateway's own endpoints first, then the
+// catch-all that proxies everything else. Nothing here listens.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { adminApiPlugin } from './admin-api/plugin.js';
+import type { AppContext } from './context.js';
+import { gatewayPlugin } from './gateway/plugin.js';
+import { webPlugin } from './web/plugin.js';
+
+export async function buildServer(context: AppContext): Promise<FastifyInstance> {
+  const { config } = context;
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    // The proxy logs every request as analytics; per-request log lines would only cost time.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: ['127.0.0.1', '::1', ...config.trusted_proxies],
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 1000 },
+    http: { maxHeaderSize: config.proxy.max_header_size },
+  });
+  await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
+  await app.register(webPlugin(context, []));
+  await app.register(gatewayPlugin(context));
+  return app;
+}

@@ -1,0 +1,68 @@
+// Starts a real Parasol on a loopback port with a fresh data dir, and gives
+// tests an admin token and small helpers for the admin API.
+import type { Config } from '../../src/config/schema.js';
+import { startServer, type RunningServer } from '../../src/serve.js';
+import type { ContextOptions } from '../../src/context.js';
+import { testConfig } from './config.js';
+
+export interface TestGateway extends RunningServer {
+  readonly adminToken: string;
+  /** Calls the admin REST API with the admin token. */
+  adminApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Creates a backend and publishes it; returns its id. */
+  publishBackend(api: Record<string, unknown>): Promise<string>;
+  /** Creates an API user; returns its id and clear key. */
+  createUser(user?: Record<string, unknown>): Promise<{ id: string; apiKey: string }>;
+}
+
+export async function startTestGateway(overrides: Record<string, unknown> = {}, options: ContextOptions = {}): Promise<TestGateway> {
+  return startWithConfig(testConfig(overrides), options);
+}
+
+export async function startWithConfig(config: Config, options: ContextOptions = {}): Promise<TestGateway> {
+  const server = await startServer(config, options);
+  const created = await server.context.admins.create({ email: `admin-${Date.now()}@example.com`, password: 'correct horse battery staple', superuser: true });
+  const adminToken = created!.authToken;
+
+  const adminApi = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.url}/api-umbrella/v1${path}`, {
+      method,
+      headers: { 'X-Admin-Auth-Token': adminToken, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+  };
+
+  return {
+    ...server,
+    adminToken,
+    adminApi,
+    async publishBackend(api) {
+      const created = await adminApi('POST', '/apis', { api });
+      if (created.status !== 201) throw new Error(`backend not created: ${JSON.stringify(created.body)}`);
+      const id = created.body.api.id as string;
+      const published = await adminApi('POST', '/config/publish', { config: { apis: { [id]: { publish: '1' } } } });
+      if (published.status !== 201) throw new Error(`not published: ${JSON.stringify(published.body)}`);
+      return id;
+    },
+    async createUser(user = {}) {
+      const { user: created, apiKey } = server.context.users.create(
+        {
+          email: 'user@example.com',
+          first_name: 'Test',
+          last_name: 'User',
+          website: null,
+          use_description: null,
+          roles: [],
+          enabled: true,
+          settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
+          registration_source: 'test',
+          ...user,
+        } as never,
+        'test',
+      );
+      return { id: created.id, apiKey };
+    },
+  };
+}
