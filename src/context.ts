@@ -56,7 +56,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     keyIndex: new KeyIndex(users, secretKey),
     // Placeholders until the analytics buffer and the rate limiter land (issues 6 and 7).
     analytics: { record: () => undefined },
-    rateLimiter: { check: () => ({ allowed: true, headers: null }) },
+    rateLimiter: { check: () => ({ allowed: true, headers: null }), peek: () => ({ allowed: true, headers: null }) },
     close() {
       if (closed) return;
       closed = true;

@@ -23,6 +23,12 @@ export type RateLimitDecision =
   | { readonly allowed: false; readonly retryAfterSeconds: number; readonly headers: RateLimitHeaders | null };
 
 export interface RateLimiter {
-  /** In-memory stores answer synchronously; a shared store (Redis) may answer with a promise. */
+  /**
+   * Counts the request against every limit and answers whether it may pass; a
+   * refused request is not counted. In-memory stores answer synchronously; a
+   * shared store (Redis) may answer with a promise.
+   */
   check(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
+  /** Answers as check() would, without counting (a login form asks before it verifies a password). */
+  peek(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
 }
