@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const validApi = {
+  name: 'Example',
+  frontend_host: 'api.example.com',
+  backend_host: 'example.com',
+  servers: [{ host: '127.0.0.1', port: 8081 }],
+  url_matches: [{ frontend_prefix: '/example/', backend_prefix: '/' }],
+};
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw.stop());
+
+async function raw(path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${gw.url}/api-umbrella/v1${path}`, init);
+}
+
+describe('admin API authentication', () => {
+  it('answers 401 without a token, with a wrong token, and with only an X-Api-Key', async () => {
+    for (const headers of [{}, { 'X-Admin-Auth-Token': 'wrong-token-wrong-token' }, { 'X-Api-Key': 'x'.repeat(40) }]) {
+      const response = await raw('/apis', { headers });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: 'You need to sign in or sign up before continuing.' });
+    }
+  });
+
+  it('accepts the token with an X-Api-Key beside it, as API Umbrella clients send', async () => {
+    const response = await raw('/apis', { headers: { 'X-Admin-Auth-Token': gw.adminToken, 'X-Api-Key': 'anything-at-all' } });
+    expect(response.status).toBe(200);
+  });
+
+  it('serves health without a token or key', async () => {
+    const response = await raw('/health');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'green' });
+  });
+
+  it('answers malformed JSON with 400 and no row is left behind', async () => {
+    const before = (await gw.adminApi('GET', '/apis')).body.recordsTotal;
+    const response = await raw('/apis', {
+      method: 'POST',
+      headers: { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/json' },
+      body: '{"api": {"name": ',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toHaveProperty('error');
+    expect((await gw.adminApi('GET', '/apis')).body.recordsTotal).toBe(before);
+  });
+});
+
+describe('/apis', () => {
+  it('creates (201, wrapped or bare), reads, updates (204) and deletes (204) a backend', async () => {
+    const created = await gw.adminApi('POST', '/apis', { api: validApi });
+    expect(created.status).toBe(201);
+    const id = created.body.api.id as string;
+    expect(created.body.api).toMatchObject({ ...validApi, backend_protocol: 'http', balance_algorithm: 'least_conn', sub_settings: [] });
+
+    const bare = await gw.adminApi('POST', '/apis', { ...validApi, frontend_host: 'bare.example.com' });
+    expect(bare.status).toBe(201);
+
+    expect((await gw.adminApi('GET', `/apis/${id}`)).body.api.name).toBe('Example');
+    expect((await gw.adminApi('GET', `/apis/${id}.json`)).status).toBe(200);
+
+    const updated = await gw.adminApi('PUT', `/apis/${id}`, { api: { ...validApi, name: 'Renamed' } });
+    expect(updated.status).toBe(204);
+    expect((await gw.adminApi('GET', `/apis/${id}`)).body.api.name).toBe('Renamed');
+
+    const list = await gw.adminApi('GET', '/apis.json');
+    expect(list.body.data.map((api: { id: string }) => api.id)).toContain(id);
+
+    expect((await gw.adminApi('DELETE', `/apis/${id}`)).status).toBe(204);
+    expect((await gw.adminApi('GET', `/apis/${id}`)).status).toBe(404);
+  });
+
+  it('answers 404 for unknown ids on read, update and delete', async () => {
+    expect((await gw.adminApi('GET', '/apis/nope')).status).toBe(404);
+    expect((await gw.adminApi('PUT', '/apis/nope', { api: validApi })).status).toBe(404);
+    expect((await gw.adminApi('DELETE', '/apis/nope')).status).toBe(404);
+  });
+
+  it("answers 422 with API Umbrella's messages and stores nothing", async () => {
+    const before = (await gw.adminApi('GET', '/apis')).body.recordsTotal;
+    const response = await gw.adminApi('POST', '/apis', {
+      api: { name: '', frontend_host: 'example.com', servers: [], url_matches: [{ frontend_prefix: 'nope', backend_prefix: '/' }] },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      name: ["can't be blank"],
+      backend_host: ["can't be blank"],
+      servers: ['Must have at least one servers'],
+      'url_matches[0].frontend_prefix': ['must start with "/"'],
+    });
+    expect((await gw.adminApi('GET', '/apis')).body.recordsTotal).toBe(before);
+  });
+
+  it('requires at least one url_matches and valid server ports', async () => {
+    const response = await gw.adminApi('POST', '/apis', { api: { ...validApi, url_matches: [], servers: [{ host: 'x.com', port: 'abc' }] } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors.url_matches).toEqual(['Must have at least one url_matches']);
+    expect(response.body.errors['servers[0].port']).toEqual(['must be a port number from 1 to 65535']);
+  });
+
+  it("refuses prefixes under the gateway's own paths", async () => {
+    for (const prefix of ['/admin', '/admin/', '/admins/x', '/signup/', '/api-umbrella/v1/', '/assets/app.css']) {
+      const response = await gw.adminApi('POST', '/apis', { api: { ...validApi, url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }] } });
+      expect(response.status, prefix).toBe(422);
+      expect(response.body.errors['url_matches[0].frontend_prefix']).toEqual(['is reserved for the gateway itself']);
+    }
+    const allowed = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'other.example.com', url_matches: [{ frontend_prefix: '/api/', backend_prefix: '/' }] } });
+    expect(allowed.status).toBe(201);
+  });
+
+  it('refuses a frontend prefix already used on the same host, but not on another host', async () => {
+    const api = { ...validApi, frontend_host: 'unique.example.com', url_matches: [{ frontend_prefix: '/taken/', backend_prefix: '/' }] };
+    expect((await gw.adminApi('POST', '/apis', { api })).status).toBe(201);
+    const again = await gw.adminApi('POST', '/apis', { api });
+    expect(again.status).toBe(422);
+    expect(again.body.errors).toEqual({ 'url_matches[0].frontend_prefix': ['has already been taken'] });
+    expect((await gw.adminApi('POST', '/apis', { api: { ...api, frontend_host: 'UNIQUE2.example.com' } })).status).toBe(201);
+  });
+
+  it('stores every settings field, even those a later feature acts on', async () => {
+    const settings = {
+      append_query_string: 'a=1&b=2',
+      headers: [{ key: 'X-Extra', value: 'yes' }],
+      http_basic_auth: 'user:pass',
+      disable_api_key: true,
+      required_roles: ['alpha', 'beta'],
+      required_roles_override: true,
+      rate_limit_mode: 'custom',
+      rate_limits: [{ duration: 60000, limit_by: 'api_key', limit: 10, response_headers: true }],
+      rate_limit_bucket_name: 'shared',
+      disable_analytics: true,
+    };
+    const created = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...validApi,
+        frontend_host: 'settings.example.com',
+        settings,
+        sub_settings: [{ http_method: 'post', regex: '^/write', settings: { required_roles: ['writer'] } }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const read = (await gw.adminApi('GET', `/apis/${created.body.api.id}`)).body.api;
+    expect(read.settings).toMatchObject(settings);
+    expect(read.sub_settings).toEqual([{ http_method: 'POST', regex: '^/write', settings: expect.objectContaining({ required_roles: ['writer'] }) }]);
+  });
+
+  it('rejects an invalid sub-setting regex and an unknown method', async () => {
+    const response = await gw.adminApi('POST', '/apis', {
+      api: { ...validApi, frontend_host: 'regex.example.com', sub_settings: [{ http_method: 'FETCH', regex: '(' }] },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      'sub_settings[0].http_method': ['is not included in the list'],
+      'sub_settings[0].regex': ['is not a valid regular expression'],
+    });
+  });
+});

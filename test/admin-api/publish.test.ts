@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PublishedConfig } from '../../src/publish/published-config.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+beforeEach(async () => {
+  gw = await startTestGateway();
+});
+afterEach(() => gw.stop());
+
+function api(name: string, prefix = `/${name}/`) {
+  return {
+    name,
+    frontend_host: 'localhost',
+    backend_host: 'example.com',
+    servers: [{ host: '127.0.0.1', port: 9 }],
+    url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
+  };
+}
+
+async function create(name: string): Promise<string> {
+  const response = await gw.adminApi('POST', '/apis', { api: api(name) });
+  expect(response.status).toBe(201);
+  return response.body.api.id;
+}
+
+async function pending() {
+  const response = await gw.adminApi('GET', '/config/pending_changes');
+  expect(response.status).toBe(200);
+  return response.body.config.apis as Record<'new' | 'modified' | 'deleted' | 'identical', { mode: string; id: string; name: string; active: unknown; pending: unknown }[]>;
+}
+
+function publish(...ids: string[]) {
+  return gw.adminApi('POST', '/config/publish', { config: { apis: Object.fromEntries(ids.map((id) => [id, { publish: '1' }])) } });
+}
+
+const names = (items: { name: string }[]) => items.map((item) => item.name).sort();
+
+describe('pending changes and publish', () => {
+  it('a fresh install knows no backends and has nothing pending', async () => {
+    expect(await pending()).toEqual({ new: [], modified: [], deleted: [], identical: [] });
+    expect(gw.context.publisher.current).toEqual({ version: null, apis: [] });
+  });
+
+  it('lists a new draft as new, with its pending copy and no active one', async () => {
+    const id = await create('alpha');
+    const changes = await pending();
+    expect(changes.new).toEqual([expect.objectContaining({ mode: 'new', id, name: 'alpha', active: null })]);
+    expect((changes.new[0]!.pending as { name: string }).name).toBe('alpha');
+  });
+
+  it('publishes only the checked backends; a draft edit changes nothing live until published', async () => {
+    const a = await create('alpha');
+    const b = await create('beta');
+    const published = await publish(a);
+    expect(published.status).toBe(201);
+    expect(gw.context.publisher.current.apis.map((x) => x.name)).toEqual(['alpha']);
+    let changes = await pending();
+    expect(names(changes.identical)).toEqual(['alpha']);
+    expect(names(changes.new)).toEqual(['beta']);
+
+    await gw.adminApi('PUT', `/apis/${a}`, { api: { ...api('alpha'), backend_host: 'changed.example.com' } });
+    expect(gw.context.publisher.current.apis[0]!.backend_host).toBe('example.com');
+    changes = await pending();
+    expect(changes.modified).toEqual([expect.objectContaining({ id: a, mode: 'modified' })]);
+
+    await publish(a, b);
+    expect(gw.context.publisher.current.apis.map((x) => [x.name, x.backend_host])).toEqual([
+      ['alpha', 'changed.example.com'],
+      ['beta', 'example.com'],
+    ]);
+    expect(names((await pending()).identical)).toEqual(['alpha', 'beta']);
+  });
+
+  it('shows a deleted published backend as deleted; publishing it checked removes it, unchecked keeps it live', async () => {
+    const a = await create('alpha');
+    const b = await create('beta');
+    await publish(a, b);
+    await gw.adminApi('DELETE', `/apis/${a}`);
+    await gw.adminApi('DELETE', `/apis/${b}`);
+    const changes = await pending();
+    expect(changes.deleted).toEqual(
+      expect.arrayContaining([expect.objectContaining({ mode: 'deleted', id: a, pending: null }), expect.objectContaining({ id: b })]),
+    );
+    await publish(a);
+    expect(gw.context.publisher.current.apis.map((x) => x.name)).toEqual(['beta']);
+    expect(names((await pending()).deleted)).toEqual(['beta']);
+  });
+
+  it('an empty selection, or one that changes nothing, creates no version', async () => {
+    const a = await create('alpha');
+    expect((await publish()).status).toBe(201);
+    expect((await gw.adminApi('GET', '/config/versions')).body.versions).toEqual([]);
+    await publish(a);
+    await publish(a);
+    expect((await gw.adminApi('POST', '/config/publish', {})).status).toBe(201);
+    expect((await gw.adminApi('GET', '/config/versions')).body.versions).toHaveLength(1);
+  });
+
+  it('ignores ids that are neither drafts nor published, and unchecked entries', async () => {
+    const a = await create('alpha');
+    await gw.adminApi('POST', '/config/publish', { config: { apis: { nope: { publish: '1' }, [a]: { publish: '0' } } } });
+    expect(gw.context.publisher.current.apis).toEqual([]);
+  });
+
+  it('hands subscribers a new immutable config in one swap, leaving the old one intact for requests in flight', async () => {
+    const seen: PublishedConfig[] = [];
+    gw.context.publisher.subscribe((config) => seen.push(config));
+    const before = gw.context.publisher.current;
+    await publish(await create('alpha'));
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(before);
+    expect(before.apis).toEqual([]);
+    expect(seen[1]!.apis.map((x) => x.name)).toEqual(['alpha']);
+    expect(Object.isFrozen(seen[1]!.apis[0]!.url_matches[0])).toBe(true);
+  });
+});
+
+describe('versions and rollback', () => {
+  it('numbers versions, says who published what, and rolls back as a new version', async () => {
+    const a = await create('alpha');
+    await publish(a);
+    const b = await create('beta');
+    await publish(b);
+    await gw.adminApi('DELETE', `/apis/${a}`);
+    await publish(a);
+
+    const versions = (await gw.adminApi('GET', '/config/versions')).body.versions;
+    expect(versions.map((v: { id: number }) => v.id)).toEqual([3, 2, 1]);
+    expect(versions[2]).toMatchObject({ id: 1, publisher: expect.stringMatching(/^admin-.*@example\.com$/), changes: { new: ['alpha'], modified: [], deleted: [] } });
+    expect(versions[0].changes).toEqual({ new: [], modified: [], deleted: ['alpha'] });
+    expect(versions[0].published_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const rolled = await gw.adminApi('POST', '/config/rollback', { version_id: 2 });
+    expect(rolled.status).toBe(201);
+    expect(rolled.body.config_version).toMatchObject({ id: 4, rollback_of: 2, changes: { new: ['alpha'], modified: [], deleted: [] } });
+    expect(gw.context.publisher.current).toMatchObject({ version: 4 });
+    expect(gw.context.publisher.current.apis.map((x) => x.name)).toEqual(['alpha', 'beta']);
+    // Drafts are untouched: alpha is still deleted there, so it shows as a pending deletion.
+    expect(names((await pending()).deleted)).toEqual(['alpha']);
+  });
+
+  it('rolling back to the live config creates no version; unknown and missing versions are 404 and 422', async () => {
+    await publish(await create('alpha'));
+    expect((await gw.adminApi('POST', '/config/rollback', { version_id: 1 })).body.config_version).toBeNull();
+    expect((await gw.adminApi('POST', '/config/rollback', { version_id: 99 })).status).toBe(404);
+    expect((await gw.adminApi('POST', '/config/rollback', {})).status).toBe(422);
+  });
+
+  it('the live config survives a restart', async () => {
+    await publish(await create('alpha'));
+    const config = gw.context.config;
+    await gw.stop();
+    const { startWithConfig } = await import('../helpers/gateway.js');
+    gw = await startWithConfig(config);
+    expect(gw.context.publisher.current.version).toBe(1);
+    expect(gw.context.publisher.current.apis.map((x) => x.name)).toEqual(['alpha']);
+  });
+});

@@ -1,0 +1,94 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw.stop());
+
+describe('/users', () => {
+  it('lists users with paging and search, and shows only a key preview', async () => {
+    const { apiKey } = await gw.createUser({ email: 'searchable@example.com', first_name: 'Sally' });
+    await gw.createUser({ email: 'other@example.com' });
+    const all = await gw.adminApi('GET', '/users?start=0&length=1');
+    expect(all.body.recordsTotal).toBeGreaterThanOrEqual(2);
+    expect(all.body.data).toHaveLength(1);
+    const found = await gw.adminApi('GET', '/users.json?search=searchable');
+    expect(found.body.data).toHaveLength(1);
+    const user = found.body.data[0];
+    expect(user.api_key_preview).toBe(`${apiKey.slice(0, 6)}…`);
+    expect(JSON.stringify(found.body)).not.toContain(apiKey);
+    expect(user).not.toHaveProperty('api_key');
+  });
+
+  it('treats LIKE wildcards in a search as plain characters', async () => {
+    expect((await gw.adminApi('GET', '/users?search=%25')).body.data).toEqual([]);
+  });
+
+  it('reads and updates a user; enabled:false disables it at once for the key index', async () => {
+    const { id, apiKey } = await gw.createUser({ email: 'toggle@example.com' });
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user.email).toBe('toggle@example.com');
+    expect(gw.context.keyIndex.find(apiKey)?.user.enabled).toBe(true);
+
+    const updated = await gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false, roles: ['a', 'b'] } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.user).toMatchObject({ enabled: false, roles: ['a', 'b'], email: 'toggle@example.com' });
+    expect(gw.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
+  });
+
+  it('answers 422 in the signup error shape and 404 for unknown users', async () => {
+    const { id } = await gw.createUser();
+    const invalid = await gw.adminApi('PUT', `/users/${id}`, { user: { email: 'not-an-email', first_name: '<b>' } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.errors).toEqual(
+      expect.arrayContaining([
+        { code: 'INVALID_INPUT', field: 'email', message: 'Provide a valid email address.', full_message: 'Provide a valid email address.' },
+        { code: 'INVALID_INPUT', field: 'first_name', message: 'is invalid', full_message: 'First name: is invalid' },
+      ]),
+    );
+    expect((await gw.adminApi('GET', '/users/nope')).status).toBe(404);
+    expect((await gw.adminApi('PUT', '/users/nope', { user: {} })).status).toBe(404);
+    expect((await gw.adminApi('POST', '/users/nope/regenerate_key')).status).toBe(404);
+  });
+
+  it('regenerates a key: the new one is returned once and works, the old one stops at once', async () => {
+    const { id, apiKey } = await gw.createUser();
+    const response = await gw.adminApi('POST', `/users/${id}/regenerate_key`);
+    expect(response.status).toBe(200);
+    const newKey = response.body.user.api_key as string;
+    expect(newKey).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(newKey).not.toBe(apiKey);
+    expect(gw.context.keyIndex.find(apiKey)).toBeNull();
+    expect(gw.context.keyIndex.find(newKey)?.user.id).toBe(id);
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user).not.toHaveProperty('api_key');
+  });
+});
+
+describe('keys at rest', () => {
+  it('never stores a clear API key or admin token in the database files', async () => {
+    const keys = await Promise.all([1, 2, 3].map(() => gw.createUser()));
+    const regenerated = (await gw.adminApi('POST', `/users/${keys[0]!.id}/regenerate_key`)).body.user.api_key as string;
+    gw.context.db.pragma('wal_checkpoint(TRUNCATE)');
+    const dir = gw.context.config.data_dir;
+    const files = readdirSync(dir).filter((file) => file.startsWith('parasol.db'));
+    const contents = files.map((file) => readFileSync(join(dir, file)).toString('latin1')).join('');
+    for (const secret of [...keys.map((k) => k.apiKey), regenerated, gw.adminToken]) {
+      expect(contents.includes(secret), secret).toBe(false);
+      expect(contents.includes(secret.slice(16)), secret).toBe(false);
+    }
+    // The lookup prefix of a live key is stored (that is how it is found); nothing after it is.
+    expect(contents.includes(regenerated.slice(0, 16))).toBe(true);
+  });
+
+  it('rejects a key that shares its prefix with a valid key, and keys of the wrong length', async () => {
+    const { apiKey } = await gw.createUser();
+    const forged = apiKey.slice(0, 16) + 'x'.repeat(24);
+    expect(gw.context.keyIndex.find(forged)).toBeNull();
+    expect(gw.context.keyIndex.find(apiKey.slice(0, 3))).toBeNull();
+    expect(gw.context.keyIndex.find(`${apiKey}${'y'.repeat(21)}`)).toBeNull();
+    expect(gw.context.keyIndex.find(apiKey)).not.toBeNull();
+  });
+});

@@ -1,0 +1,124 @@
+// The built CLI, run as a user runs it: a child process with a config file.
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { createContext } from '../../src/context.js';
+import { packagePath } from '../../src/lib/package-path.js';
+import { tempDir } from '../helpers/config.js';
+
+const run = promisify(execFile);
+const MAIN = packagePath('src', 'main.ts');
+const NODE_ARGS = ['--import', 'tsx', MAIN];
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function parasol(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let dir: string;
+let configPath: string;
+beforeAll(() => {
+  dir = tempDir();
+  configPath = join(dir, 'parasol.yml');
+  writeFileSync(configPath, `data_dir: ${join(dir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\nlog_level: warn\n`);
+});
+
+describe('parasol CLI', () => {
+  it('config check exits 0 for a good config and 1 with one line for a bad one', async () => {
+    const good = await parasol(['config', 'check', '--config', configPath]);
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout)).toEqual({ ok: true, config_file: configPath });
+
+    const bad = join(dir, 'bad.yml');
+    writeFileSync(bad, 'listen:\n  port: eighty\n');
+    const result = await parasol(['config', 'check', '--config', bad]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`parasol: ${bad}: listen.port: expected an integer from 0 to 65535, got "eighty"\n`);
+  });
+
+  it('reads PARASOL_CONFIG like the server does', async () => {
+    const result = await parasol(['config', 'check'], { PARASOL_CONFIG: configPath });
+    expect(JSON.parse(result.stdout).config_file).toBe(configPath);
+  });
+
+  it('admins create prints one JSON line with a token that works, and refuses a duplicate or a short password', async () => {
+    const created = await parasol(['admins', 'create', '--email', 'ops@example.com', '--password', 'a very long password', '--config', configPath]);
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim().split('\n')).toHaveLength(1);
+    const line = JSON.parse(created.stdout);
+    expect(line).toEqual({ id: expect.any(String), email: 'ops@example.com', admin_auth_token: expect.stringMatching(/^[A-Za-z0-9]{40}$/) });
+    const context = createContext(loadConfig({ configPath, env: {} }).config);
+    expect(context.admins.findByToken(line.admin_auth_token)).toMatchObject({ email: 'ops@example.com', superuser: true });
+    context.close();
+
+    const duplicate = await parasol(['admins', 'create', '--email', 'ops@example.com', '--password', 'a very long password', '--config', configPath]);
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr).toMatch(/already exists/);
+    const short = await parasol(['admins', 'create', '--email', 'x@example.com', '--password', 'short', '--config', configPath]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toBe('parasol: password is too short (minimum is 14 characters)\n');
+    const missing = await parasol(['admins', 'create', '--config', configPath]);
+    expect(missing.stderr).toBe('parasol: --email is required\n');
+  });
+
+  it('admins reset-password changes the password of an existing admin only', async () => {
+    await parasol(['admins', 'create', '--email', 'reset@example.com', '--password', 'first password here', '--config', configPath]);
+    const reset = await parasol(['admins', 'reset-password', '--email', 'reset@example.com', '--password', 'second password here', '--config', configPath]);
+    expect(reset.code).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ email: 'reset@example.com', password_reset: true });
+    const unknown = await parasol(['admins', 'reset-password', '--email', 'nobody@example.com', '--password', 'second password here', '--config', configPath]);
+    expect(unknown.code).toBe(2);
+  });
+
+  it('an unknown command is a usage error', async () => {
+    const result = await parasol(['frobnicate', '--config', configPath]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command "frobnicate"/);
+  });
+});
+
+describe('parasol serve lifecycle', () => {
+  it('refuses a second start on the same data_dir, and stops cleanly with exit 0 on SIGTERM', async () => {
+    const serveDir = tempDir();
+    const serveConfig = join(serveDir, 'parasol.yml');
+    writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`);
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => output.includes('Parasol is listening'));
+    const url = (JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
+    expect((await fetch(`${url}/api-umbrella/v1/health`)).status).toBe(200);
+
+    const second = await parasol(['serve', '--config', serveConfig]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/Parasol is already running with data_dir .* \(pid \d+\)/);
+
+    server.kill('SIGTERM');
+    const [code] = (await once(server, 'exit')) as [number];
+    expect(code).toBe(0);
+    expect(existsSync(join(serveDir, 'data', 'parasol.pid'))).toBe(false);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting for the server');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,137 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { configSchema } from '../../src/config/schema.js';
+import { isField, type Schema } from '../../src/config/fields.js';
+import { packagePath } from '../../src/lib/package-path.js';
+import { tempDir } from '../helpers/config.js';
+
+function writeConfig(dir: string, text: string, name = 'parasol.yml'): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function loadError(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config precedence', () => {
+  it('uses the built-in defaults when there is no file', () => {
+    const { config, path } = loadConfig({ env: {}, cwd: tempDir() });
+    expect(path).toBeNull();
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(config.data_dir).toBe('./data');
+    expect(config.secret_key).toBeNull();
+    expect(config.proxy.response_timeout_ms).toBe(60_000);
+  });
+
+  it('reads config/parasol.yml from the working directory when nothing else is named', () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'config'));
+    writeConfig(join(cwd, 'config'), 'listen:\n  port: 9001\n');
+    expect(loadConfig({ env: {}, cwd }).config.listen.port).toBe(9001);
+  });
+
+  it('prefers PARASOL_CONFIG over config/parasol.yml, and --config over PARASOL_CONFIG', () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'config'));
+    writeConfig(join(cwd, 'config'), 'listen:\n  port: 9001\n');
+    const fromEnv = writeConfig(cwd, 'listen:\n  port: 9002\n', 'env.yml');
+    const fromFlag = writeConfig(cwd, 'listen:\n  port: 9003\n', 'flag.yml');
+    expect(loadConfig({ env: { PARASOL_CONFIG: fromEnv }, cwd }).config.listen.port).toBe(9002);
+    expect(loadConfig({ configPath: fromFlag, env: { PARASOL_CONFIG: fromEnv }, cwd }).config.listen.port).toBe(9003);
+  });
+
+  it('lets PARASOL_ variables win over the file, for every scalar type', () => {
+    const cwd = tempDir();
+    const path = writeConfig(cwd, 'listen:\n  port: 9001\ndata_dir: /from/file\n');
+    const { config } = loadConfig({
+      configPath: path,
+      cwd,
+      env: {
+        PARASOL_LISTEN_PORT: '9000',
+        PARASOL_DATA_DIR: '/var/lib/parasol',
+        PARASOL_ANALYTICS_ENABLED: 'false',
+        PARASOL_TRUSTED_PROXIES: '10.0.0.1, 10.0.0.2',
+        PARASOL_MAILER_SMTP_HOST: 'smtp.example.com',
+        PARASOL_PUBLIC_URL: '',
+      },
+    });
+    expect(config.listen.port).toBe(9000);
+    expect(config.data_dir).toBe('/var/lib/parasol');
+    expect(config.analytics.enabled).toBe(false);
+    expect(config.trusted_proxies).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(config.mailer.smtp.host).toBe('smtp.example.com');
+    expect(config.public_url).toBeNull();
+  });
+
+  it('returns a frozen config', () => {
+    const { config } = loadConfig({ env: {}, cwd: tempDir() });
+    expect(Object.isFrozen(config.listen)).toBe(true);
+  });
+});
+
+describe('config errors name the source, the key and what was expected', () => {
+  const cases: [string, string, RegExp][] = [
+    ['unknown key', 'listen:\n  prot: 80\n', /parasol\.yml: unknown key "listen\.prot"$/],
+    ['unknown top-level key', 'colour: blue\n', /parasol\.yml: unknown key "colour"$/],
+    ['wrong type', 'listen:\n  port: http\n', /parasol\.yml: listen\.port: expected an integer from 0 to 65535, got "http"$/],
+    ['out of range', 'listen:\n  port: 70000\n', /listen\.port: expected an integer from 0 to 65535, got 70000$/],
+    ['a list where a mapping belongs', 'proxy: [1, 2]\n', /parasol\.yml: proxy: expected a mapping of keys, got a list$/],
+    ['a bad enum', 'log_level: loud\n', /log_level: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    ['bad rate limits', 'default_api_backend_settings:\n  rate_limits: [{duration: 1000}]\n', /default_api_backend_settings\.rate_limits: expected a list of/],
+    ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
+    ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
+  ];
+  for (const [name, text, expected] of cases) {
+    it(name, () => {
+      const cwd = tempDir();
+      const message = loadError(() => loadConfig({ configPath: writeConfig(cwd, text), env: {}, cwd }));
+      expect(message).toMatch(expected);
+      expect(message).not.toContain('\n');
+    });
+  }
+
+  it('a missing named file', () => {
+    expect(loadError(() => loadConfig({ configPath: '/nonexistent/parasol.yml', env: {} }))).toBe('/nonexistent/parasol.yml: config file not found');
+  });
+
+  it('a bad environment value names the variable', () => {
+    expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PORT: 'abc' }, cwd: tempDir() }))).toBe(
+      'environment PARASOL_LISTEN_PORT: listen.port: expected an integer from 0 to 65535, got "abc"',
+    );
+    expect(loadError(() => loadConfig({ env: { PARASOL_ANALYTICS_ENABLED: 'maybe' }, cwd: tempDir() }))).toMatch(/expected true or false/);
+  });
+
+  it('an unknown PARASOL_ variable is an error, so typos do not pass silently', () => {
+    expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PROT: '80' }, cwd: tempDir() }))).toBe(
+      'environment: PARASOL_LISTEN_PROT is not a configuration key',
+    );
+  });
+});
+
+describe('config/default.yml', () => {
+  it('documents every key with its built-in default', () => {
+    const documented = parse(readFileSync(packagePath('config', 'default.yml'), 'utf8')) as Record<string, unknown>;
+    const defaults = loadConfig({ env: {}, cwd: tempDir() }).config;
+    expect(documented).toEqual(JSON.parse(JSON.stringify(defaults)));
+    expect(keyPaths(configSchema).length).toBeGreaterThan(30);
+  });
+
+  it('loads as a config file without errors', () => {
+    expect(() => loadConfig({ configPath: packagePath('config', 'default.yml'), env: {} })).not.toThrow();
+  });
+});
+
+function keyPaths(schema: Schema, prefix = ''): string[] {
+  return Object.entries(schema).flatMap(([key, node]) => (isField(node) ? [prefix + key] : keyPaths(node, `${prefix}${key}.`)));
+}

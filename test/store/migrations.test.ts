@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
+import { tempDir } from '../helpers/config.js';
+
+describe('store', () => {
+  it('opens in WAL mode with foreign keys on and every migration applied', () => {
+    const db = openStore(join(tempDir(), 'data'));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const latest = loadMigrations().at(-1)!.version;
+    expect(db.pragma('user_version', { simple: true })).toBe(latest);
+    expect((db.prepare('SELECT count(*) AS n FROM api_backends').get() as { n: number }).n).toBe(0);
+    db.close();
+  });
+
+  it('upgrades an old database, keeping its rows, and re-running is a no-op', () => {
+    const dir = join(tempDir(), 'data');
+    const migrations = loadMigrations();
+    const old = openStore(dir);
+    old.close();
+    // Make it look like a store written by the first release: only migration 001 applied.
+    const raw = new Database(join(dir, 'parasol.db'));
+    raw.pragma('user_version = 0');
+    for (const table of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]) {
+      raw.exec(`DROP TABLE "${table.name}"`);
+    }
+    migrate(raw, migrations.slice(0, 1));
+    raw.prepare("INSERT INTO api_backends VALUES ('b1', 'kept', '{}', 1, 'now', 'now', null, null)").run();
+    raw.close();
+
+    const upgraded = openStore(dir);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(migrations.at(-1)!.version);
+    expect(upgraded.prepare('SELECT name FROM api_backends').all()).toEqual([{ name: 'kept' }]);
+    expect(migrate(upgraded, migrations)).toEqual([]);
+    upgraded.close();
+  });
+
+  it('applies a failing migration not at all', () => {
+    const db = new Database(':memory:');
+    const failing = [
+      { version: 1, name: '001-ok.sql', sql: 'CREATE TABLE a (x INTEGER);' },
+      { version: 2, name: '002-bad.sql', sql: 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);' },
+    ];
+    expect(() => migrate(db, failing)).toThrow(/no such table: nowhere/);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
+  });
+
+  it('numbers migrations uniquely', () => {
+    const versions = loadMigrations().map((m) => m.version);
+    expect(new Set(versions).size).toBe(versions.length);
+  });
+});
