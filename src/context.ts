@@ -11,7 +11,7 @@ import { resolveSecretKey } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACTIONS } from './lib/log-redaction.js';
 import { Publisher } from './publish/publisher.js';
-import type { AnalyticsRecorder } from './analytics/log-entry.js';
+import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 import { openStore, type Db } from './store/db.js';
 
@@ -26,7 +26,8 @@ export interface AppContext {
   readonly admins: AdminRepository;
   readonly publisher: Publisher;
   readonly keyIndex: KeyIndex;
-  readonly analytics: AnalyticsRecorder;
+  /** The proxy calls analytics.record(entry); the admin reads its dropped count. */
+  readonly analytics: AnalyticsLog;
   readonly rateLimiter: RateLimiter;
   /** Closes what the context opened; idempotent. */
   close(): void;
@@ -42,24 +43,29 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const db = openStore(config.data_dir);
   const backends = new ApiBackendRepository(db);
   const users = new ApiUserRepository(db, secretKey);
+  const logger = options.logger ?? createLogger(config);
+  const clock = options.clock ?? systemClock;
+  const analytics = new AnalyticsLog({ db, config: config.analytics, logger, clock });
   let closed = false;
   return {
     config,
     secretKey,
     db,
-    logger: options.logger ?? createLogger(config),
-    clock: options.clock ?? systemClock,
+    logger,
+    clock,
     backends,
     users,
     admins: new AdminRepository(db, secretKey),
     publisher: new Publisher(db, backends),
     keyIndex: new KeyIndex(users, secretKey),
-    // Placeholders until the analytics buffer and the rate limiter land (issues 6 and 7).
-    analytics: { record: () => undefined },
+    analytics,
+    // Placeholder until the rate limiter lands (issue 7).
     rateLimiter: { check: () => ({ allowed: true, headers: null }), peek: () => ({ allowed: true, headers: null }) },
     close() {
       if (closed) return;
       closed = true;
+      // After the server stopped taking requests: write what is buffered before the store closes.
+      analytics.close();
       db.close();
     },
   };

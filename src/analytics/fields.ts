@@ -1,0 +1,56 @@
+// The logged fields as the admin sees them: which can be filtered, sorted and
+// exported, whether they compare as numbers, and how long a stored string may be.
+import type { AnalyticsEntry } from './log-entry.js';
+
+export type FieldName = keyof AnalyticsEntry;
+export type FieldKind = 'string' | 'number';
+
+export interface FieldInfo {
+  readonly name: FieldName;
+  readonly label: string;
+  readonly kind: FieldKind;
+}
+
+const field = (name: FieldName, label: string, kind: FieldKind = 'string'): FieldInfo => ({ name, label, kind });
+
+/** In the order of the table, the CSV and the JSON. */
+export const FIELDS: readonly FieldInfo[] = [
+  field('request_at', 'Time', 'number'),
+  field('request_id', 'Request ID'),
+  field('request_method', 'Method'),
+  field('request_scheme', 'Scheme'),
+  field('request_host', 'Host'),
+  field('request_path', 'Path'),
+  field('request_url_query', 'Query'),
+  field('request_ip', 'IP'),
+  field('request_user_agent', 'User Agent'),
+  field('request_referer', 'Referer'),
+  field('request_size', 'Request Size', 'number'),
+  field('response_status', 'Status', 'number'),
+  field('response_size', 'Response Size', 'number'),
+  field('response_time', 'Response Time (ms)', 'number'),
+  field('upstream_time', 'Upstream Time (ms)', 'number'),
+  field('gateway_overhead', 'Gateway Overhead (ms)', 'number'),
+  field('api_backend_id', 'API Backend ID'),
+  field('user_id', 'User ID'),
+  field('user_email', 'User Email'),
+  field('api_key_preview', 'API Key'),
+  field('gatekeeper_denied_code', 'Denied Code'),
+];
+
+const BY_NAME = new Map<string, FieldInfo>(FIELDS.map((info) => [info.name, info]));
+
+/** The field named by untrusted input, or undefined. Only these names ever reach SQL. */
+export function fieldNamed(name: unknown): FieldInfo | undefined {
+  return typeof name === 'string' ? BY_NAME.get(name) : undefined;
+}
+
+/** Longest stored value of the free-form strings a client controls; longer ones are cut. */
+export const FIELD_CAPS: ReadonlyArray<readonly [FieldName, number]> = [
+  ['request_host', 255],
+  ['request_path', 4096],
+  ['request_url_query', 4096],
+  ['request_user_agent', 1024],
+  ['request_referer', 2048],
+  ['user_email', 255],
+];
