@@ -1,0 +1,100 @@
+// Outgoing email over SMTP (nodemailer). Mail is a courtesy, never a
+// condition: send() never rejects, and a failed delivery is logged and tried
+// again in the background a few times before it is given up.
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+
+export interface OutgoingMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** Waits before a retry; rejects when the signal aborts (the server is closing). */
+export type Wait = (ms: number, signal: AbortSignal) => Promise<void>;
+
+export interface MailerOptions {
+  /** Pause before each retry; its length is the number of retries. */
+  readonly retryDelaysMs?: readonly number[];
+  readonly wait?: Wait;
+}
+
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [30_000, 120_000, 600_000];
+
+// Retry timers must not keep a stopping process alive.
+const unrefSleep: Wait = (ms, signal) => sleep(ms, undefined, { signal, ref: false });
+
+export class Mailer {
+  private readonly transport: Transporter;
+  private readonly closing = new AbortController();
+  private readonly retryDelaysMs: readonly number[];
+  private readonly wait: Wait;
+
+  constructor(
+    private readonly from: string,
+    smtp: Config['mailer']['smtp'] & { host: string },
+    private readonly logger: Logger,
+    options: MailerOptions = {},
+  ) {
+    this.transport = nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      auth: smtp.username === null ? undefined : { user: smtp.username, pass: smtp.password ?? '' },
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
+    this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.wait = options.wait ?? unrefSleep;
+  }
+
+  /**
+   * Delivers the mail, retrying on failure. Resolves true once delivered,
+   * false when every attempt failed or the mailer closed. `about` is logged
+   * with each failure; it must not hold secrets (the mail text may).
+   */
+  async send(mail: OutgoingMail, about: Record<string, unknown>): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
+        return true;
+      } catch (error) {
+        const retryIn = this.retryDelaysMs[attempt];
+        const reason = error instanceof Error ? error.message : String(error);
+        this.logger.warn({ ...about, attempt: attempt + 1, reason, retry_in_ms: retryIn ?? null }, 'email delivery failed');
+        if (retryIn === undefined || !(await this.waitUnlessClosed(retryIn))) {
+          this.logger.error({ ...about, attempts: attempt + 1 }, 'email given up');
+          return false;
+        }
+      }
+    }
+  }
+
+  /** Stops pending retries and closes the SMTP connections. */
+  close(): void {
+    this.closing.abort();
+    this.transport.close();
+  }
+
+  private async waitUnlessClosed(ms: number): Promise<boolean> {
+    if (this.closing.signal.aborted) return false;
+    try {
+      await this.wait(ms, this.closing.signal);
+      return !this.closing.signal.aborted;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A mailer for the configured SMTP server, or null when mailer.smtp.host is not set. */
+export function createMailer(config: Config, logger: Logger, options: MailerOptions = {}): Mailer | null {
+  const { smtp } = config.mailer;
+  if (smtp.host === null) return null;
+  const from = config.mailer.from ?? `"${config.site_name.replace(/["\\\r\n]/g, '')}" <noreply@${hostname()}>`;
+  return new Mailer(from, { ...smtp, host: smtp.host }, logger, options);
+}

@@ -1,0 +1,52 @@
+// The texts of the signup emails. Plain text only: nothing to escape, nothing
+// for a mail client to load.
+import type { ApiUser } from '../api-users/model.js';
+import type { KeyExamples } from '../signup/key-examples.js';
+import type { OutgoingMail } from './mailer.js';
+
+export const WELCOME_SUBJECT = 'Your API key';
+
+export interface SiteInfo {
+  readonly siteName: string;
+  readonly contactUrl: string | null;
+}
+
+/** The key and how to use it. Examples are left out when no trusted public URL is known. */
+export function welcomeEmail(site: SiteInfo, user: ApiUser, apiKey: string, examples: KeyExamples | null): OutgoingMail {
+  const lines = [
+    `Hello${user.first_name === null ? '' : ` ${user.first_name}`},`,
+    '',
+    `Thank you for signing up for ${site.siteName}. Your API key for ${user.email} is:`,
+    '',
+    `    ${apiKey}`,
+    '',
+    'Pass it with every request in one of three ways:',
+    '',
+    ...(examples === null
+      ? ['  - the X-Api-Key header,', '  - the api_key query parameter,', '  - or as the username of HTTP Basic authentication (no password).']
+      : [`  X-Api-Key header:     ${examples.header}`, `  api_key parameter:    ${examples.query}`, `  HTTP Basic username:  ${examples.basic}`]),
+    '',
+    ...contactLines(site),
+  ];
+  return { to: user.email, subject: WELCOME_SUBJECT, text: `${lines.join('\n')}\n` };
+}
+
+/**
+ * Sent instead of a new key when duplicate emails are not allowed and the
+ * address already has one, so that the signup page itself reveals nothing.
+ */
+export function alreadyRegisteredEmail(site: SiteInfo, email: string): OutgoingMail {
+  const lines = [
+    'Hello,',
+    '',
+    `Someone, probably you, asked for an API key for ${email} at ${site.siteName}.`,
+    'This address already has an API key, so no new key was made.',
+    '',
+    ...contactLines(site, 'If you have lost your key'),
+  ];
+  return { to: email, subject: WELCOME_SUBJECT, text: `${lines.join('\n')}\n` };
+}
+
+function contactLines(site: SiteInfo, lead = 'If you have questions'): string[] {
+  return site.contactUrl === null ? [] : [`${lead}, contact us at ${site.contactUrl}.`];
+}

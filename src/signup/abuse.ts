@@ -1,0 +1,37 @@
+// Signup abuse resistance: a per-IP limit on signups, and a honeypot field
+// that people never see and form-filling bots fill in.
+import type { AppContext } from '../context.js';
+import type { RateLimit } from '../api-backends/model.js';
+
+/** The hidden field; a browser user leaves it empty. */
+export const HONEYPOT_FIELD = 'phone_number';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+export type LimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number; readonly message: string };
+
+export function filledHoneypot(body: unknown): boolean {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[HONEYPOT_FIELD] : undefined;
+  return typeof value === 'string' ? value.trim() !== '' : value !== undefined && value !== null;
+}
+
+/** Counts one signup from this IP; a limit of 0 leaves that window unlimited. */
+export async function checkSignupLimit(context: AppContext, ip: string): Promise<LimitVerdict> {
+  const decision = await context.rateLimiter.check({ bucket: 'signup', apiKeyPrefix: null, ip, limits: signupLimits(context) });
+  if (decision.allowed) return { allowed: true };
+  return { allowed: false, retryAfterSeconds: decision.retryAfterSeconds, message: tooManySignups(decision.retryAfterSeconds) };
+}
+
+function signupLimits(context: AppContext): RateLimit[] {
+  const { rate_limit_per_minute: perMinute, rate_limit_per_hour: perHour } = context.config.signup;
+  const limits: RateLimit[] = [];
+  if (perMinute > 0) limits.push({ duration: MINUTE_MS, limit_by: 'ip', limit: perMinute, response_headers: false });
+  if (perHour > 0) limits.push({ duration: HOUR_MS, limit_by: 'ip', limit: perHour, response_headers: false });
+  return limits;
+}
+
+function tooManySignups(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many signups from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}

@@ -1,0 +1,90 @@
+// POST /api-umbrella/v1/users(.json): API Umbrella's JSON signup API, for
+// admins and for sites that embed a signup form with a key-creator key.
+// CORS is open, as the embedding page lives on another origin.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import { jsonErrorHandler } from '../admin-api/plugin.js';
+import { signupStyleErrors, withKey } from '../admin-api/users.js';
+import { KEY_CREATOR_ROLE } from '../api-users/model.js';
+import { parseApiUser } from '../api-users/validate.js';
+import type { AppContext } from '../context.js';
+import { isPlainObject, toBoolean } from '../lib/validation-errors.js';
+import { checkSignupLimit } from './abuse.js';
+import { parseSignup } from './signup-input.js';
+import type { Signups } from './signups.js';
+
+type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
+
+const CORS_PREFLIGHT = {
+  'access-control-allow-headers': 'Content-Type, X-Api-Key',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-max-age': '600',
+};
+
+/** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hook wants an admin token. */
+export function signupApiPlugin(context: AppContext, signups: Signups) {
+  return async (app: FastifyInstance): Promise<void> => {
+    // The embeddable form posts jQuery-style form fields: user[first_name]=…
+    await app.register(formbody);
+    app.setErrorHandler(jsonErrorHandler);
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('access-control-allow-origin', '*');
+    });
+    for (const url of ['/users', '/users.json']) {
+      app.options(url, async (_request, reply) => reply.code(204).headers(CORS_PREFLIGHT).send());
+      app.post(url, (request, reply) => createUser(context, signups, request, reply));
+    }
+  };
+}
+
+async function createUser(context: AppContext, signups: Signups, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const caller = callerOf(context, request);
+  if (caller === null) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+  const body = userFields(request.body);
+
+  if (caller.kind === 'admin') {
+    const parsed = parseApiUser(body);
+    if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
+    const created = signups.createByAdmin(parsed.value, caller.id, sendWelcomeRequested(request.body));
+    return reply.code(201).send({ user: withKey(created.user, created.apiKey) });
+  }
+
+  const parsed = parseSignup(body, 'api');
+  if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
+  const limit = await checkSignupLimit(context, request.ip);
+  if (!limit.allowed) {
+    return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
+  }
+  const result = signups.signUp(parsed.value, caller.id);
+  if (result.kind === 'emailed') return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.` });
+  return reply.code(201).send({ user: withKey(result.user, result.apiKey) });
+}
+
+/** An admin by X-Admin-Auth-Token, or an enabled user with the key-creator role by X-Api-Key; else null. */
+function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
+  const admin = adminFromToken(request, context.admins);
+  if (admin !== null) return { kind: 'admin', id: admin.id };
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey !== 'string') return null;
+  const user = context.keyIndex.find(apiKey)?.user;
+  return user !== undefined && user.enabled && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
+}
+
+/** {"user":{…}}, the bare object, or form fields named user[field]. */
+function userFields(body: unknown): Record<string, unknown> {
+  if (!isPlainObject(body)) return {};
+  if (isPlainObject(body.user)) return body.user;
+  const bracketed = Object.entries(body).flatMap(([name, value]) => {
+    const field = /^user\[(\w+)\]$/.exec(name)?.[1];
+    return field === undefined ? [] : [[field, value] as const];
+  });
+  return bracketed.length > 0 ? Object.fromEntries(bracketed) : body;
+}
+
+/** API Umbrella's options[send_welcome_email] (nested or as a form field). */
+function sendWelcomeRequested(body: unknown): boolean {
+  if (!isPlainObject(body)) return false;
+  const options = isPlainObject(body.options) ? body.options : {};
+  return toBoolean(options.send_welcome_email ?? body['options[send_welcome_email]']) === true;
+}
