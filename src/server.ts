@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { adminApiPlugin } from './admin-api/plugin.js';
 import type { AppContext } from './context.js';
 import { gatewayPlugin } from './gateway/plugin.js';
+import { signupArea } from './signup/plugin.js';
 import { webPlugin } from './web/plugin.js';
 
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
@@ -19,7 +20,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     http: { maxHeaderSize: config.proxy.max_header_size },
   });
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
-  await app.register(webPlugin(context, []));
+  const signup = signupArea(context);
+  await app.register(signup.api, { prefix: '/api-umbrella/v1' });
+  await app.register(webPlugin(context, [signup.pages]));
   await app.register(gatewayPlugin(context));
   return app;
 }
