@@ -13,6 +13,7 @@ import { LOG_REDACTIONS } from './lib/log-redaction.js';
 import { Publisher } from './publish/publisher.js';
 import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
+import { createMemoryRateLimiter } from './rate-limit/sliding-window-limiter.js';
 import { openStore, type Db } from './store/db.js';
 
 export interface AppContext {
@@ -59,8 +60,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     publisher: new Publisher(db, backends),
     keyIndex: new KeyIndex(users, secretKey),
     analytics,
-    // Placeholder until the rate limiter lands (issue 7).
-    rateLimiter: { check: () => ({ allowed: true, headers: null }), peek: () => ({ allowed: true, headers: null }) },
+    rateLimiter: createMemoryRateLimiter(clock),
     close() {
       if (closed) return;
       closed = true;

@@ -1,0 +1,69 @@
+// Counters for one process. They are grouped by the time they expire (one
+// group per window), so a window that has ended is forgotten in one step,
+// however many clients it counted, and memory stays bounded: when the cap is
+// reached the window closest to its end goes first.
+import type { Clock } from '../lib/clock.js';
+import type { CounterStore } from './counter-store.js';
+
+/** About 100 bytes each: the cap keeps the counters of a flood of distinct clients to a few hundred MB. */
+export const DEFAULT_MAX_COUNTERS = 2_000_000;
+
+export class MemoryCounterStore implements CounterStore {
+  /** Counters by the time their window is no longer needed. */
+  private readonly windows = new Map<number, Map<string, number>>();
+  private nextExpiry = Infinity;
+  private counters = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxCounters = DEFAULT_MAX_COUNTERS,
+  ) {
+    if (!(maxCounters >= 1)) throw new RangeError('maxCounters must be at least 1');
+  }
+
+  /** How many counters are held. */
+  get size(): number {
+    return this.counters;
+  }
+
+  get(key: string, expiresAt: number): number {
+    this.forgetExpired();
+    return this.windows.get(expiresAt)?.get(key) ?? 0;
+  }
+
+  increment(key: string, expiresAt: number): number {
+    this.forgetExpired();
+    const count = (this.windows.get(expiresAt)?.get(key) ?? 0) + 1;
+    if (count === 1) this.makeRoom();
+    this.windowEnding(expiresAt).set(key, count);
+    if (count === 1) this.counters += 1;
+    return count;
+  }
+
+  private windowEnding(expiresAt: number): Map<string, number> {
+    let window = this.windows.get(expiresAt);
+    if (window === undefined) {
+      window = new Map();
+      this.windows.set(expiresAt, window);
+      this.nextExpiry = Math.min(this.nextExpiry, expiresAt);
+    }
+    return window;
+  }
+
+  private forgetExpired(): void {
+    const now = this.clock.now();
+    while (now >= this.nextExpiry) this.forgetWindow(this.nextExpiry);
+  }
+
+  private makeRoom(): void {
+    while (this.counters >= this.maxCounters) this.forgetWindow(this.nextExpiry);
+  }
+
+  private forgetWindow(expiresAt: number): void {
+    this.counters -= this.windows.get(expiresAt)?.size ?? 0;
+    this.windows.delete(expiresAt);
+    // Few windows are alive at once (two per limit duration), so a scan is cheap.
+    this.nextExpiry = Infinity;
+    for (const end of this.windows.keys()) this.nextExpiry = Math.min(this.nextExpiry, end);
+  }
+}

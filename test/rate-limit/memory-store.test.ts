@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { MemoryCounterStore } from '../../src/rate-limit/memory-store.js';
+
+describe('in-memory counter store', () => {
+  it('counts per key and answers 0 for a key never counted', () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryCounterStore(clock);
+    expect(store.increment('a', 2000)).toBe(1);
+    expect(store.increment('a', 2000)).toBe(2);
+    expect(store.increment('b', 2000)).toBe(1);
+    expect(store.get('a', 2000)).toBe(2);
+    expect(store.get('b', 2000)).toBe(1);
+    expect(store.get('c', 2000)).toBe(0);
+    expect(store.size).toBe(2);
+  });
+
+  it('forgets a window when it expires, and keeps the others', () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryCounterStore(clock);
+    store.increment('short', 1000);
+    store.increment('long', 15_000);
+    clock.set(999);
+    expect(store.get('short', 1000)).toBe(1);
+    clock.set(1000);
+    expect(store.get('short', 1000)).toBe(0);
+    expect(store.get('long', 15_000)).toBe(1);
+    expect(store.size).toBe(1);
+    clock.set(15_000);
+    expect(store.get('long', 15_000)).toBe(0);
+    expect(store.size).toBe(0);
+  });
+
+  it('starts a fresh count for a key of a window that has expired', () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryCounterStore(clock);
+    store.increment('a', 1000);
+    store.increment('a', 1000);
+    clock.set(1000);
+    expect(store.increment('a', 3000)).toBe(1);
+  });
+
+  it('when full, drops the window closest to its end first', () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryCounterStore(clock, 3);
+    store.increment('late', 60_000);
+    store.increment('soon-1', 2000);
+    store.increment('soon-2', 2000);
+    store.increment('soon-1', 2000); // an existing counter takes no room
+    expect(store.size).toBe(3);
+    store.increment('new', 60_000);
+    expect(store.size).toBe(2);
+    expect(store.get('soon-1', 2000)).toBe(0);
+    expect(store.get('late', 60_000)).toBe(1);
+    expect(store.get('new', 60_000)).toBe(1);
+  });
+
+  it('stays within the cap under a flood of distinct clients in one window', () => {
+    const store = new MemoryCounterStore(new ManualClock(0), 1000);
+    for (let client = 0; client < 10_000; client += 1) store.increment(`ip-${client}`, 2000);
+    expect(store.size).toBeLessThanOrEqual(1000);
+    expect(store.get('ip-9999', 2000)).toBe(1);
+  });
+
+  it('refuses a cap below one counter', () => {
+    expect(() => new MemoryCounterStore(new ManualClock(0), 0)).toThrow(RangeError);
+  });
+});
