@@ -2,6 +2,7 @@
 // catch-all that proxies everything else. Nothing here listens.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminApiPlugin } from './admin-api/plugin.js';
+import { adminUiRoutes } from './admin-ui/plugin.js';
 import type { AppContext } from './context.js';
 import { gatewayPlugin } from './gateway/plugin.js';
 import { signupArea } from './signup/plugin.js';
@@ -22,7 +23,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
-  await app.register(webPlugin(context, [signup.pages]));
+  await app.register(webPlugin(context, [adminUiRoutes, signup.pages]));
   await app.register(gatewayPlugin(context));
   return app;
 }

@@ -9,8 +9,13 @@ import fastifyStatic from '@fastify/static';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
 import { packagePath } from '../lib/package-path.js';
+
+// Pico CSS is served straight from its package, so there is no copy to keep in step.
+const PICO_CSS_DIR = dirname(createRequire(import.meta.url).resolve('@picocss/pico/css/pico.min.css'));
 
 export type PageRoutes = (app: FastifyInstance, context: AppContext) => Promise<void>;
 
@@ -20,7 +25,7 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
     await app.register(formbody);
     await app.register(csrf, {
       cookieKey: 'parasol_csrf',
-      cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', signed: true },
+      cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', signed: true, secure: 'auto' },
     });
     await app.register(helmet, {
       contentSecurityPolicy: {
@@ -31,6 +36,8 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
           imgSrc: ["'self'", 'data:'],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
+          // Helmet's default would send plain-HTTP installs' CSS, JS and forms to an https:// that is not there.
+          upgradeInsecureRequests: null,
         },
       },
       frameguard: { action: 'deny' },
@@ -44,6 +51,9 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
       defaultContext: { siteName: context.config.site_name },
     });
     await app.register(fastifyStatic, { root: packagePath('public'), prefix: '/assets/', maxAge: '1h' });
+    await app.register(fastifyStatic, { root: PICO_CSS_DIR, prefix: '/assets/pico/', maxAge: '1h', decorateReply: false });
+    // Admin pages set it from the session (see src/admin-ui/session-auth.ts).
+    app.decorateRequest('admin', null);
     for (const area of areas) await area(app, context);
   };
 }

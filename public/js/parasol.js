@@ -1,0 +1,80 @@
+// Progressive enhancement for the admin; every form also works without it.
+(function () {
+  'use strict';
+
+  // Open one menu at a time, and close menus on a click elsewhere.
+  document.addEventListener('click', function (event) {
+    document.querySelectorAll('details[data-menu][open]').forEach(function (menu) {
+      if (!menu.contains(event.target)) menu.removeAttribute('open');
+    });
+  });
+
+  // Buttons and forms that ask first: data-confirm="Delete this?".
+  document.addEventListener('submit', function (event) {
+    var submitter = event.submitter;
+    var message = (submitter && submitter.getAttribute('data-confirm')) || event.target.getAttribute('data-confirm');
+    if (message && !window.confirm(message)) event.preventDefault();
+  });
+
+  // Repeatable rows (servers, URL prefixes, rate limits, sub-settings): add from a <template>, remove in place.
+  document.addEventListener('click', function (event) {
+    var add = event.target.closest('button[data-add-row]');
+    if (add) {
+      event.preventDefault();
+      addRow(add);
+      return;
+    }
+    var remove = event.target.closest('button[data-remove-row]');
+    if (remove) {
+      event.preventDefault();
+      var row = remove.closest('[data-row]');
+      if (row) row.remove();
+    }
+  });
+
+  function addRow(button) {
+    var list = document.getElementById(button.getAttribute('data-add-row'));
+    var template = document.getElementById(button.getAttribute('data-template'));
+    if (!list || !template) return;
+    // Rows are numbered by the server; new ones take a number no row has, so names never collide.
+    var index = Date.now().toString(36) + Math.floor(Math.random() * 1000);
+    var html = template.innerHTML.split('__INDEX__').join(index);
+    list.insertAdjacentHTML('beforeend', html);
+    var field = list.lastElementChild && list.lastElementChild.querySelector('input, select, textarea');
+    if (field) field.focus();
+  }
+
+  // Publish page: Check all / Uncheck all, and Publish only when something is checked.
+  var publishForm = document.querySelector('form[data-publish-form]');
+  if (publishForm) {
+    var boxes = publishForm.querySelectorAll('input[type="checkbox"][data-publish-box]');
+    var publishButton = publishForm.querySelector('button[data-publish-button]');
+    var sync = function () {
+      var any = Array.prototype.some.call(boxes, function (box) { return box.checked; });
+      if (publishButton) publishButton.disabled = !any;
+    };
+    document.querySelectorAll('a[data-select]').forEach(function (link) {
+      link.addEventListener('click', function (event) {
+        event.preventDefault();
+        var checked = link.getAttribute('data-select') === 'all';
+        boxes.forEach(function (box) { box.checked = checked; });
+        sync();
+      });
+    });
+    publishForm.addEventListener('change', sync);
+    sync();
+  }
+
+  // Copy buttons beside keys and tokens that are shown once.
+  document.querySelectorAll('button[data-copy]').forEach(function (button) {
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      var field = document.getElementById(button.getAttribute('data-copy'));
+      if (!field) return;
+      field.select();
+      var done = function () { button.textContent = 'Copied'; };
+      if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, function () { document.execCommand('copy'); done(); });
+      else { document.execCommand('copy'); done(); }
+    });
+  });
+})();

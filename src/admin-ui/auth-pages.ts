@@ -1,0 +1,73 @@
+// The pages before sign-in: the first admin account on a fresh install,
+// sign in (with lockout) and sign out.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { FieldErrors } from '../lib/validation-errors.js';
+import { emailProblem, formString, newPasswordErrors } from './account-fields.js';
+import { redirectWithFlash } from './flash.js';
+import { LoginThrottle } from './login-throttle.js';
+import { renderAdminPage } from './page.js';
+import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, sessionAdmin, startSession } from './session-auth.js';
+
+export const FIRST_ADMIN_EXISTS = 'An initial admin account already exists.';
+export const LOGIN_FAILED = 'Invalid email or password.';
+
+export function authPages(app: FastifyInstance, context: AppContext): void {
+  const { admins } = context;
+  const throttle = new LoginThrottle(context.rateLimiter, context.config.admin);
+  const minLength = context.config.admin.password_min_length;
+
+  const refuseSetup = (reply: FastifyReply) => redirectWithFlash(reply, LOGIN_PATH, 'info', FIRST_ADMIN_EXISTS);
+  const renderSetup = (reply: FastifyReply, values: { email?: string }, errors: FieldErrors, status = 200) =>
+    renderAdminPage(context, reply, 'admin/setup', { title: 'Create the first admin account', values, errors, minLength }, status);
+
+  app.get('/setup', async (_request, reply) => (admins.count() > 0 ? refuseSetup(reply) : renderSetup(reply, {}, {})));
+
+  app.post('/setup', async (request, reply) => {
+    if (admins.count() > 0) return refuseSetup(reply);
+    const email = formString(request.body, 'email').trim();
+    const password = formString(request.body, 'password');
+    const errors: FieldErrors = { ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
+    const badEmail = emailProblem(email);
+    if (badEmail !== null) errors.email = [badEmail];
+    if (Object.keys(errors).length > 0) return renderSetup(reply, { email }, errors, 422);
+    // onlyIfNone decides inside the write transaction, so of two racing submits exactly one wins.
+    const created = await admins.create({ email, password, superuser: true }, { onlyIfNone: true });
+    if (created === null) return refuseSetup(reply);
+    startSession(context, reply, created.admin);
+    return redirectWithFlash(reply, '/admin/apis', 'success', 'Welcome! Your admin account is ready. Next, add your first API backend.');
+  });
+
+  app.get('/login', async (request, reply) => {
+    if (admins.count() === 0) return reply.redirect(FIRST_ADMIN_PATH, 303);
+    const next = safeNextPath((request.query as Record<string, unknown>).next);
+    if (sessionAdmin(context, request) !== null) return reply.redirect(next, 303);
+    return renderLogin(reply, { email: '', next, problem: null });
+  });
+
+  app.post('/login', async (request, reply) => {
+    const email = formString(request.body, 'email').trim();
+    const next = safeNextPath(formString(request.body, 'next'));
+    const { ip } = request;
+    if (await throttle.isLocked(email, ip)) {
+      const minutes = context.config.admin.login_lockout_minutes;
+      return renderLogin(reply, { email, next, problem: `Too many failed sign-in attempts. Try again in ${minutes} minutes.` }, 429);
+    }
+    const admin = await admins.authenticate(email, formString(request.body, 'password'));
+    if (admin === null) {
+      await throttle.recordFailure(email, ip);
+      return renderLogin(reply, { email, next, problem: LOGIN_FAILED }, 401);
+    }
+    startSession(context, reply, admin);
+    return reply.redirect(next, 303);
+  });
+
+  app.post('/logout', async (request, reply) => {
+    endSession(context, request, reply);
+    return redirectWithFlash(reply, LOGIN_PATH, 'info', 'You have been signed out.');
+  });
+
+  function renderLogin(reply: FastifyReply, data: { email: string; next: string; problem: string | null }, status = 200) {
+    return renderAdminPage(context, reply, 'admin/login', { title: 'Sign in', ...data }, status);
+  }
+}

@@ -1,0 +1,48 @@
+// The web admin at /admin/: server-rendered pages, every form CSRF-checked,
+// every page but the first-admin and sign-in pages behind a session.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { PageRoutes } from '../web/plugin.js';
+import { authPages } from './auth-pages.js';
+import { renderAdminPage } from './page.js';
+import { requireAdminSession } from './session-auth.js';
+
+export const adminUiRoutes: PageRoutes = async (app, context) => {
+  await app.register(
+    async (admin) => {
+      admin.setErrorHandler(errorPage(context));
+      // Every state-changing form carries the token; GET pages never change anything.
+      admin.addHook('preHandler', (request, reply, done) => {
+        if (request.method === 'GET' || request.method === 'HEAD') return done();
+        admin.csrfProtection(request, reply, done);
+      });
+      authPages(admin, context);
+      await admin.register(async (signedIn) => {
+        signedIn.addHook('preHandler', requireAdminSession(context));
+        signedIn.get('/', async (_request, reply) => reply.redirect('/admin/apis', 303));
+        signedIn.all('/*', async (_request, reply) =>
+          renderAdminPage(context, reply, 'admin/error', { title: 'Page not found', message: 'There is no admin page at this address.' }, 404),
+        );
+      });
+    },
+    { prefix: '/admin' },
+  );
+};
+
+const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
+
+/** Errors as pages in the admin's layout: a clear message, never a stack. */
+function errorPage(context: AppContext) {
+  return async function (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    if (CSRF_ERRORS.has(error.code)) {
+      return renderAdminPage(context, reply, 'admin/error', {
+        title: 'This form has expired',
+        message: 'For your security, forms are only valid for the page they came from. Go back, reload the page and try again.',
+      }, 403);
+    }
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'admin page failed');
+    const message = status === 500 ? 'Something went wrong on our side. The error has been logged; try again in a moment.' : error.message;
+    return renderAdminPage(context, reply, 'admin/error', { title: status === 500 ? 'Something went wrong' : 'That did not work', message }, status);
+  };
+}
