@@ -1,0 +1,110 @@
+// The mailer against a real SMTP server on loopback: delivery with and
+// without auth, retries in the background, giving up, and closing.
+import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { createMailer, Mailer, type Wait } from '../../src/mailer/mailer.js';
+import { testConfig } from '../helpers/config.js';
+import { capturingLogger } from './capturing-logger.js';
+import { startLocalSmtp, type LocalSmtp } from './local-smtp.js';
+
+const MAIL = { to: 'ada@example.com', subject: 'Your API key', text: 'Hello Ada,\n\nyour key is abc.\n' };
+
+let smtp: LocalSmtp | null = null;
+let mailer: Mailer | null = null;
+afterEach(async () => {
+  mailer?.close();
+  await smtp?.close();
+  smtp = mailer = null;
+});
+
+/** Retries wait for nothing but are recorded, so the test never sleeps. */
+function recordingWait(): { wait: Wait; waited: number[] } {
+  const waited: number[] = [];
+  return { waited, wait: async (ms) => void waited.push(ms) };
+}
+
+function smtpConfig(port: number, extra: Record<string, unknown> = {}) {
+  return testConfig({ site_name: 'Weather "API"', mailer: { smtp: { host: '127.0.0.1', port, ...extra } } });
+}
+
+describe('createMailer', () => {
+  it('is null while mailer.smtp.host is not set', () => {
+    expect(createMailer(testConfig(), pino({ level: 'silent' }))).toBeNull();
+  });
+
+  it('delivers to the configured server, from mailer.from', async () => {
+    smtp = await startLocalSmtp();
+    mailer = createMailer(testConfig({ mailer: { from: 'keys@example.com', smtp: { host: '127.0.0.1', port: smtp.port } } }), pino({ level: 'silent' }))!;
+    expect(await mailer.send(MAIL, {})).toBe(true);
+    const [mail] = await smtp.mails(1);
+    expect(mail).toEqual({ from: 'keys@example.com', to: ['ada@example.com'], subject: 'Your API key', text: 'Hello Ada,\n\nyour key is abc.\n' });
+  });
+
+  it('logs in with the configured username and password', async () => {
+    smtp = await startLocalSmtp({ auth: { username: 'parasol', password: 's3cret' } });
+    mailer = createMailer(smtpConfig(smtp.port, { username: 'parasol', password: 's3cret' }), pino({ level: 'silent' }))!;
+    expect(await mailer.send(MAIL, {})).toBe(true);
+    expect(smtp.received).toHaveLength(1);
+  });
+
+  it('sends from the site name when mailer.from is not set', async () => {
+    smtp = await startLocalSmtp();
+    mailer = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }))!;
+    await mailer.send(MAIL, {});
+    expect(smtp.received[0]!.from).toMatch(/^noreply@/);
+  });
+});
+
+describe('retries', () => {
+  it('retries a refused delivery after each configured pause, then delivers', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: 2 });
+    const { wait, waited } = recordingWait();
+    const { logger, lines } = capturingLogger();
+    mailer = createMailer(smtpConfig(smtp.port), logger, { retryDelaysMs: [10, 20, 30], wait })!;
+    expect(await mailer.send(MAIL, { user_id: 'u1' })).toBe(true);
+    expect(waited).toEqual([10, 20]);
+    expect(smtp.attempts).toBe(3);
+    expect(smtp.received).toHaveLength(1);
+    const failures = lines.filter((line) => line.msg === 'email delivery failed');
+    expect(failures).toHaveLength(2);
+    expect(failures[0]).toMatchObject({ user_id: 'u1', attempt: 1, retry_in_ms: 10, level: 40 });
+    expect(String(failures[0]!.reason)).toContain('Mailbox busy');
+  });
+
+  it('gives up after the last retry, logs it, and never rejects', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: Infinity });
+    const { wait, waited } = recordingWait();
+    const { logger, lines } = capturingLogger();
+    mailer = createMailer(smtpConfig(smtp.port), logger, { retryDelaysMs: [5, 5], wait })!;
+    expect(await mailer.send(MAIL, { user_id: 'u2' })).toBe(false);
+    expect(waited).toEqual([5, 5]);
+    expect(smtp.attempts).toBe(3);
+    expect(lines.find((line) => line.msg === 'email given up')).toMatchObject({ user_id: 'u2', attempts: 3, level: 50 });
+  });
+
+  it('survives a server that is not there at all', async () => {
+    const gone = await startLocalSmtp();
+    await gone.close();
+    const { wait } = recordingWait();
+    mailer = createMailer(smtpConfig(gone.port), pino({ level: 'silent' }), { retryDelaysMs: [1], wait })!;
+    expect(await mailer.send(MAIL, {})).toBe(false);
+  });
+
+  it('stops waiting for a retry when it is closed', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: Infinity });
+    let retryWaiting!: () => void;
+    const waiting = new Promise<void>((resolve) => (retryWaiting = resolve));
+    // The real wait's contract: it rejects when the signal aborts.
+    const wait: Wait = (_ms, signal) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason));
+        retryWaiting();
+      });
+    mailer = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }), { retryDelaysMs: [3_600_000], wait })!;
+    const sent = mailer.send(MAIL, {});
+    await waiting;
+    mailer.close();
+    expect(await sent).toBe(false);
+    expect(smtp.attempts).toBe(1);
+  });
+});

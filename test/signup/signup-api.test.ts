@@ -1,0 +1,147 @@
+// POST /api-umbrella/v1/users(.json): who may create keys, API Umbrella's
+// response shapes, and CORS for embedded signup forms.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
+import { startSignupApp, VALID_SIGNUP, type SignupApp } from './signup-app.js';
+
+let running: SignupApp;
+let adminToken: string;
+let keyCreatorKey: string;
+let plainKey: string;
+let disabledKeyCreatorKey: string;
+
+function createUser(email: string, roles: string[], enabled = true): string {
+  return running.context.users.create(
+    { email, first_name: 'Key', last_name: 'Owner', website: null, use_description: null, roles, enabled, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: 'test' },
+    null,
+  ).apiKey;
+}
+
+beforeAll(async () => {
+  // Generous limits: this file is about auth and shapes; the per-IP limit has its own test.
+  running = await startSignupApp({ signup: { rate_limit_per_minute: 1000, rate_limit_per_hour: 1000 } });
+  adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  keyCreatorKey = createUser('embed@example.com', [KEY_CREATOR_ROLE]);
+  plainKey = createUser('plain@example.com', []);
+  disabledKeyCreatorKey = createUser('old-embed@example.com', [KEY_CREATOR_ROLE], false);
+});
+afterAll(async () => {
+  await running.close();
+});
+
+function post(headers: Record<string, string>, payload: unknown, url = '/api-umbrella/v1/users') {
+  return running.app.inject({ method: 'POST', url, headers, payload: payload as Record<string, unknown> });
+}
+
+describe('authentication', () => {
+  it.each([
+    ['no credentials', {}],
+    ['a key without the key-creator role', () => ({ 'x-api-key': plainKey })],
+    ['a disabled key-creator key', () => ({ 'x-api-key': disabledKeyCreatorKey })],
+    ['an unknown key', { 'x-api-key': 'x'.repeat(40) }],
+    ['a wrong admin token', { 'x-admin-auth-token': 'y'.repeat(40) }],
+  ])('answers 401 to %s, with CORS', async (_name, headers) => {
+    const response = await post(typeof headers === 'function' ? headers() : headers, { user: VALID_SIGNUP });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'You need to sign in or sign up before continuing.' });
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('creates a key for a key-creator key: 201 with the user and its api_key', async () => {
+    const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, email: 'new@example.com' } });
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    const { user } = response.json();
+    expect(user).toMatchObject({ email: 'new@example.com', first_name: 'Ada', last_name: 'Lovelace', registration_source: 'api', roles: [], enabled: true });
+    expect(user.api_key).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(running.context.keyIndex.find(user.api_key)?.user.id).toBe(user.id);
+  });
+
+  it('creates a key for an admin token, and also answers on /users.json', async () => {
+    const response = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'by-admin@example.com' } }, '/api-umbrella/v1/users.json');
+    expect(response.statusCode).toBe(201);
+    expect(response.json().user.api_key).toMatch(/^[A-Za-z0-9]{40}$/);
+  });
+});
+
+describe('what each caller may set', () => {
+  it('ignores roles, settings and enabled from a key-creator, so it cannot mint privileged keys', async () => {
+    const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, roles: [KEY_CREATOR_ROLE, 'admin'], enabled: false, settings: { rate_limit_mode: 'unlimited' } } });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().user).toMatchObject({ roles: [], enabled: true, settings: { rate_limit_mode: null } });
+  });
+
+  it('lets an admin set roles, and does not require the terms box from an admin', async () => {
+    const { terms_and_conditions: _terms, ...withoutTerms } = VALID_SIGNUP;
+    const response = await post({ 'x-admin-auth-token': adminToken }, { user: { ...withoutTerms, roles: [KEY_CREATOR_ROLE] } });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().user.roles).toEqual([KEY_CREATOR_ROLE]);
+  });
+
+  it('keeps the registration_source an embedded form sends', async () => {
+    const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, registration_source: 'partner-site' } });
+    expect(response.json().user.registration_source).toBe('partner-site');
+  });
+
+  it('accepts the form-encoded user[field] body that embedded forms post', async () => {
+    const body = new URLSearchParams({ 'user[first_name]': 'Grace', 'user[last_name]': 'Hopper', 'user[email]': 'grace@example.com', 'user[terms_and_conditions]': 'true' });
+    const response = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/users',
+      headers: { 'x-api-key': keyCreatorKey, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body.toString(),
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().user).toMatchObject({ first_name: 'Grace', email: 'grace@example.com' });
+  });
+});
+
+describe('validation errors', () => {
+  it.each([
+    ['first_name', { first_name: '' }, 'Provide your first name.'],
+    ['last_name', { last_name: '' }, 'Provide your last name.'],
+    ['email', { email: '' }, 'Provide your email address.'],
+    ['email', { email: 'not-an-email' }, 'Provide a valid email address.'],
+    ['terms_and_conditions', { terms_and_conditions: false }, 'Check the box to agree to the terms and conditions.'],
+    ['first_name', { first_name: 'a'.repeat(81) }, 'is too long (maximum is 80 characters)'],
+    ['last_name', { last_name: 'www.example.com' }, 'is invalid'],
+    ['website', { website: 'nope' }, 'must be a valid URL in the form of http://example.com'],
+    ['use_description', { use_description: 'a'.repeat(2001) }, 'is too long (maximum is 2000 characters)'],
+  ])('answers 422 INVALID_INPUT for %s: %s', async (field, change, message) => {
+    const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, ...change } });
+    expect(response.statusCode).toBe(422);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    const { errors } = response.json();
+    expect(errors).toEqual([{ code: 'INVALID_INPUT', field, message, full_message: expect.stringContaining(message) }]);
+  });
+
+  it('answers 400 with CORS to malformed JSON', async () => {
+    const response = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/users',
+      headers: { 'x-api-key': keyCreatorKey, 'content-type': 'application/json' },
+      payload: '{"user":',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+  });
+});
+
+describe('CORS preflight', () => {
+  it.each(['/api-umbrella/v1/users', '/api-umbrella/v1/users.json'])('OPTIONS %s → 204 with the allowed headers and methods', async (url) => {
+    const response = await running.app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' } });
+    expect(response.statusCode).toBe(204);
+    expect(response.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'Content-Type, X-Api-Key',
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-max-age': '600',
+    });
+    expect(response.body).toBe('');
+  });
+
+  it('leaves the admin API users list behind its admin token', async () => {
+    const response = await running.app.inject({ method: 'GET', url: '/api-umbrella/v1/users', headers: { 'x-api-key': keyCreatorKey } });
+    expect(response.statusCode).toBe(401);
+  });
+});

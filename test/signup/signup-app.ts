@@ -1,0 +1,77 @@
+// A real app (real config loader, SQLite in a temp dir, every plugin) driven
+// with inject(), and the steps of filling in the signup form.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createContext, type AppContext, type ContextOptions } from '../../src/context.js';
+import { buildServer } from '../../src/server.js';
+import { testConfig } from '../helpers/config.js';
+
+export interface SignupApp {
+  readonly app: FastifyInstance;
+  readonly context: AppContext;
+  close(): Promise<void>;
+}
+
+export async function startSignupApp(overrides: Record<string, unknown> = {}, options: ContextOptions = {}): Promise<SignupApp> {
+  const context = createContext(testConfig(overrides), options);
+  const app = await buildServer(context).catch((error: unknown) => {
+    context.close();
+    throw error;
+  });
+  return {
+    app,
+    context,
+    async close() {
+      await app.close();
+      context.close();
+    },
+  };
+}
+
+export const VALID_SIGNUP = {
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  email: 'ada@example.com',
+  website: 'https://ada.example.com',
+  use_description: 'Analytical engines',
+  terms_and_conditions: '1',
+} as const;
+
+export interface FormSession {
+  readonly cookie: string;
+  readonly csrfToken: string;
+}
+
+/** GET /signup/ as a browser does: the CSRF cookie and the form's token. */
+export async function openSignupForm(app: FastifyInstance): Promise<FormSession> {
+  const response = await app.inject({ method: 'GET', url: '/signup/' });
+  return { cookie: cookieFrom(response), csrfToken: csrfTokenIn(response.body) };
+}
+
+export async function submitSignup(app: FastifyInstance, fields: Record<string, string>, options: { remoteAddress?: string } = {}): Promise<LightMyRequestResponse> {
+  const session = await openSignupForm(app);
+  return app.inject({
+    method: 'POST',
+    url: '/signup/',
+    headers: { cookie: session.cookie },
+    payload: { _csrf: session.csrfToken, ...fields },
+    remoteAddress: options.remoteAddress ?? '127.0.0.1',
+  });
+}
+
+/** The key shown on the success page, or null. */
+export function keyOnPage(html: string): string | null {
+  return /<code id="api-key"[^>]*>([^<]*)<\/code>/.exec(html)?.[1] ?? null;
+}
+
+export function csrfTokenIn(html: string): string {
+  const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (token === undefined) throw new Error('no CSRF token in the page');
+  return token;
+}
+
+function cookieFrom(response: LightMyRequestResponse): string {
+  const header = response.headers['set-cookie'];
+  const first = Array.isArray(header) ? header[0] : header;
+  if (first === undefined) throw new Error('no cookie set');
+  return first.split(';')[0]!;
+}

@@ -1,0 +1,130 @@
+// The welcome email through the real signup paths and a real SMTP server on
+// loopback, and the duplicate-email policy that relies on it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
+import { ConfigError } from '../../src/config/load.js';
+import { capturingLogger } from '../mailer/capturing-logger.js';
+import { startLocalSmtp, type LocalSmtp } from '../mailer/local-smtp.js';
+import { keyOnPage, startSignupApp, submitSignup, VALID_SIGNUP, type SignupApp } from './signup-app.js';
+
+let smtp: LocalSmtp | null = null;
+let running: SignupApp | null = null;
+afterEach(async () => {
+  await running?.close();
+  await smtp?.close();
+  running = smtp = null;
+});
+
+function mailerConfig(port: number, extra: Record<string, unknown> = {}) {
+  return { site_name: 'Weather API', mailer: { from: 'keys@weather.example', smtp: { host: '127.0.0.1', port } }, ...extra };
+}
+
+function keyCreator(app: SignupApp): string {
+  return app.context.users.create(
+    { ...VALID_SIGNUP, email: 'embed@example.com', website: null, roles: [KEY_CREATOR_ROLE], enabled: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: null },
+    null,
+  ).apiKey;
+}
+
+describe('the welcome email', () => {
+  it('sends "Your API key" with the key shown on the page and examples on public_url', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port, { public_url: 'https://api.weather.example' }));
+    const page = await submitSignup(running.app, VALID_SIGNUP);
+    const key = keyOnPage(page.body)!;
+    const [mail] = await smtp.mails(1);
+    expect(mail).toMatchObject({ from: 'keys@weather.example', to: ['ada@example.com'], subject: 'Your API key' });
+    expect(mail!.text).toContain(`Thank you for signing up for Weather API. Your API key for ada@example.com is:\n\n    ${key}\n`);
+    expect(mail!.text).toContain(`curl -H 'X-Api-Key: ${key}' 'https://api.weather.example/your/api/path'`);
+    expect(mail!.text).toContain(`curl 'https://api.weather.example/your/api/path?api_key=${key}'`);
+    expect(mail!.text).toContain(`curl -u '${key}:' 'https://api.weather.example/your/api/path'`);
+  });
+
+  it('never puts a URL from the Host header in a mail: without public_url it names the three ways only', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port));
+    const form = await running.app.inject({ method: 'GET', url: '/signup/', headers: { host: 'evil.example' } });
+    const cookie = String(form.headers['set-cookie']).split(';')[0]!;
+    const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    const page = await running.app.inject({ method: 'POST', url: '/signup/', headers: { host: 'evil.example', cookie }, payload: { ...VALID_SIGNUP, _csrf: token } });
+    expect(page.statusCode).toBe(200);
+    const [mail] = await smtp.mails(1);
+    expect(mail!.text).not.toContain('evil.example');
+    expect(mail!.text).toContain('the X-Api-Key header');
+    expect(mail!.text).toContain(keyOnPage(page.body)!);
+  });
+
+  it('still shows the key when the SMTP server refuses, and logs the failure without the key', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: Infinity });
+    const { logger, lines } = capturingLogger();
+    running = await startSignupApp(mailerConfig(smtp.port), { logger });
+    const page = await submitSignup(running.app, VALID_SIGNUP);
+    expect(page.statusCode).toBe(200);
+    const key = keyOnPage(page.body)!;
+    expect(running.context.keyIndex.find(key)).not.toBeNull();
+    await smtp.attemptsReach(1);
+    await expect.poll(() => lines.find((line) => line.msg === 'email delivery failed')).toMatchObject({ attempt: 1, retry_in_ms: 30_000 });
+    expect(JSON.stringify(lines)).not.toContain(key);
+  });
+
+  it('still shows the key when no SMTP server listens at all', async () => {
+    const gone = await startLocalSmtp();
+    await gone.close();
+    running = await startSignupApp(mailerConfig(gone.port));
+    const page = await submitSignup(running.app, VALID_SIGNUP);
+    expect(page.statusCode).toBe(200);
+    expect(keyOnPage(page.body)).toMatch(/^[A-Za-z0-9]{40}$/);
+  });
+
+  it('goes to signups through the JSON API; to admin-created users only with options.send_welcome_email', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port));
+    const adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const post = (headers: Record<string, string>, payload: Record<string, unknown>) => running!.app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers, payload });
+
+    expect((await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'quiet@example.com' } })).statusCode).toBe(201);
+    expect((await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'told@example.com' }, options: { send_welcome_email: true } })).statusCode).toBe(201);
+    expect((await post({ 'x-api-key': keyCreator(running) }, { user: { ...VALID_SIGNUP, email: 'embedded@example.com' } })).statusCode).toBe(201);
+    const mails = await smtp.mails(2);
+    expect(mails.map((mail) => mail.to[0]).sort()).toEqual(['embedded@example.com', 'told@example.com']);
+  });
+});
+
+describe('with allow_duplicate_emails: false', () => {
+  it('sends the key by email only and answers a known address exactly as a new one', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port, { signup: { allow_duplicate_emails: false } }));
+    const first = await submitSignup(running.app, VALID_SIGNUP);
+    const again = await submitSignup(running.app, { ...VALID_SIGNUP, email: 'ADA@example.com' });
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('We have sent your API key to <strong>ada@example.com</strong>.');
+    expect(keyOnPage(first.body)).toBeNull();
+    expect(again.statusCode).toBe(first.statusCode);
+    expect(again.body).toBe(first.body.replace('ada@example.com', 'ADA@example.com'));
+    expect(running.context.users.countByEmail('ada@example.com')).toBe(1);
+
+    const [welcome, note] = await smtp.mails(2);
+    const key = /Your API key for ada@example.com is:\n\n {4}([A-Za-z0-9]{40})\n/.exec(welcome!.text)![1]!;
+    expect(running.context.keyIndex.find(key)?.user.email).toBe('ada@example.com');
+    expect(note).toMatchObject({ to: ['ADA@example.com'], subject: 'Your API key' });
+    expect(note!.text).toContain('This address already has an API key, so no new key was made.');
+  });
+
+  it('answers the JSON API alike for known and new addresses, without the key', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port, { signup: { allow_duplicate_emails: false } }));
+    const key = keyCreator(running);
+    const post = () => running!.app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers: { 'x-api-key': key }, payload: { user: VALID_SIGNUP } });
+    const first = await post();
+    const again = await post();
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toEqual({ user: { email: 'ada@example.com' }, message: 'Your API key has been sent to ada@example.com.' });
+    expect(again.body).toBe(first.body);
+    await smtp.mails(2);
+  });
+
+  it('refuses to start without an SMTP server to send keys with', async () => {
+    await expect(startSignupApp({ signup: { allow_duplicate_emails: false } })).rejects.toThrow(ConfigError);
+    await expect(startSignupApp({ signup: { allow_duplicate_emails: false } })).rejects.toThrow(/signup\.allow_duplicate_emails: false needs mailer\.smtp\.host/);
+  });
+});
