@@ -1,34 +1,38 @@
 // Deletes entries older than analytics.retention_days, a small batch at a
 // time with the event loop free between batches, so the proxy never waits.
-import type { Db } from '../store/db.js';
+// The cutoff is a UTC midnight, so rows and daily rollups go together.
 import type { Clock } from '../lib/clock.js';
+import type { Db } from '../store/db.js';
+import { DAY_MS, dayOf } from './daily-rollups.js';
 
-const DAY_MS = 86_400_000;
 const BATCH_SIZE = 2_000;
 
 export class RetentionPruner {
-  private readonly deleteBatch: (cutoff: number) => number;
-  private readonly db: Db;
+  private readonly deleteRows: (cutoff: number) => number;
+  private readonly deleteRollups: (cutoffDay: number) => void;
   private running: Promise<number> | null = null;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly clock: Clock,
     private readonly retentionDays: number,
   ) {
-    this.db = db;
-    const statement = db.prepare(
-      'DELETE FROM analytics_logs WHERE id IN (SELECT id FROM analytics_logs WHERE request_at < ? ORDER BY request_at LIMIT ?)',
-    );
-    this.deleteBatch = (cutoff) => statement.run(cutoff, BATCH_SIZE).changes;
+    const rows = db.prepare('DELETE FROM analytics_logs WHERE id IN (SELECT id FROM analytics_logs WHERE request_at < ? ORDER BY request_at LIMIT ?)');
+    const users = db.prepare('DELETE FROM analytics_user_days WHERE denied IN (0, 1) AND day < ?');
+    const ips = db.prepare('DELETE FROM analytics_ip_days WHERE denied IN (0, 1) AND day < ?');
+    this.deleteRows = (cutoff) => rows.run(cutoff, BATCH_SIZE).changes;
+    this.deleteRollups = (cutoffDay) => {
+      users.run(cutoffDay);
+      ips.run(cutoffDay);
+    };
   }
 
-  /** Entries before this instant are past retention. */
+  /** Entries before this instant (a UTC midnight) are past retention. */
   cutoff(): number {
-    return this.clock.now() - this.retentionDays * DAY_MS;
+    return dayOf(this.clock.now() - this.retentionDays * DAY_MS) * DAY_MS;
   }
 
-  /** Prunes until nothing is past retention; resolves to the number deleted. One run at a time. */
+  /** Prunes until nothing is past retention; resolves to the number of entries deleted. One run at a time. */
   prune(): Promise<number> {
     this.running ??= this.pruneInBatches().finally(() => {
       this.running = null;
@@ -37,12 +41,16 @@ export class RetentionPruner {
   }
 
   private async pruneInBatches(): Promise<number> {
+    const cutoff = this.cutoff();
     let total = 0;
     // The store may close between two batches when the server stops.
     while (this.db.open) {
-      const deleted = this.deleteBatch(this.cutoff());
+      const deleted = this.deleteRows(cutoff);
       total += deleted;
-      if (deleted < BATCH_SIZE) return total;
+      if (deleted < BATCH_SIZE) {
+        this.deleteRollups(dayOf(cutoff));
+        break;
+      }
       await new Promise((resolve) => setImmediate(resolve));
     }
     return total;

@@ -1,5 +1,7 @@
-// Writes batches of entries into analytics_logs, one transaction per batch.
+// Writes batches of entries into analytics_logs and the daily rollups, one
+// transaction per batch.
 import type { Db } from '../store/db.js';
+import { DailyRollups } from './daily-rollups.js';
 import { FIELDS } from './fields.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
@@ -10,8 +12,10 @@ export class AnalyticsWriter {
 
   constructor(db: Db) {
     const insert = db.prepare(`INSERT INTO analytics_logs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((name) => `@${name}`).join(', ')})`);
+    const rollups = new DailyRollups(db);
     this.writeBatch = db.transaction((batch: readonly AnalyticsEntry[]) => {
       for (const entry of batch) insert.run(entry);
+      rollups.add(batch);
     });
   }
 

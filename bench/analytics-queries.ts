@@ -1,0 +1,96 @@
+// With 1,000,000 entries over 30 days in the store: how long the default
+// Filter Logs view takes (14 days, first page, highlights and chart), and how
+// much RSS grows while a CSV of 100,000 rows streams.
+//   npm run bench:analytics-queries -- [--data-dir DIR] [--runs 10]
+// The data dir is seeded with scripts/seed-analytics when it has fewer rows.
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { entriesCsv } from '../src/analytics/csv.js';
+import { AnalyticsQueries } from '../src/analytics/log-queries.js';
+import { parseLogQuery, type LogQuery } from '../src/analytics/query/log-query.js';
+import { openStore, type Db } from '../src/store/db.js';
+import { seedAnalytics } from '../scripts/seed-analytics.js';
+
+const ENTRIES = 1_000_000;
+const DAYS = 30;
+const CSV_ROWS = 100_000;
+
+const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, runs: { type: 'string', default: '10' } } });
+const dataDir = values['data-dir'] ?? join(tmpdir(), 'parasol-analytics-bench');
+const runs = Number(values.runs);
+
+const db = openStore(dataDir);
+ensureSeeded(db);
+const queries = new AnalyticsQueries(db);
+const now = Date.now();
+
+const timings = defaultViewTimings(runs);
+console.log(`default view (14 days, first page, highlights, chart): median ${ms(median(timings))}, max ${ms(Math.max(...timings))} over ${runs} runs`);
+await csvMemory();
+db.close();
+
+function ensureSeeded(store: Db): void {
+  const { n } = store.prepare('SELECT count(*) AS n FROM analytics_logs').get() as { n: number };
+  if (n >= ENTRIES) return;
+  console.log(`seeding ${ENTRIES} entries over ${DAYS} days into ${dataDir} (once)…`);
+  store.exec('DELETE FROM analytics_logs; DELETE FROM analytics_user_days; DELETE FROM analytics_ip_days;');
+  seedAnalytics(store, { count: ENTRIES, days: DAYS, endAt: Date.now() });
+}
+
+function defaultViewTimings(count: number): number[] {
+  const timings: number[] = [];
+  for (let run = 0; run < count; run++) {
+    const started = performance.now();
+    const query = mustParse({});
+    const summary = queries.summary(query);
+    const page = queries.entries(query);
+    timings.push(performance.now() - started);
+    if (run === 0) console.log(`  ${summary.hits} hits, ${summary.unique_users} users, ${summary.unique_ips} IPs, ${page.length} rows on the first page`);
+  }
+  return timings;
+}
+
+async function csvMemory(): Promise<void> {
+  // The newest 100,000 entries: the seed spreads them evenly over the days.
+  const span = Math.round((DAYS * 86_400_000 * CSV_ROWS) / ENTRIES);
+  const { n: last } = db.prepare('SELECT max(request_at) AS n FROM analytics_logs').get() as { n: number };
+  const query = mustParse({ start_at: new Date(last - span + 1).toISOString(), end_at: new Date(last).toISOString(), query: '[]' });
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  let rows = -1;
+  let bytes = 0;
+  const started = performance.now();
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      for (const byte of chunk) if (byte === 10) rows++;
+      peak = Math.max(peak, process.memoryUsage().rss);
+      // A client that reads at its own pace: hand control back to the event loop.
+      setImmediate(done);
+    },
+  });
+  await pipeline(entriesCsv(queries, query), sink);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `CSV: ${rows} rows, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s; RSS growth ${((peak - before) / 1e6).toFixed(1)} MB (before ${(before / 1e6).toFixed(0)} MB, peak ${(peak / 1e6).toFixed(0)} MB)`,
+  );
+}
+
+function mustParse(params: Record<string, string>): LogQuery {
+  const parsed = parseLogQuery(params, now);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.query;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}

@@ -1,0 +1,110 @@
+// Fills a data dir's analytics log with synthetic traffic for benchmarks and
+// demos: `npm run seed:analytics -- --data-dir DIR [--count 1000000] [--days 30]`.
+// Deterministic: the same arguments give the same rows.
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { AnalyticsWriter } from '../src/analytics/writer.js';
+import type { AnalyticsEntry } from '../src/analytics/log-entry.js';
+import { openStore, type Db } from '../src/store/db.js';
+
+const DAY_MS = 86_400_000;
+const BATCH = 10_000;
+const USERS = 2_000;
+const ANONYMOUS_IPS = 20_000;
+const BACKENDS = ['backend-weather', 'backend-energy', 'backend-transit', 'backend-census', 'backend-maps'];
+const PATHS = ['/v1/forecast', '/v1/stations', '/v2/prices', '/v1/routes', '/v1/population', '/v1/tiles'];
+const AGENTS = ['curl/8.5.0', 'python-requests/2.31.0', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0', 'okhttp/4.12.0'];
+
+export interface SeedOptions {
+  readonly count: number;
+  readonly days: number;
+  /** The newest entry is just before this instant. */
+  readonly endAt: number;
+}
+
+/** Writes `count` entries spread evenly over the `days` before endAt, oldest first. */
+export function seedAnalytics(db: Db, options: SeedOptions): void {
+  const writer = new AnalyticsWriter(db);
+  const random = mulberry32(42);
+  const span = options.days * DAY_MS;
+  const startAt = options.endAt - span;
+  for (let first = 0; first < options.count; first += BATCH) {
+    const batch: AnalyticsEntry[] = [];
+    for (let i = first; i < Math.min(first + BATCH, options.count); i++) {
+      batch.push(syntheticEntry(i, Math.floor(startAt + (i * span) / options.count), random));
+    }
+    writer.write(batch);
+  }
+}
+
+function syntheticEntry(index: number, requestAt: number, random: () => number): AnalyticsEntry {
+  // A few heavy users and a long tail, like real API traffic.
+  const user = Math.floor(USERS * random() ** 3);
+  const roll = random();
+  const denied = roll < 0.06 ? 'api_key_missing' : roll < 0.08 ? 'api_key_invalid' : roll < 0.1 ? 'over_rate_limit' : null;
+  const known = denied === null || denied === 'over_rate_limit';
+  const ip = known ? `10.${user % 200}.${Math.floor(user / 200)}.${1 + Math.floor(random() * 3)}` : `192.0.${Math.floor(random() * ANONYMOUS_IPS) % 256}.${Math.floor(random() * 80)}`;
+  const path = PATHS[index % PATHS.length]!;
+  const responseTime = Math.round(5 + 200 * random() ** 4);
+  const upstreamTime = denied === null ? Math.max(0, responseTime - 1) : null;
+  return {
+    request_id: `seed-${index.toString(36)}`,
+    request_at: requestAt,
+    request_method: random() < 0.9 ? 'GET' : 'POST',
+    request_scheme: 'https',
+    request_host: 'api.example.com',
+    request_path: path,
+    request_url_query: known ? `api_key=[REDACTED]&page=${index % 7}` : `page=${index % 7}`,
+    request_ip: ip,
+    request_user_agent: AGENTS[user % AGENTS.length]!,
+    request_referer: null,
+    request_size: 200 + (index % 300),
+    response_status: denied === null ? (random() < 0.97 ? 200 : 500) : denied === 'over_rate_limit' ? 429 : 403,
+    response_size: denied === null ? 500 + Math.floor(random() * 5000) : 180,
+    response_time: responseTime,
+    upstream_time: upstreamTime,
+    gateway_overhead: upstreamTime === null ? responseTime : responseTime - upstreamTime,
+    api_backend_id: BACKENDS[index % BACKENDS.length]!,
+    user_id: known ? `user-${user.toString().padStart(5, '0')}` : null,
+    user_email: known ? `user${user}@example.com` : null,
+    api_key_preview: known ? `k${user.toString(36).padStart(4, '0')}…` : null,
+    gatekeeper_denied_code: denied,
+  };
+}
+
+/** A small seeded PRNG, so seeded data sets are reproducible. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      'data-dir': { type: 'string' },
+      count: { type: 'string', default: '1000000' },
+      days: { type: 'string', default: '30' },
+    },
+  });
+  const dataDir = values['data-dir'];
+  const count = Number(values.count);
+  const days = Number(values.days);
+  if (dataDir === undefined || !Number.isInteger(count) || count < 1 || !(days > 0)) {
+    console.error('usage: seed-analytics --data-dir DIR [--count 1000000] [--days 30]');
+    process.exit(2);
+  }
+  const db = openStore(dataDir);
+  const started = performance.now();
+  seedAnalytics(db, { count, days, endAt: Date.now() });
+  db.pragma('optimize');
+  db.close();
+  console.log(`seeded ${count} entries over ${days} days into ${dataDir} in ${Math.round(performance.now() - started)} ms`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

@@ -1,0 +1,187 @@
+// Reads the analytics log for the admin pages, the JSON endpoints and the
+// CSV downloads. Every condition comes from a parsed LogQuery: whitelisted
+// columns, bound values.
+import type { Db } from '../store/db.js';
+import { DAY_MS } from './daily-rollups.js';
+import { FIELDS } from './fields.js';
+import type { AnalyticsEntry } from './log-entry.js';
+import type { DateRange } from './query/date-range.js';
+import { escapeLike, ruleSql, type FilterRule, type SqlCondition } from './query/filter-rules.js';
+import { buckets } from './query/intervals.js';
+import type { LogQuery } from './query/log-query.js';
+
+export interface UserHits {
+  readonly user_id: string;
+  readonly user_email: string | null;
+  readonly hits: number;
+  readonly last_request_at: number;
+}
+
+export interface IpHits {
+  readonly request_ip: string;
+  readonly hits: number;
+}
+
+export interface ChartPoint {
+  /** The interval's start, epoch ms. */
+  readonly start_at: number;
+  readonly hits: number;
+}
+
+export interface Summary {
+  readonly hits: number;
+  readonly unique_users: number;
+  readonly unique_ips: number;
+  /** Milliseconds; null without hits. */
+  readonly average_response_time: number | null;
+  readonly top_users: readonly UserHits[];
+  readonly top_ips: readonly IpHits[];
+  readonly chart: readonly ChartPoint[];
+}
+
+const TOP = 10;
+const COLUMNS = FIELDS.map((info) => info.name).join(', ');
+const SEARCHED = ['request_path', 'request_url_query', 'user_email', 'request_ip'];
+
+export class AnalyticsQueries {
+  constructor(private readonly db: Db) {}
+
+  /** How many entries match (recordsFiltered). */
+  count(query: LogQuery): number {
+    const where = whereSql(query);
+    return (this.db.prepare(`SELECT count(*) AS n FROM analytics_logs WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+  }
+
+  /** One page of matching entries in the query's order. */
+  entries(query: LogQuery): AnalyticsEntry[] {
+    const where = whereSql(query);
+    const { field, direction } = query.order;
+    return this.db
+      .prepare(`SELECT ${COLUMNS} FROM analytics_logs WHERE ${where.sql} ORDER BY ${field} ${direction}, id ${direction} LIMIT ? OFFSET ?`)
+      .all(...where.params, query.limit, query.offset) as AnalyticsEntry[];
+  }
+
+  /**
+   * Every matching entry, newest first, `size` at a time. Each batch is its
+   * own short query (keyset paging), so no statement stays open between
+   * batches and the writer is never held up by a download.
+   */
+  *entryBatches(query: LogQuery, size = 1_000): Generator<AnalyticsEntry[]> {
+    const where = whereSql(query);
+    const first = this.db.prepare(`SELECT id, ${COLUMNS} FROM analytics_logs WHERE ${where.sql} ORDER BY request_at DESC, id DESC LIMIT ?`);
+    const next = this.db.prepare(
+      `SELECT id, ${COLUMNS} FROM analytics_logs WHERE ${where.sql} AND request_at <= ? AND (request_at < ? OR id < ?) ORDER BY request_at DESC, id DESC LIMIT ?`,
+    );
+    let batch = first.all(...where.params, size) as (AnalyticsEntry & { id: number })[];
+    while (batch.length > 0) {
+      yield batch;
+      if (batch.length < size) return;
+      const last = batch[batch.length - 1]!;
+      batch = next.all(...where.params, last.request_at, last.request_at, last.id, size) as (AnalyticsEntry & { id: number })[];
+    }
+  }
+
+  /** Highlights, top users and IPs, and hits per interval. */
+  summary(query: LogQuery): Summary {
+    const users = this.userHits(query);
+    const ips = this.ipHits(query);
+    const chart = this.chart(query);
+    const hits = chart.points.reduce((sum, point) => sum + point.hits, 0);
+    return {
+      hits,
+      unique_users: users.length,
+      unique_ips: ips.length,
+      average_response_time: hits === 0 ? null : chart.responseTimeTotal / hits,
+      top_users: users.slice(0, TOP),
+      top_ips: ips.slice(0, TOP),
+      chart: chart.points,
+    };
+  }
+
+  /** Hits and last request per API user over the query's range and filters, most hits first. */
+  userHits(query: LogQuery): UserHits[] {
+    const rollup = rollupSql(query);
+    const rows = rollup
+      ? this.db
+          .prepare(
+            `SELECT user_id, max(user_email) AS user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at
+             FROM analytics_user_days WHERE ${rollup.sql} GROUP BY user_id`,
+          )
+          .all(...rollup.params)
+      : this.grouped('user_id', 'max(user_email) AS user_email, count(*) AS hits, max(request_at) AS last_request_at', query);
+    return byHits(rows as UserHits[]);
+  }
+
+  ipHits(query: LogQuery): IpHits[] {
+    const rollup = rollupSql(query);
+    const rows = rollup
+      ? this.db.prepare(`SELECT request_ip, sum(hits) AS hits FROM analytics_ip_days WHERE ${rollup.sql} GROUP BY request_ip`).all(...rollup.params)
+      : this.grouped('request_ip', 'count(*) AS hits', query);
+    return byHits(rows as IpHits[]);
+  }
+
+  private grouped(column: 'user_id' | 'request_ip', aggregates: string, query: LogQuery): unknown[] {
+    const where = whereSql(query);
+    return this.db
+      .prepare(`SELECT ${column}, ${aggregates} FROM analytics_logs WHERE ${where.sql} AND ${column} IS NOT NULL GROUP BY ${column}`)
+      .all(...where.params);
+  }
+
+  /** One indexed range count per bucket: cheaper than grouping every row by a computed bucket. */
+  private chart(query: LogQuery): { points: ChartPoint[]; responseTimeTotal: number } {
+    const perBucket = whereSql(query);
+    const statement = this.db.prepare(`SELECT count(*) AS hits, total(response_time) AS time FROM analytics_logs WHERE ${perBucket.sql}`);
+    const rangeParams = perBucket.params.slice(2);
+    let responseTimeTotal = 0;
+    const points = buckets(query.range, query.interval).map((bucket) => {
+      const row = statement.get(bucket.from, bucket.to, ...rangeParams) as { hits: number; time: number };
+      responseTimeTotal += row.time;
+      return { start_at: bucket.start, hits: row.hits };
+    });
+    return { points, responseTimeTotal };
+  }
+}
+
+/** The time range first (its two parameters lead), then every rule, then the search. */
+export function whereSql(query: Pick<LogQuery, 'range' | 'rules' | 'search'>): SqlCondition {
+  const parts = ['request_at >= ? AND request_at < ?'];
+  const params: unknown[] = [query.range.startAt, query.range.endAt];
+  for (const rule of query.rules) {
+    const condition = ruleSql(rule);
+    parts.push(condition.sql);
+    params.push(...condition.params);
+  }
+  if (query.search !== '') {
+    parts.push(`(${SEARCHED.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+    params.push(...SEARCHED.map(() => `%${escapeLike(query.search)}%`));
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+/**
+ * The daily rollups answer a query over whole UTC days whose only filter is
+ * on whether the gateway denied the request; anything else reads the rows.
+ */
+function rollupSql(query: LogQuery): SqlCondition | null {
+  const denied = rollupDenied(query.rules);
+  if (denied === null || query.search !== '' || !onWholeDays(query.range)) return null;
+  return {
+    sql: `denied IN (${denied.map(() => '?').join(', ')}) AND day >= ? AND day < ?`,
+    params: [...denied, query.range.startAt / DAY_MS, query.range.endAt / DAY_MS],
+  };
+}
+
+function rollupDenied(rules: readonly FilterRule[]): number[] | null {
+  if (rules.length === 0) return [0, 1];
+  const [rule] = rules;
+  if (rules.length > 1 || rule!.field !== 'gatekeeper_denied_code') return null;
+  return rule!.operator === 'is_null' ? [0] : rule!.operator === 'is_not_null' ? [1] : null;
+}
+
+function onWholeDays(range: DateRange): boolean {
+  return range.startAt % DAY_MS === 0 && range.endAt % DAY_MS === 0;
+}
+
+function byHits<T extends { hits: number }>(rows: T[]): T[] {
+  return rows.sort((a, b) => b.hits - a.hits);
+}

@@ -1,0 +1,99 @@
+// The date range of a view: a preset relative to now (bookmarks stay
+// relative) or explicit start_at/end_at, end inclusive. Days are UTC.
+import { DAY_MS, dayOf } from '../daily-rollups.js';
+
+export const RANGE_PRESETS = {
+  today: 'Today',
+  yesterday: 'Yesterday',
+  last_7_days: 'Last 7 Days',
+  last_14_days: 'Last 14 Days',
+  last_30_days: 'Last 30 Days',
+} as const;
+
+export type RangePreset = keyof typeof RANGE_PRESETS;
+export const DEFAULT_PRESET: RangePreset = 'last_14_days';
+export const MAX_RANGE_MS = 366 * DAY_MS;
+
+export interface DateRange {
+  /** Inclusive, epoch ms. */
+  readonly startAt: number;
+  /** Exclusive, epoch ms. */
+  readonly endAt: number;
+  /** The preset it came from; null for an explicit range. */
+  readonly preset: RangePreset | null;
+}
+
+export type RangeResult = { ok: true; range: DateRange } | { ok: false; error: string };
+
+export function presetRange(preset: RangePreset, now: number): DateRange {
+  const today = dayOf(now) * DAY_MS;
+  const days = { today: [0, 1], yesterday: [-1, 0], last_7_days: [-6, 1], last_14_days: [-13, 1], last_30_days: [-29, 1] }[preset];
+  return { startAt: today + days[0]! * DAY_MS, endAt: today + days[1]! * DAY_MS, preset };
+}
+
+/** From `range` (a preset) or `start_at` + `end_at`; neither means the default preset. */
+export function parseDateRange(params: { range?: unknown; start_at?: unknown; end_at?: unknown }, now: number): RangeResult {
+  const { range, start_at: start, end_at: end } = params;
+  if (isBlank(start) && isBlank(end)) {
+    if (isBlank(range)) return { ok: true, range: presetRange(DEFAULT_PRESET, now) };
+    if (typeof range === 'string' && range in RANGE_PRESETS) return { ok: true, range: presetRange(range as RangePreset, now) };
+    return { ok: false, error: `Unknown date range "${String(range)}"; use one of ${Object.keys(RANGE_PRESETS).join(', ')} or start_at and end_at` };
+  }
+  const startAt = parseInstant(start, 'start');
+  const endAt = parseInstant(end, 'end');
+  if (startAt === null) return { ok: false, error: `start_at must be a date (YYYY-MM-DD) or an ISO date-time, got "${String(start ?? '')}"` };
+  if (endAt === null) return { ok: false, error: `end_at must be a date (YYYY-MM-DD) or an ISO date-time, got "${String(end ?? '')}"` };
+  if (endAt <= startAt) return { ok: false, error: 'end_at must not be before start_at' };
+  if (endAt - startAt > MAX_RANGE_MS) return { ok: false, error: 'The date range may span at most one year' };
+  return { ok: true, range: { startAt, endAt, preset: null } };
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * A date covers its whole UTC day: as a start it is its midnight, as an end the
+ * next midnight. A date-time is that instant (UTC unless it names an offset);
+ * as an end it is included.
+ */
+export function parseInstant(value: unknown, role: 'start' | 'end'): number | null {
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  const date = DATE.exec(text);
+  if (date !== null) {
+    const midnight = utc(Number(date[1]), Number(date[2]), Number(date[3]));
+    return midnight === null ? null : midnight + (role === 'end' ? DAY_MS : 0);
+  }
+  const dateTime = DATE_TIME.exec(text);
+  if (dateTime === null) return null;
+  const [, y, mo, d, h, mi, s = '0', ms = '0', zone = 'Z'] = dateTime;
+  const midnight = utc(Number(y), Number(mo), Number(d));
+  if (midnight === null || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  const offsetMinutes = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const instant = midnight + ((Number(h) * 60 + Number(mi) - offsetMinutes) * 60 + Number(s)) * 1000 + Number(ms.padEnd(3, '0'));
+  return instant + (role === 'end' ? 1 : 0);
+}
+
+/** Midnight UTC of a calendar date, or null when there is no such date (2026-02-30). */
+function utc(year: number, month: number, day: number): number | null {
+  const ms = Date.UTC(year, month - 1, day);
+  const back = new Date(ms);
+  return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day ? ms : null;
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** The inclusive end as a date or date-time for forms and links (YYYY-MM-DD when on whole days). */
+export function formatRangeEnd(range: DateRange): string {
+  return range.endAt % DAY_MS === 0 ? isoDate(range.endAt - DAY_MS) : new Date(range.endAt - 1).toISOString();
+}
+
+export function formatRangeStart(range: DateRange): string {
+  return range.startAt % DAY_MS === 0 ? isoDate(range.startAt) : new Date(range.startAt).toISOString();
+}
+
+function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

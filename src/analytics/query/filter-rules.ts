@@ -1,0 +1,132 @@
+// Filters on logged fields, combined with AND. Parsed from untrusted input
+// into typed rules once; compiled to SQL where only whitelisted column names
+// and fixed operators appear, and every value is a bound parameter.
+import { fieldNamed, type FieldInfo, type FieldName } from '../fields.js';
+
+export const OPERATORS = {
+  equal: 'equals',
+  not_equal: 'not equals',
+  begins_with: 'begins with',
+  contains: 'contains',
+  is_null: 'is empty',
+  is_not_null: 'is not empty',
+  less: '<',
+  greater: '>',
+  between: 'between',
+} as const;
+
+export type Operator = keyof typeof OPERATORS;
+export type RuleValue = string | number | readonly [number, number] | null;
+
+export interface FilterRule {
+  readonly field: FieldName;
+  readonly operator: Operator;
+  readonly value: RuleValue;
+}
+
+/** Hides requests the gateway refused; the admin can remove it. */
+export const DEFAULT_RULES: readonly FilterRule[] = [{ field: 'gatekeeper_denied_code', operator: 'is_null', value: null }];
+
+/** Names API Umbrella's query builder and the issue's wording use for the same operators. */
+const ALIASES: Record<string, Operator> = { equals: 'equal', not_equals: 'not_equal', is_empty: 'is_null', is_not_empty: 'is_not_null', lt: 'less', gt: 'greater' };
+const TEXT_ONLY = new Set<Operator>(['begins_with', 'contains']);
+const NUMBER_ONLY = new Set<Operator>(['less', 'greater', 'between']);
+const NO_VALUE = new Set<Operator>(['is_null', 'is_not_null']);
+
+export type RulesResult = { ok: true; rules: FilterRule[] } | { ok: false; error: string };
+
+/** `[{"field","operator","value"}]`, or API Umbrella's `{"condition":"AND","rules":[…]}`. */
+export function parseRules(input: unknown): RulesResult {
+  const list = Array.isArray(input) ? input : isObject(input) && Array.isArray(input.rules) ? input.rules : null;
+  if (list === null) return { ok: false, error: 'query must be a JSON list of filters: [{"field":…,"operator":…,"value":…}]' };
+  if (isObject(input) && input.condition !== undefined && String(input.condition).toUpperCase() !== 'AND') {
+    return { ok: false, error: 'Filters can only be combined with AND' };
+  }
+  const rules: FilterRule[] = [];
+  for (const raw of list) {
+    const parsed = parseRule(raw);
+    if (typeof parsed === 'string') return { ok: false, error: parsed };
+    rules.push(parsed);
+  }
+  return { ok: true, rules };
+}
+
+/** A rule, or the message saying what is wrong with it. */
+export function parseRule(raw: unknown): FilterRule | string {
+  if (!isObject(raw)) return 'Each filter must be an object with field, operator and value';
+  const info = fieldNamed(raw.field ?? raw.id);
+  if (info === undefined) return `Unknown filter field "${String(raw.field ?? raw.id ?? '')}"`;
+  const name = String(raw.operator ?? '');
+  const operator = name in OPERATORS ? (name as Operator) : ALIASES[name];
+  if (operator === undefined) return `Unknown filter operator "${name}"; use one of ${Object.keys(OPERATORS).join(', ')}`;
+  if (TEXT_ONLY.has(operator) && info.kind !== 'string') return `"${OPERATORS[operator]}" needs a text field; ${info.name} is a number`;
+  if (NUMBER_ONLY.has(operator) && info.kind !== 'number') return `"${OPERATORS[operator]}" needs a number field; ${info.name} is text`;
+  const value = parseValue(info, operator, raw.value);
+  return 'error' in value ? value.error : { field: info.name, operator, value: value.ok };
+}
+
+function parseValue(info: FieldInfo, operator: Operator, raw: unknown): { ok: RuleValue } | { error: string } {
+  if (NO_VALUE.has(operator)) return { ok: null };
+  if (operator === 'between') {
+    const parts = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
+    const numbers = parts.map(toNumber);
+    if (numbers.length !== 2 || numbers.some((n) => n === null)) return { error: `"between" on ${info.name} needs two numbers, e.g. 100,500` };
+    return { ok: [numbers[0]!, numbers[1]!] };
+  }
+  if (info.kind === 'number') {
+    const number = toNumber(raw);
+    return number === null ? { error: `${info.name} compares numbers; "${String(raw ?? '')}" is not a number` } : { ok: number };
+  }
+  if (typeof raw === 'number') return { ok: String(raw) };
+  if (typeof raw !== 'string' || raw === '') return { error: `"${OPERATORS[operator]}" on ${info.name} needs a value` };
+  return { ok: raw };
+}
+
+function toNumber(raw: unknown): number | null {
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : null;
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  const number = Number(raw.trim());
+  return Number.isFinite(number) ? number : null;
+}
+
+export interface SqlCondition {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/** One rule as SQL; text "empty" means NULL or ''. Column names come from the field whitelist only. */
+export function ruleSql(rule: FilterRule): SqlCondition {
+  const column = rule.field;
+  const text = fieldNamed(column)!.kind === 'string';
+  switch (rule.operator) {
+    case 'equal':
+      return { sql: `${column} = ?`, params: [rule.value] };
+    case 'not_equal':
+      return { sql: `(${column} IS NULL OR ${column} <> ?)`, params: [rule.value] };
+    case 'begins_with':
+      return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [`${escapeLike(String(rule.value))}%`] };
+    case 'contains':
+      return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [`%${escapeLike(String(rule.value))}%`] };
+    case 'is_null':
+      return { sql: text ? `(${column} IS NULL OR ${column} = '')` : `${column} IS NULL`, params: [] };
+    case 'is_not_null':
+      return { sql: text ? `(${column} IS NOT NULL AND ${column} <> '')` : `${column} IS NOT NULL`, params: [] };
+    case 'less':
+      return { sql: `${column} < ?`, params: [rule.value] };
+    case 'greater':
+      return { sql: `${column} > ?`, params: [rule.value] };
+    case 'between': {
+      const [low, high] = rule.value as readonly [number, number];
+      return { sql: `${column} BETWEEN ? AND ?`, params: [Math.min(low, high), Math.max(low, high)] };
+    }
+  }
+}
+
+/** LIKE's wildcards in a value match themselves. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

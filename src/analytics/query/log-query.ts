@@ -1,0 +1,84 @@
+// One parser for the parameters the JSON endpoints and the admin pages share:
+// range or start_at/end_at, interval, search, query (filters), start, length,
+// order. Anything wrong is one message for a 400.
+import { fieldNamed, type FieldName } from '../fields.js';
+import { parseDateRange, type DateRange } from './date-range.js';
+import { DEFAULT_RULES, parseRules, type FilterRule } from './filter-rules.js';
+import { bucketCount, DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type Interval } from './intervals.js';
+
+export type Direction = 'asc' | 'desc';
+
+export interface SortOrder {
+  readonly field: FieldName;
+  readonly direction: Direction;
+}
+
+export interface LogQuery {
+  readonly range: DateRange;
+  readonly interval: Interval;
+  readonly rules: readonly FilterRule[];
+  /** Free text matched against path, query, user email and IP; '' for none. */
+  readonly search: string;
+  readonly offset: number;
+  readonly limit: number;
+  readonly order: SortOrder;
+}
+
+export const DEFAULT_ORDER: SortOrder = { field: 'request_at', direction: 'desc' };
+export const MAX_PAGE_LENGTH = 1_000;
+const MAX_SEARCH_LENGTH = 200;
+
+export type LogQueryResult = { ok: true; query: LogQuery } | { ok: false; error: string };
+
+export function parseLogQuery(params: Record<string, unknown>, now: number, defaultLength = 50): LogQueryResult {
+  const range = parseDateRange(params, now);
+  if (!range.ok) return range;
+  const interval = params.interval === undefined || params.interval === '' ? DEFAULT_INTERVAL : params.interval;
+  if (!isInterval(interval)) return { ok: false, error: `Unknown interval "${String(interval)}"; use one of ${INTERVALS.join(', ')}` };
+  if (bucketCount(range.range, interval) > MAX_BUCKETS) {
+    return { ok: false, error: `The interval ${interval} is too short for this date range (more than ${MAX_BUCKETS} points); choose a longer one` };
+  }
+  const rules = parseQueryParam(params.query);
+  if (!rules.ok) return rules;
+  const search = params.search === undefined ? '' : params.search;
+  if (typeof search !== 'string' || search.length > MAX_SEARCH_LENGTH) return { ok: false, error: `search must be text of at most ${MAX_SEARCH_LENGTH} characters` };
+  const offset = integerParam(params.start, 0);
+  const limit = integerParam(params.length, defaultLength);
+  if (offset === null || offset < 0) return { ok: false, error: 'start must be a whole number, 0 or more' };
+  if (limit === null || limit < 1 || limit > MAX_PAGE_LENGTH) return { ok: false, error: `length must be a whole number from 1 to ${MAX_PAGE_LENGTH}` };
+  const order = parseOrder(params.order);
+  if (order === null) return { ok: false, error: `order must be a logged field, optionally followed by :asc or :desc (e.g. response_time:desc)` };
+  return { ok: true, query: { range: range.range, interval, rules: rules.rules, search: search.trim(), offset, limit, order } };
+}
+
+/** Absent means the default filter; "[]" means none. */
+function parseQueryParam(raw: unknown): { ok: true; rules: FilterRule[] } | { ok: false; error: string } {
+  if (raw === undefined || raw === '') return { ok: true, rules: [...DEFAULT_RULES] };
+  if (typeof raw !== 'string') return { ok: false, error: 'query must be given once, as JSON' };
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { ok: false, error: 'query is not valid JSON' };
+  }
+  return parseRules(json);
+}
+
+function integerParam(raw: unknown, fallback: number): number | null {
+  if (raw === undefined || raw === '') return fallback;
+  return typeof raw === 'string' && /^\d{1,9}$/.test(raw.trim()) ? Number(raw) : null;
+}
+
+/** "field", "field:asc" or "field:desc"; absent means newest first. */
+export function parseOrder(raw: unknown): SortOrder | null {
+  if (raw === undefined || raw === '') return DEFAULT_ORDER;
+  if (typeof raw !== 'string') return null;
+  const [name, direction = 'asc', extra] = raw.split(':');
+  const info = fieldNamed(name);
+  if (info === undefined || extra !== undefined || (direction !== 'asc' && direction !== 'desc')) return null;
+  return { field: info.name, direction };
+}
+
+export function formatOrder(order: SortOrder): string {
+  return `${order.field}:${order.direction}`;
+}
