@@ -60,7 +60,7 @@ function renderForm(context: AppContext, reply: FastifyReply, values: FormBody, 
   return reply.view('signup/form', {
     values: Object.fromEntries(FORM_FIELDS.map((name) => [name, typeof values[name] === 'string' ? values[name] : ''])),
     errors: sentences(errors),
-    notice,
+    flash: notice === undefined ? undefined : { kind: 'error', message: notice },
     csrfToken: reply.generateCsrf(),
     termsUrl: context.config.signup.terms_url ?? BUILT_IN_TERMS_PATH,
     honeypotField: HONEYPOT_FIELD,

@@ -16,7 +16,7 @@ describe('the honeypot', () => {
   it('hides the field from people', async () => {
     running = await startSignupApp();
     const form = await running.app.inject({ method: 'GET', url: '/signup/' });
-    expect(form.body).toMatch(new RegExp(`<div hidden aria-hidden="true">\\s*<label[^>]*>[^<]*</label>\\s*<input id="user_${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}"[^>]*tabindex="-1" autocomplete="off">`));
+    expect(form.body).toMatch(new RegExp(`<div hidden aria-hidden="true">\\s*<label[^>]*>[^<]*</label>\\s*<input id="f-${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}"[^>]*tabindex="-1" autocomplete="off">`));
   });
 
   it('answers a filled-in honeypot like a success, with a key that was never stored', async () => {
@@ -40,7 +40,7 @@ describe('the per-IP signup limit', () => {
 
     const refused = await from('203.0.113.5');
     expect(refused.statusCode).toBe(429);
-    expect(refused.body).toMatch(/<p role="alert"[^>]*>Too many signups from your network\. Please try again in [12] minutes?\.<\/p>/);
+    expect(refused.body).toMatch(/<div class="flash flash-error" role="alert">Too many signups from your network\. Please try again in [12] minutes?\.<\/div>/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.body).toContain('value="ada@example.com"');
     expect(keyOnPage(refused.body)).toBeNull();

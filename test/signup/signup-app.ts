@@ -60,7 +60,7 @@ export async function submitSignup(app: FastifyInstance, fields: Record<string, 
 
 /** The key shown on the success page, or null. */
 export function keyOnPage(html: string): string | null {
-  return /<code id="api-key"[^>]*>([^<]*)<\/code>/.exec(html)?.[1] ?? null;
+  return /<input id="api-key"[^>]*value="([^"]*)"/.exec(html)?.[1] ?? null;
 }
 
 export function csrfTokenIn(html: string): string {

@@ -55,6 +55,7 @@ describe('POST /signup/', () => {
     expect(response.body).toContain('Your API key for <strong>ada@example.com</strong> is:');
     const key = keyOnPage(response.body)!;
     expect(key).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(response.body).toContain('<button type="button" class="secondary" data-copy="api-key" hidden>Copy</button>');
     expect(response.body).toContain(`curl -H &#39;X-Api-Key: ${key}&#39;`);
     expect(response.body).toContain(`?api_key=${key}`);
     expect(response.body).toContain(`curl -u &#39;${key}:&#39;`);
@@ -123,8 +124,8 @@ describe('validation', () => {
   it.each(cases)('shows the message for %s next to the field, values kept', async (_name, change, field, message) => {
     const response = await submitSignup(running.app, { ...VALID_SIGNUP, ...change });
     expect(response.statusCode).toBe(422);
-    expect(response.body).toContain(`<small id="user_${field}_error" class="field-error">${message.replace(/</g, '&lt;')}</small>`);
-    expect(response.body).toMatch(new RegExp(`id="user_${field}"[^>]*aria-invalid="true"`));
+    expect(response.body).toMatch(new RegExp(`<small id="f-${field}-error" class="field-error">${escapeRegExp(message)}</small>`));
+    expect(response.body).toMatch(new RegExp(`id="f-${field}"[^>]*aria-invalid="true"`));
     const kept = { ...VALID_SIGNUP, ...change };
     for (const name of ['first_name', 'last_name', 'email', 'website'] as const) expect(response.body).toContain(`value="${escapeHtml(kept[name])}"`);
     expect(keyOnPage(response.body)).toBeNull();
@@ -156,4 +157,8 @@ describe('validation', () => {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
