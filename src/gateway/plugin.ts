@@ -1,14 +1,22 @@
-// The data plane: every request that is not for the gateway's own endpoints.
+// The data plane: every request that is not for the gateway's own endpoints
+// goes through one catch-all route into the gateway.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { Gateway, type PageHandler } from './gateway.js';
+import { builtInHomepage } from './homepage.js';
 
-export function gatewayPlugin(_context: AppContext) {
+export interface GatewayPluginOptions {
+  /** Serves GET/HEAD "/" when no backend matches it; a plain built-in page when absent. */
+  readonly homepage?: PageHandler;
+}
+
+export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions = {}) {
   return async (app: FastifyInstance): Promise<void> => {
+    const gateway = new Gateway(context, options.homepage ?? builtInHomepage(context.config));
+    app.addHook('onClose', () => gateway.close());
     // Bodies are streamed to the upstream untouched, never parsed.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    app.all('/*', async (_request, reply) => {
-      return reply.code(404).type('application/json').send({ error: { code: 'NOT_FOUND', message: 'The requested URL was not found on this server.' } });
-    });
+    app.all('/*', (request, reply) => gateway.handle(request, reply));
   };
 }

@@ -1,0 +1,169 @@
+// The gateway's own error responses, as API Umbrella words and formats them:
+// one table of codes, one negotiation of the format, one renderer per format.
+import { firstQueryValue } from './request-url.js';
+
+export type ErrorCode =
+  | 'API_KEY_MISSING'
+  | 'API_KEY_INVALID'
+  | 'API_KEY_DISABLED'
+  | 'API_KEY_UNAUTHORIZED'
+  | 'HTTPS_REQUIRED'
+  | 'NOT_FOUND'
+  | 'OVER_RATE_LIMIT'
+  | 'INTERNAL_SERVER_ERROR'
+  | 'BAD_REQUEST'
+  | 'BAD_GATEWAY'
+  | 'GATEWAY_TIMEOUT';
+
+interface ErrorDefinition {
+  readonly status: number;
+  readonly template: string;
+}
+
+const ASSISTANCE = 'Try again later or contact us at {{contact_url}} for assistance';
+
+export const ERRORS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
+  API_KEY_MISSING: { status: 403, template: 'No api_key was supplied. Get one at {{signup_url}}' },
+  API_KEY_INVALID: { status: 403, template: 'An invalid api_key was supplied. Get one at {{signup_url}}' },
+  API_KEY_DISABLED: { status: 403, template: 'The api_key supplied has been disabled. Contact us at {{contact_url}} for assistance' },
+  API_KEY_UNAUTHORIZED: {
+    status: 403,
+    template: 'The api_key supplied is not authorized to access the given service. Contact us at {{contact_url}} for assistance',
+  },
+  HTTPS_REQUIRED: { status: 400, template: 'Requests must be made over HTTPS. Try accessing the API at: {{https_url}}' },
+  NOT_FOUND: { status: 404, template: 'The requested URL was not found on this server.' },
+  OVER_RATE_LIMIT: { status: 429, template: `You have exceeded your rate limit. ${ASSISTANCE}` },
+  INTERNAL_SERVER_ERROR: { status: 500, template: `An unexpected error has occurred. ${ASSISTANCE}` },
+  // Not in API Umbrella's table (nginx answers these with its own pages); worded the same way.
+  BAD_REQUEST: { status: 400, template: 'The request URL is malformed.' },
+  BAD_GATEWAY: { status: 502, template: `The API backend could not be reached. ${ASSISTANCE}` },
+  GATEWAY_TIMEOUT: { status: 504, template: `The API backend did not respond in time. ${ASSISTANCE}` },
+};
+
+/** The URLs a message template may name. */
+export interface MessageUrls {
+  readonly signup_url: string;
+  readonly contact_url: string;
+  readonly https_url: string;
+}
+
+const PLACEHOLDER = /\{\{(signup_url|contact_url|https_url)\}\}/g;
+
+export function errorMessage(code: ErrorCode, urls: MessageUrls): string {
+  return ERRORS[code].template.replace(PLACEHOLDER, (_match, name: keyof MessageUrls) => urls[name]);
+}
+
+export type ErrorFormat = 'json' | 'xml' | 'csv' | 'html';
+
+export interface NegotiatedFormat {
+  readonly format: ErrorFormat;
+  readonly contentType: string;
+}
+
+const BY_NAME: Readonly<Record<ErrorFormat, NegotiatedFormat>> = {
+  json: { format: 'json', contentType: 'application/json' },
+  xml: { format: 'xml', contentType: 'application/xml' },
+  csv: { format: 'csv', contentType: 'text/csv' },
+  html: { format: 'html', contentType: 'text/html' },
+};
+
+/** In preference order: ties in Accept go to the earlier one. */
+const MEDIA_TYPES: readonly NegotiatedFormat[] = [
+  BY_NAME.json,
+  BY_NAME.xml,
+  { format: 'xml', contentType: 'text/xml' },
+  BY_NAME.csv,
+  BY_NAME.html,
+];
+
+const EXTENSION = /\.(json|xml|csv|html)$/;
+
+/** Path extension, then a plain `format=` parameter, then Accept, else JSON. */
+export function negotiateFormat(path: string, query: string, accept: string | undefined): NegotiatedFormat {
+  const extension = EXTENSION.exec(path.slice(path.lastIndexOf('/')));
+  if (extension !== null) return BY_NAME[extension[1] as ErrorFormat];
+  const requested = firstQueryValue(query, 'format');
+  if (requested !== null && Object.hasOwn(BY_NAME, requested)) return BY_NAME[requested as ErrorFormat];
+  return accept === undefined || accept === '' ? BY_NAME.json : fromAccept(accept);
+}
+
+interface AcceptRange {
+  readonly type: string;
+  readonly subtype: string;
+  readonly q: number;
+}
+
+function fromAccept(accept: string): NegotiatedFormat {
+  const ranges = parseAccept(accept);
+  let best = BY_NAME.json;
+  let bestQ = 0;
+  for (const media of MEDIA_TYPES) {
+    const q = qualityOf(media.contentType, ranges);
+    if (q > bestQ) {
+      best = media;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
+function parseAccept(accept: string): AcceptRange[] {
+  const ranges: AcceptRange[] = [];
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.split(';');
+    const slash = range.indexOf('/');
+    if (slash < 0) continue;
+    let q = 1;
+    for (const param of params) {
+      const [name, value] = param.split('=');
+      if (name?.trim().toLowerCase() === 'q' && value !== undefined) {
+        const parsed = Number(value.trim());
+        q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
+      }
+    }
+    ranges.push({ type: range.slice(0, slash).trim().toLowerCase(), subtype: range.slice(slash + 1).trim().toLowerCase(), q });
+  }
+  return ranges;
+}
+
+/** The q of the most specific range that covers the media type (0 when none does). */
+function qualityOf(contentType: string, ranges: readonly AcceptRange[]): number {
+  const slash = contentType.indexOf('/');
+  const type = contentType.slice(0, slash);
+  const subtype = contentType.slice(slash + 1);
+  let specificity = -1;
+  let q = 0;
+  for (const range of ranges) {
+    const rank = range.type === type ? (range.subtype === subtype ? 2 : range.subtype === '*' ? 1 : -1) : range.type === '*' ? 0 : -1;
+    if (rank > specificity) {
+      specificity = rank;
+      q = range.q;
+    }
+  }
+  return q;
+}
+
+export function renderErrorBody(format: ErrorFormat, code: string, message: string): string {
+  switch (format) {
+    case 'json':
+      return JSON.stringify({ error: { code, message } });
+    case 'xml':
+      return `<?xml version="1.0" encoding="UTF-8"?><response><error><code>${escapeMarkup(code)}</code><message>${escapeMarkup(message)}</message></error></response>`;
+    case 'csv':
+      return `Error Code,Error Message\n${csvField(code)},${csvField(message)}\n`;
+    case 'html':
+      return `<html><body><h1>${escapeMarkup(code)}</h1><p>${escapeMarkup(message)}</p></body></html>`;
+  }
+}
+
+const MARKUP_SPECIAL = /[&<>"']/g;
+const MARKUP_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for HTML and XML alike. */
+export function escapeMarkup(text: string): string {
+  return text.replace(MARKUP_SPECIAL, (char) => MARKUP_ENTITIES[char]!);
+}
+
+function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}

@@ -1,0 +1,170 @@
+// One proxied request from match to log entry: the checks in API Umbrella's
+// order (settings → key → roles → rate limits), then the upstream call, and
+// one analytics entry when the response is over.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { AnalyticsRecorder } from '../analytics/log-entry.js';
+import type { KeyIndex } from '../api-users/key-index.js';
+import type { ApiUser } from '../api-users/model.js';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { RateLimitDecision, RateLimiter, RateLimitHeaders } from '../rate-limit/limiter.js';
+import { analyticsEntry } from './analytics-entry.js';
+import { extractApiKey, type KeySource } from './api-key.js';
+import type { ErrorCode } from './errors.js';
+import { UpstreamCall } from './forward.js';
+import { nextRequestId } from './request-id.js';
+import type { RequestTarget } from './request-url.js';
+import { writeError, type ErrorExtras, type ErrorRequest } from './respond.js';
+import type { GatewayRoute } from './routes.js';
+import { limitsFor, type EffectiveSettings } from './settings.js';
+
+/** What every exchange shares: the gateway's collaborators. */
+export interface ExchangeDeps {
+  readonly config: Config;
+  readonly keyIndex: Pick<KeyIndex, 'find'>;
+  readonly rateLimiter: RateLimiter;
+  readonly analytics: AnalyticsRecorder;
+  readonly clock: Clock;
+}
+
+/** The request as the gateway read it before matching. */
+export interface ClientRequest {
+  readonly raw: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Kept here: Node detaches it from the request once the response is done. */
+  readonly socket: Socket;
+  readonly target: RequestTarget;
+  readonly protocol: string;
+  /** Host header (or a trusted X-Forwarded-Host). */
+  readonly host: string;
+  /** Client IP through trusted_proxies. */
+  readonly ip: string;
+}
+
+export class Exchange implements ErrorRequest {
+  readonly startedAt = performance.now();
+  readonly requestAt: number;
+  readonly requestId = nextRequestId();
+  readonly raw: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Kept here: Node detaches it from the request once the response is done. */
+  readonly socket: Socket;
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly url: string;
+  readonly path: string;
+  readonly query: string;
+  readonly protocol: string;
+  readonly host: string;
+  readonly ip: string;
+  /** The path the upstream gets: frontend_prefix replaced once by backend_prefix. */
+  readonly backendPath: string;
+  readonly settings: EffectiveSettings;
+  user: ApiUser | null = null;
+  keyPrefix: string | null = null;
+  keySource: KeySource | null = null;
+  /** Lowercase error code when the gateway refused the request. */
+  deniedCode: string | null = null;
+  rateLimit: RateLimitHeaders | null = null;
+  upstreamStartedAt = 0;
+  upstreamEndedAt = 0;
+  private call: UpstreamCall | null = null;
+
+  constructor(
+    private readonly deps: ExchangeDeps,
+    client: ClientRequest,
+    readonly route: GatewayRoute,
+  ) {
+    this.requestAt = deps.clock.now();
+    this.raw = client.raw;
+    this.res = client.res;
+    this.socket = client.raw.socket;
+    this.method = client.raw.method!;
+    this.headers = client.raw.headers;
+    this.url = client.raw.url!;
+    this.path = client.target.path;
+    this.query = client.target.query;
+    this.protocol = client.protocol;
+    this.host = client.host;
+    this.ip = client.ip;
+    this.backendPath = route.backendPrefix + this.path.slice(route.frontendPrefix.length);
+    this.settings = route.backend.settings.choose(this.method, this.backendPath, this.query);
+    this.res.once('close', this.onClose);
+  }
+
+  run(): void {
+    const { settings } = this;
+    if (settings.requireHttps && this.protocol !== 'https') return this.deny('HTTPS_REQUIRED');
+    const presented = extractApiKey(this.headers, this.query);
+    if (presented !== null) {
+      const record = this.deps.keyIndex.find(presented.key);
+      if (record === null) return this.deny('API_KEY_INVALID');
+      if (!record.user.enabled) return this.deny('API_KEY_DISABLED');
+      this.user = record.user;
+      this.keyPrefix = record.prefix;
+      this.keySource = presented.source;
+    } else if (!settings.disableApiKey) {
+      return this.deny('API_KEY_MISSING');
+    }
+    if (!holdsRoles(this.user, settings.requiredRoles)) return this.deny('API_KEY_UNAUTHORIZED');
+    this.checkRateLimits();
+  }
+
+  /** Called by the upstream call when the upstream could not answer. */
+  fail(code: ErrorCode): void {
+    writeError(this.res, this.deps.config, this, code, { rateLimit: this.rateLimit });
+  }
+
+  private checkRateLimits(): void {
+    const limits = limitsFor(this.settings, this.user);
+    if (limits.length === 0) return this.forward();
+    const decision = this.deps.rateLimiter.check({
+      bucket: this.settings.rateLimitBucket ?? this.route.backend.frontendHost,
+      apiKeyPrefix: this.keyPrefix,
+      ip: this.ip,
+      limits,
+    });
+    // A shared store answers with a promise; the in-memory one answers now, without one.
+    if (decision instanceof Promise) {
+      decision.then(
+        (answer) => this.afterRateLimits(answer),
+        () => this.res.destroyed || this.fail('INTERNAL_SERVER_ERROR'),
+      );
+    } else {
+      this.afterRateLimits(decision);
+    }
+  }
+
+  private afterRateLimits(decision: RateLimitDecision): void {
+    this.rateLimit = decision.headers;
+    if (!decision.allowed) return this.deny('OVER_RATE_LIMIT', { rateLimit: decision.headers, retryAfterSeconds: decision.retryAfterSeconds });
+    this.forward();
+  }
+
+  private forward(): void {
+    // The client may have gone while the limiter answered.
+    if (this.res.destroyed) return;
+    this.call = new UpstreamCall(this, this.route.backend.upstreams.pick(this.ip));
+    this.call.start();
+  }
+
+  private deny(code: ErrorCode, extras?: ErrorExtras): void {
+    this.deniedCode = code.toLowerCase();
+    writeError(this.res, this.deps.config, this, code, extras);
+  }
+
+  private readonly onClose = (): void => {
+    // A client that leaves mid-request stops the upstream call too.
+    this.call?.abort();
+    if (!this.settings.disableAnalytics) this.deps.analytics.record(analyticsEntry(this));
+  };
+}
+
+function holdsRoles(user: ApiUser | null, required: readonly string[]): boolean {
+  if (required.length === 0) return true;
+  if (user === null) return false;
+  for (const role of required) if (!user.roles.includes(role)) return false;
+  return true;
+}

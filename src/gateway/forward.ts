@@ -1,0 +1,192 @@
+// The upstream leg of an exchange: the rewritten request goes out on the
+// server's keep-alive pool, and the response streams back chunk by chunk
+// with backpressure both ways. Nothing is buffered.
+import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import type { ErrorCode } from './errors.js';
+import type { Exchange } from './exchange.js';
+import { connectionListed, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
+import { rewriteLocation } from './location.js';
+import { upstreamQuery } from './request-url.js';
+import { rateLimitHeaders } from './respond.js';
+import type { UpstreamServer } from './upstreams.js';
+
+/**
+ * Implements undici's callback handler (onConnect/onHeaders/onData/…) rather
+ * than the newer controller one: undici would wrap the newer one in two more
+ * objects per request and parse every header into an object we do not need.
+ */
+export class UpstreamCall implements Dispatcher.DispatchHandler {
+  private abortDispatch: ((reason?: Error) => void) | null = null;
+  private resume: (() => void) | null = null;
+  private onDrain: (() => void) | null = null;
+  private finished = false;
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly server: UpstreamServer,
+  ) {}
+
+  start(): void {
+    const { exchange } = this;
+    this.server.inFlight++;
+    exchange.upstreamStartedAt = performance.now();
+    try {
+      this.server.pool.dispatch(
+        {
+          path: upstreamPath(exchange),
+          method: exchange.method,
+          headers: upstreamHeaders(exchange),
+          body: hasBody(exchange.headers) ? exchange.raw : null,
+        },
+        this,
+      );
+    } catch (error) {
+      this.onError(error as Error);
+    }
+  }
+
+  /** The client left: stop the upstream request. */
+  abort(): void {
+    if (!this.finished) this.abortDispatch?.(new Error('client closed the connection'));
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortDispatch = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+    // The client got its own 100 Continue from Node; upstream 1xx stop here.
+    if (statusCode < 200) return true;
+    const { res } = this.exchange;
+    if (res.destroyed) return false;
+    this.resume = resume;
+    res.writeHead(statusCode, statusText, responseHeaders(this.exchange, rawHeaders));
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const { res } = this.exchange;
+    if (res.write(chunk)) return true;
+    if (this.onDrain === null) {
+      this.onDrain = () => this.resume?.();
+      res.on('drain', this.onDrain);
+    }
+    return false;
+  }
+
+  onComplete(): void {
+    this.finish();
+    this.exchange.res.end();
+  }
+
+  onError(error: Error): void {
+    this.finish();
+    const { res } = this.exchange;
+    if (res.headersSent) res.destroy();
+    else if (!res.destroyed) this.exchange.fail(errorCodeFor(error));
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.server.inFlight--;
+    this.exchange.upstreamEndedAt = performance.now();
+  }
+}
+
+function errorCodeFor(error: Error): ErrorCode {
+  const code = (error as { code?: string }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'GATEWAY_TIMEOUT';
+  if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_NOT_SUPPORTED') return 'INTERNAL_SERVER_ERROR';
+  return 'BAD_GATEWAY';
+}
+
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return length === undefined ? headers['transfer-encoding'] !== undefined : length !== '0';
+}
+
+export function upstreamPath(exchange: Exchange): string {
+  const query = upstreamQuery(exchange.query, exchange.settings.queryAppend);
+  return query === '' ? exchange.backendPath : `${exchange.backendPath}?${query}`;
+}
+
+/**
+ * The client's headers minus the dropped ones, then the backend's header
+ * settings, then what the gateway adds: Host, X-Forwarded-*, the request id
+ * and the user's identity. A flat [name, value, …] list, as undici takes it.
+ */
+export function upstreamHeaders(exchange: Exchange): string[] {
+  const { headers, settings } = exchange;
+  const dropped = settings.droppedHeaders;
+  const listed = connectionListed(headers.connection);
+  const keyInAuthorization = exchange.keySource === 'basic_auth';
+  const out: string[] = [];
+  for (const name in headers) {
+    if (dropped.has(name) || (keyInAuthorization && name === 'authorization') || (listed !== null && listed.has(name))) continue;
+    const value = headers[name]!;
+    if (typeof value === 'string') out.push(name, value);
+    else for (const item of value) out.push(name, item);
+  }
+  for (const header of settings.headers) out.push(header.key, header.value);
+  if (settings.authorization !== null) out.push('authorization', settings.authorization);
+  const priorForwardedFor = headers['x-forwarded-for'];
+  const peer = exchange.socket.remoteAddress ?? '';
+  out.push(
+    'host',
+    exchange.route.backend.hostHeader ?? exchange.host,
+    'x-forwarded-for',
+    priorForwardedFor === undefined ? peer : `${priorForwardedFor}, ${peer}`,
+    'x-forwarded-proto',
+    exchange.protocol,
+    'x-forwarded-port',
+    portOf(exchange.host, exchange.protocol),
+    'x-forwarded-host',
+    exchange.host,
+    'x-api-umbrella-request-id',
+    exchange.requestId,
+  );
+  const { user } = exchange;
+  if (user !== null) {
+    out.push('x-api-user-id', user.id);
+    if (user.roles.length > 0) out.push('x-api-roles', user.roles.join(','));
+  }
+  return out;
+}
+
+function portOf(host: string, protocol: string): string {
+  const colon = host.lastIndexOf(':');
+  if (colon > host.lastIndexOf(']')) return host.slice(colon + 1);
+  return protocol === 'https' ? '443' : '80';
+}
+
+/** The upstream's headers minus hop-by-hop ones, Location made public, plus the request id and rate-limit headers. */
+export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[]): string[] {
+  const out: string[] = [];
+  let connection: string | undefined;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    // latin1 both ways keeps header bytes exactly as the upstream sent them.
+    const name = rawHeaders[index]!.toString('latin1');
+    const lower = name.toLowerCase();
+    let value = rawHeaders[index + 1]!.toString('latin1');
+    if (lower === 'connection') connection = value;
+    if (HOP_BY_HOP.has(lower)) continue;
+    if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
+    out.push(name, value);
+  }
+  const listed = connectionListed(connection);
+  const kept = listed === null ? out : withoutListed(out, listed);
+  kept.push(REQUEST_ID_HEADER, exchange.requestId);
+  if (exchange.rateLimit !== null) kept.push(...rateLimitHeaders(exchange.rateLimit));
+  return kept;
+}
+
+function withoutListed(headers: string[], listed: ReadonlySet<string>): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < headers.length; index += 2) {
+    if (!listed.has(headers[index]!.toLowerCase())) kept.push(headers[index]!, headers[index + 1]!);
+  }
+  return kept;
+}

@@ -1,0 +1,48 @@
+// Header names the gateway treats specially, lowercased as Node delivers them.
+
+/** Meaningful for one connection only (RFC 9110 §7.6.1); never forwarded either way. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/**
+ * Client request headers never passed upstream: hop-by-hop ones, the key, the
+ * identity and forwarding headers the gateway sets itself (so forged copies
+ * die here), and Expect, which the gateway answers itself.
+ */
+export const NOT_FORWARDED: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP,
+  'host',
+  'expect',
+  'x-api-key',
+  'x-api-user-id',
+  'x-api-roles',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-host',
+  'x-api-umbrella-request-id',
+]);
+
+export const REQUEST_ID_HEADER = 'X-Api-Umbrella-Request-Id';
+
+/**
+ * Extra header names a Connection header lists as hop-by-hop, or null for
+ * the usual "keep-alive" / "close".
+ */
+export function connectionListed(connection: string | undefined): ReadonlySet<string> | null {
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return null;
+  const names = connection
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '' && name !== 'keep-alive' && name !== 'close');
+  return names.length === 0 ? null : new Set(names);
+}

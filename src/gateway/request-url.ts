@@ -1,0 +1,109 @@
+// The request target as the gateway reads it: path and query split once,
+// dot segments resolved before matching, query parameters read and edited
+// without re-encoding the ones that stay.
+
+export interface RequestTarget {
+  /** Normalised: no "." or ".." segments, percent-encoded or not. */
+  readonly path: string;
+  /** Without the "?"; "" when there is none. */
+  readonly query: string;
+}
+
+/** null when the target is not an origin-form path or climbs above the root. */
+export function parseRequestTarget(url: string): RequestTarget | null {
+  if (url.charCodeAt(0) !== 0x2f /* / */) return null;
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
+  const path = normalizePath(rawPath);
+  if (path === null) return null;
+  return { path, query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+}
+
+const MAYBE_DOT_SEGMENT = /(^|\/)(\.|%2e)/i;
+const ENCODED_DOT = /%2e/gi;
+
+/**
+ * Resolves "." and ".." segments (also as %2e) as RFC 3986 does, so that
+ * "/api/%2e%2e/admin" is matched as "/admin". null when a ".." climbs above "/".
+ */
+export function normalizePath(path: string): string | null {
+  if (!MAYBE_DOT_SEGMENT.test(path)) return path;
+  const segments = path.split('/');
+  const kept: string[] = [];
+  // segments[0] is the empty string before the leading "/".
+  for (let index = 1; index < segments.length; index++) {
+    const segment = segments[index]!;
+    const decoded = segment.length <= 6 ? segment.replace(ENCODED_DOT, '.') : segment;
+    const last = index === segments.length - 1;
+    if (decoded === '.') {
+      if (last) kept.push('');
+    } else if (decoded === '..') {
+      if (kept.length === 0) return null;
+      kept.pop();
+      if (last) kept.push('');
+    } else {
+      kept.push(segment);
+    }
+  }
+  return `/${kept.join('/')}`;
+}
+
+/** The first non-empty value of a query parameter, decoded; null when there is none. */
+export function firstQueryValue(query: string, name: string): string | null {
+  if (query === '' || !query.includes(name)) return null;
+  for (const pair of query.split('&')) {
+    const equals = pair.indexOf('=');
+    if (equals !== name.length || !pair.startsWith(name)) continue;
+    const value = pair.slice(equals + 1);
+    if (value !== '') return decodeQueryComponent(value);
+  }
+  return null;
+}
+
+function decodeQueryComponent(value: string): string {
+  const spaced = value.includes('+') ? value.replace(/\+/g, ' ') : value;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    // Broken escapes are kept as sent; such a value simply matches nothing.
+    return spaced;
+  }
+}
+
+/** A query string to append, parsed once at publish. */
+export interface QueryAppend {
+  /** Client parameters with these names are replaced. */
+  readonly names: ReadonlySet<string>;
+  /** "a=1&b=2", appended as written. */
+  readonly text: string;
+}
+
+export function parseQueryAppend(text: string | null): QueryAppend | null {
+  if (text === null) return null;
+  const trimmed = text.replace(/^[?&]+|&+$/g, '');
+  if (trimmed === '') return null;
+  return { names: new Set(trimmed.split('&').map(parameterName)), text: trimmed };
+}
+
+/**
+ * The query the upstream gets: every api_key parameter removed (empty and
+ * bare ones too), parameters replaced by `append` removed, the rest kept in
+ * order and byte for byte, then `append` last.
+ */
+export function upstreamQuery(query: string, append: QueryAppend | null): string {
+  if (append === null && !query.includes('api_key')) return query;
+  const kept = query === '' ? [] : query.split('&').filter((pair) => isKept(pair, append));
+  if (append !== null) kept.push(append.text);
+  return kept.join('&');
+}
+
+function isKept(pair: string, append: QueryAppend | null): boolean {
+  if (pair === '') return false;
+  const name = parameterName(pair);
+  return name !== 'api_key' && (append === null || !append.names.has(name));
+}
+
+function parameterName(pair: string): string {
+  const equals = pair.indexOf('=');
+  return equals < 0 ? pair : pair.slice(0, equals);
+}

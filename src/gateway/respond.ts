@@ -1,0 +1,63 @@
+// Writes the gateway's own error responses onto the raw Node response, in
+// the format the client asked for, with the headers API Umbrella adds.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Config } from '../config/schema.js';
+import type { RateLimitHeaders } from '../rate-limit/limiter.js';
+import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type MessageUrls } from './errors.js';
+import { REQUEST_ID_HEADER } from './headers.js';
+
+/** What an error response depends on in the request. */
+export interface ErrorRequest {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  /** As sent: "/path?query". */
+  readonly url: string;
+  readonly path: string;
+  readonly query: string;
+  readonly protocol: string;
+  readonly host: string;
+  readonly requestId: string | null;
+}
+
+export interface ErrorExtras {
+  readonly rateLimit?: RateLimitHeaders | null;
+  readonly retryAfterSeconds?: number;
+}
+
+export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): void {
+  const { format, contentType } = negotiateFormat(request.path, request.query, request.headers.accept);
+  const body = renderErrorBody(format, code, errorMessage(code, messageUrls(config, request)));
+  const headers = [
+    'Content-Type',
+    contentType,
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    'Access-Control-Allow-Origin',
+    '*',
+    'X-Content-Type-Options',
+    'nosniff',
+    'X-Frame-Options',
+    'DENY',
+  ];
+  if (request.requestId !== null) headers.push(REQUEST_ID_HEADER, request.requestId);
+  if (extras.rateLimit) headers.push(...rateLimitHeaders(extras.rateLimit));
+  if (extras.retryAfterSeconds !== undefined) headers.push('Retry-After', String(extras.retryAfterSeconds));
+  res.writeHead(ERRORS[code].status, headers);
+  res.end(request.method === 'HEAD' ? undefined : body);
+}
+
+export function rateLimitHeaders(limit: RateLimitHeaders): string[] {
+  return ['X-RateLimit-Limit', String(limit.limit), 'X-RateLimit-Remaining', String(Math.max(limit.remaining, 0))];
+}
+
+/** base_url is public_url when set, else what the client called; signup and contact pages hang off it. */
+export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protocol' | 'host' | 'url'>): MessageUrls {
+  const baseUrl = config.public_url === null ? `${request.protocol}://${request.host}` : config.public_url.replace(/\/+$/, '');
+  const colon = request.host.lastIndexOf(':');
+  const hostname = colon > request.host.lastIndexOf(']') ? request.host.slice(0, colon) : request.host;
+  return {
+    signup_url: `${baseUrl}/signup/`,
+    contact_url: config.contact_url ?? `${baseUrl}/contact/`,
+    https_url: `https://${hostname}${request.url}`,
+  };
+}

@@ -1,0 +1,59 @@
+// A published config compiled for the hot path: one route per url_match,
+// each pointing at its backend's compiled settings and upstream servers.
+import type { ApiBackend, RateLimit } from '../api-backends/model.js';
+import type { PublishedConfig } from '../publish/published-config.js';
+import { RoutingTable, type Routable } from './routing-table.js';
+import { SettingsChooser } from './settings.js';
+import { originOf, UpstreamGroup, type UpstreamPools } from './upstreams.js';
+
+export interface CompiledBackend {
+  readonly id: string;
+  readonly frontendHost: string;
+  /** The Host sent upstream; null: the incoming Host. */
+  readonly hostHeader: string | null;
+  readonly settings: SettingsChooser;
+  readonly upstreams: UpstreamGroup;
+  /** Lowercased host[:port] forms under which the backend names itself in a Location. */
+  readonly ownAuthorities: ReadonlySet<string>;
+}
+
+export interface GatewayRoute extends Routable {
+  readonly backend: CompiledBackend;
+  readonly backendPrefix: string;
+}
+
+export type GatewayTable = RoutingTable<GatewayRoute>;
+
+export function compileRoutes(config: PublishedConfig, defaultRateLimits: readonly RateLimit[], pools: UpstreamPools): GatewayTable {
+  const origins = new Set<string>();
+  const routes = config.apis.flatMap((api) => {
+    for (const server of api.servers) origins.add(originOf(api.backend_protocol, server.host, server.port));
+    const backend = compileBackend(api, defaultRateLimits, pools);
+    return api.url_matches.map((match) => ({
+      frontendHost: api.frontend_host,
+      route: { backend, frontendPrefix: match.frontend_prefix, backendPrefix: match.backend_prefix, sortOrder: api.sort_order },
+    }));
+  });
+  const table = new RoutingTable(routes);
+  pools.retainOnly(origins);
+  return table;
+}
+
+function compileBackend(api: ApiBackend, defaultRateLimits: readonly RateLimit[], pools: UpstreamPools): CompiledBackend {
+  return {
+    id: api.id,
+    frontendHost: api.frontend_host,
+    hostHeader: api.backend_host === '' ? null : api.backend_host,
+    settings: SettingsChooser.compile(api, defaultRateLimits),
+    upstreams: UpstreamGroup.forBackend(api, pools),
+    ownAuthorities: ownAuthorities(api),
+  };
+}
+
+function ownAuthorities(api: ApiBackend): Set<string> {
+  const defaultPort = api.backend_protocol === 'https' ? 443 : 80;
+  const authorities = api.servers.map((server) => `${server.host}:${server.port}`);
+  if (api.backend_host !== '') authorities.push(api.backend_host, `${api.backend_host}:${defaultPort}`);
+  for (const server of api.servers) if (server.port === defaultPort) authorities.push(server.host);
+  return new Set(authorities.map((authority) => authority.toLowerCase()));
+}

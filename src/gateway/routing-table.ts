@@ -1,0 +1,116 @@
+// Host + longest-prefix matching over the published url_matches, compiled
+// once per publish. A lookup costs a few map reads per distinct prefix
+// length, whatever the number of backends.
+
+/** What the table stores per url_match; the gateway's routes carry more. */
+export interface Routable {
+  readonly frontendPrefix: string;
+  /** Creation order of the backend: the earlier one wins a tie. */
+  readonly sortOrder: number;
+}
+
+export interface HostRoute<T extends Routable> {
+  /** frontend_host: "api.example.com", "api.example.com:8080", "*", "*.example.com" or ".example.com". */
+  readonly frontendHost: string;
+  readonly route: T;
+}
+
+/** Routes of one host pattern, by prefix length then prefix. */
+class PrefixIndex<T extends Routable> {
+  private readonly byLength = new Map<number, Map<string, T>>();
+  /** Distinct prefix lengths, longest first. */
+  private lengths: number[] = [];
+
+  add(route: T): void {
+    const length = route.frontendPrefix.length;
+    let prefixes = this.byLength.get(length);
+    if (prefixes === undefined) {
+      prefixes = new Map();
+      this.byLength.set(length, prefixes);
+      this.lengths = [...this.byLength.keys()].sort((a, b) => b - a);
+    }
+    const existing = prefixes.get(route.frontendPrefix);
+    if (existing === undefined || route.sortOrder < existing.sortOrder) prefixes.set(route.frontendPrefix, route);
+  }
+
+  longest(path: string): T | undefined {
+    const { lengths } = this;
+    for (let index = 0; index < lengths.length; index++) {
+      const length = lengths[index]!;
+      if (length > path.length) continue;
+      const route = this.byLength.get(length)!.get(length === path.length ? path : path.slice(0, length));
+      if (route !== undefined) return route;
+    }
+    return undefined;
+  }
+}
+
+/** Routes by host pattern; "" as port key means "any port". */
+export class RoutingTable<T extends Routable> {
+  private readonly exact = new Map<string, PrefixIndex<T>>();
+  private readonly subdomains = new Map<string, PrefixIndex<T>>();
+  private readonly anyHost = new Map<string, PrefixIndex<T>>();
+  private hasPorts = false;
+
+  constructor(routes: Iterable<HostRoute<T>>) {
+    for (const { frontendHost, route } of routes) this.add(frontendHost.toLowerCase(), route);
+  }
+
+  /**
+   * The route whose prefix is the longest one `path` starts with, among the
+   * routes of host patterns that cover `host` (a Host header value).
+   */
+  match(host: string, path: string): T | null {
+    const colon = portSeparator(host);
+    const hostname = (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
+    let best = this.matchPort('', hostname, path, undefined);
+    if (colon >= 0 && this.hasPorts) best = this.matchPort(host.slice(colon), hostname, path, best);
+    return best ?? null;
+  }
+
+  private matchPort(port: string, hostname: string, path: string, best: T | undefined): T | undefined {
+    best = better(best, this.exact.get(hostname + port)?.longest(path));
+    if (this.subdomains.size > 0) {
+      for (let dot = hostname.indexOf('.'); dot >= 0; dot = hostname.indexOf('.', dot + 1)) {
+        best = better(best, this.subdomains.get(hostname.slice(dot) + port)?.longest(path));
+      }
+    }
+    return better(best, this.anyHost.get(port)?.longest(path));
+  }
+
+  private add(pattern: string, route: T): void {
+    const colon = portSeparator(pattern);
+    const name = colon < 0 ? pattern : pattern.slice(0, colon);
+    const port = colon < 0 ? '' : pattern.slice(colon);
+    if (port !== '') this.hasPorts = true;
+    if (name === '*') indexFor(this.anyHost, port).add(route);
+    else if (name.startsWith('*.')) indexFor(this.subdomains, name.slice(1) + port).add(route);
+    else if (name.startsWith('.')) {
+      // ".example.com": the apex and every subdomain.
+      indexFor(this.exact, name.slice(1) + port).add(route);
+      indexFor(this.subdomains, name + port).add(route);
+    } else indexFor(this.exact, name + port).add(route);
+  }
+}
+
+/** Index of the ":" before a port, or -1; IPv6 literals are bracketed. */
+function portSeparator(host: string): number {
+  const colon = host.lastIndexOf(':');
+  return colon < 0 || host.indexOf(']', colon) >= 0 ? -1 : colon;
+}
+
+function indexFor<T extends Routable>(indexes: Map<string, PrefixIndex<T>>, key: string): PrefixIndex<T> {
+  let index = indexes.get(key);
+  if (index === undefined) {
+    index = new PrefixIndex();
+    indexes.set(key, index);
+  }
+  return index;
+}
+
+function better<T extends Routable>(current: T | undefined, candidate: T | undefined): T | undefined {
+  if (candidate === undefined) return current;
+  if (current === undefined) return candidate;
+  const difference = candidate.frontendPrefix.length - current.frontendPrefix.length;
+  return difference > 0 || (difference === 0 && candidate.sortOrder < current.sortOrder) ? candidate : current;
+}

@@ -1,0 +1,114 @@
+// Which settings govern a request, decided once per publish: each backend's
+// settings and each sub-setting merged over them, compiled into what the
+// hot path needs (header sets, query edits, limits) so a request only picks one.
+import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMethod } from '../api-backends/model.js';
+import type { ApiUser } from '../api-users/model.js';
+import { NOT_FORWARDED } from './headers.js';
+import { parseQueryAppend, type QueryAppend } from './request-url.js';
+
+export interface EffectiveSettings {
+  readonly disableApiKey: boolean;
+  readonly requireHttps: boolean;
+  /** The user must hold all of these. */
+  readonly requiredRoles: readonly string[];
+  /** null: the backend's frontend_host. */
+  readonly rateLimitBucket: string | null;
+  /** After backend/sub-setting modes and the global defaults; [] = unlimited. */
+  readonly rateLimits: readonly RateLimit[];
+  readonly disableAnalytics: boolean;
+  /** Headers set on the upstream request, replacing the client's of the same name. */
+  readonly headers: readonly HeaderSetting[];
+  /** Client headers not passed upstream: hop-by-hop and gateway headers, and those `headers` or basic auth replace. */
+  readonly droppedHeaders: ReadonlySet<string>;
+  readonly queryAppend: QueryAppend | null;
+  /** "Basic …" for http_basic_auth, replacing the client's Authorization. */
+  readonly authorization: string | null;
+}
+
+interface CompiledSubSetting {
+  readonly method: SubSettingMethod;
+  readonly regex: RegExp;
+  readonly settings: EffectiveSettings;
+}
+
+/** A backend's settings and its sub-settings, ready to choose from. */
+export class SettingsChooser {
+  private constructor(
+    private readonly base: EffectiveSettings,
+    private readonly subSettings: readonly CompiledSubSetting[],
+  ) {}
+
+  static compile(api: ApiBackend, defaultRateLimits: readonly RateLimit[]): SettingsChooser {
+    const subSettings = api.sub_settings.map((sub) => ({
+      method: sub.http_method,
+      regex: new RegExp(sub.regex, 'i'),
+      settings: compileSettings(mergeSettings(api.settings, sub.settings), defaultRateLimits),
+    }));
+    return new SettingsChooser(compileSettings(api.settings, defaultRateLimits), subSettings);
+  }
+
+  /** The first sub-setting for this method whose regex matches the backend path + query, else the backend's. */
+  choose(method: string, backendPath: string, query: string): EffectiveSettings {
+    const { subSettings } = this;
+    if (subSettings.length === 0) return this.base;
+    const target = query === '' ? backendPath : `${backendPath}?${query}`;
+    for (const sub of subSettings) {
+      if ((sub.method === 'any' || sub.method === method) && sub.regex.test(target)) return sub.settings;
+    }
+    return this.base;
+  }
+}
+
+/**
+ * A sub-setting over its backend's settings: null fields inherit, non-empty
+ * lists replace, required roles add up unless overridden.
+ */
+export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSettings {
+  const ownLimits = child.rate_limit_mode !== null;
+  return {
+    append_query_string: child.append_query_string ?? parent.append_query_string,
+    headers: child.headers.length > 0 ? child.headers : parent.headers,
+    http_basic_auth: child.http_basic_auth ?? parent.http_basic_auth,
+    require_https: child.require_https ?? parent.require_https,
+    disable_api_key: child.disable_api_key ?? parent.disable_api_key,
+    required_roles: child.required_roles_override ? child.required_roles : [...new Set([...parent.required_roles, ...child.required_roles])],
+    required_roles_override: child.required_roles_override,
+    allowed_ips: child.allowed_ips.length > 0 ? child.allowed_ips : parent.allowed_ips,
+    allowed_referers: child.allowed_referers.length > 0 ? child.allowed_referers : parent.allowed_referers,
+    rate_limit_mode: ownLimits ? child.rate_limit_mode : parent.rate_limit_mode,
+    rate_limits: ownLimits ? child.rate_limits : parent.rate_limits,
+    rate_limit_bucket_name: child.rate_limit_bucket_name ?? parent.rate_limit_bucket_name,
+    error_templates: { ...parent.error_templates, ...child.error_templates },
+    error_data: { ...parent.error_data, ...child.error_data },
+    disable_analytics: child.disable_analytics ?? parent.disable_analytics,
+  };
+}
+
+export function compileSettings(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): EffectiveSettings {
+  return {
+    disableApiKey: settings.disable_api_key === true,
+    requireHttps: settings.require_https === true,
+    requiredRoles: settings.required_roles,
+    rateLimitBucket: settings.rate_limit_bucket_name,
+    rateLimits: settings.rate_limit_mode === 'unlimited' ? UNLIMITED : settings.rate_limit_mode === 'custom' ? settings.rate_limits : defaultRateLimits,
+    disableAnalytics: settings.disable_analytics === true,
+    headers: settings.headers,
+    droppedHeaders: new Set([
+      ...NOT_FORWARDED,
+      ...settings.headers.map((header) => header.key.toLowerCase()),
+      ...(settings.http_basic_auth === null ? [] : ['authorization']),
+    ]),
+    queryAppend: parseQueryAppend(settings.append_query_string),
+    authorization: settings.http_basic_auth === null ? null : `Basic ${Buffer.from(settings.http_basic_auth).toString('base64')}`,
+  };
+}
+
+const UNLIMITED: readonly RateLimit[] = Object.freeze([]);
+
+/** The user's own limit mode wins over the backend's (already resolved against the defaults). */
+export function limitsFor(settings: EffectiveSettings, user: ApiUser | null): readonly RateLimit[] {
+  const mode = user?.settings.rate_limit_mode ?? null;
+  if (mode === 'unlimited') return UNLIMITED;
+  if (mode === 'custom') return user!.settings.rate_limits;
+  return settings.rateLimits;
+}

@@ -1,0 +1,132 @@
+// Keep-alive connection pools to upstream servers, one per origin, shared by
+// every backend that names it and kept across publishes; and the choice of
+// server per request (round robin, least connections, IP hash).
+import { Pool } from 'undici';
+import type { ApiBackend, BalanceAlgorithm } from '../api-backends/model.js';
+import type { Config } from '../config/schema.js';
+
+/** Dropped origins are closed this long after the publish that dropped them, so requests still on the old table finish. */
+const RETIRE_AFTER_MS = 60_000;
+
+export interface UpstreamServer {
+  readonly origin: string;
+  readonly pool: Pool;
+  /** Requests dispatched and not yet complete, for least_conn. */
+  inFlight: number;
+}
+
+export class UpstreamPools {
+  private readonly servers = new Map<string, UpstreamServer>();
+  private readonly retiring = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly proxy: Config['proxy']) {}
+
+  server(origin: string): UpstreamServer {
+    const timer = this.retiring.get(origin);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.retiring.delete(origin);
+    }
+    let server = this.servers.get(origin);
+    if (server === undefined) {
+      server = { origin, pool: this.createPool(origin), inFlight: 0 };
+      this.servers.set(origin, server);
+    }
+    return server;
+  }
+
+  /** After a publish: origins no longer named by any backend are closed once their requests are done. */
+  retainOnly(origins: ReadonlySet<string>): void {
+    for (const origin of this.servers.keys()) {
+      if (origins.has(origin) || this.retiring.has(origin)) continue;
+      const timer = setTimeout(() => this.retire(origin), RETIRE_AFTER_MS);
+      timer.unref();
+      this.retiring.set(origin, timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.retiring.values()) clearTimeout(timer);
+    this.retiring.clear();
+    const pools = [...this.servers.values()].map((server) => server.pool.close());
+    this.servers.clear();
+    await Promise.allSettled(pools);
+  }
+
+  private retire(origin: string): void {
+    const server = this.servers.get(origin);
+    this.retiring.delete(origin);
+    this.servers.delete(origin);
+    void server?.pool.close();
+  }
+
+  private createPool(origin: string): Pool {
+    const { proxy } = this;
+    return new Pool(origin, {
+      connections: proxy.connections_per_server,
+      pipelining: 1,
+      connectTimeout: proxy.connect_timeout_ms,
+      headersTimeout: proxy.response_timeout_ms,
+      bodyTimeout: proxy.body_timeout_ms,
+      keepAliveTimeout: proxy.keep_alive_timeout_ms,
+      keepAliveMaxTimeout: Math.max(proxy.keep_alive_timeout_ms, 600_000),
+      // TLS certificates of https upstreams are verified (undici's default), named by the Host sent.
+      connect: { rejectUnauthorized: true },
+    });
+  }
+}
+
+/** A backend's servers and the rule that picks one. */
+export class UpstreamGroup {
+  private next = 0;
+
+  private constructor(
+    private readonly servers: readonly UpstreamServer[],
+    private readonly algorithm: BalanceAlgorithm,
+  ) {}
+
+  static forBackend(api: ApiBackend, pools: UpstreamPools): UpstreamGroup {
+    return new UpstreamGroup(
+      api.servers.map((server) => pools.server(originOf(api.backend_protocol, server.host, server.port))),
+      api.balance_algorithm,
+    );
+  }
+
+  pick(clientIp: string): UpstreamServer {
+    const { servers } = this;
+    if (servers.length === 1) return servers[0]!;
+    this.next = (this.next + 1) % servers.length;
+    switch (this.algorithm) {
+      case 'round_robin':
+        return servers[this.next]!;
+      case 'least_conn':
+        return leastBusy(servers, this.next);
+      case 'ip_hash':
+        return servers[hashOf(clientIp) % servers.length]!;
+    }
+  }
+}
+
+export function originOf(protocol: string, host: string, port: number): string {
+  return `${protocol}://${host}:${port}`;
+}
+
+/** Fewest in-flight requests; ties rotate, so an idle group is still spread. */
+function leastBusy(servers: readonly UpstreamServer[], start: number): UpstreamServer {
+  let best = servers[start]!;
+  for (let offset = 1; offset < servers.length; offset++) {
+    const candidate = servers[(start + offset) % servers.length]!;
+    if (candidate.inFlight < best.inFlight) best = candidate;
+  }
+  return best;
+}
+
+/** FNV-1a over the address: the same client keeps its server while the list stays the same. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
