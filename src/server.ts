@@ -5,6 +5,7 @@ import { adminApiPlugin } from './admin-api/plugin.js';
 import { adminUiRoutes } from './admin-ui/plugin.js';
 import type { AppContext } from './context.js';
 import { gatewayPlugin } from './gateway/plugin.js';
+import { homepageHandler } from './homepage/homepage.js';
 import { signupArea } from './signup/plugin.js';
 import { webPlugin } from './web/plugin.js';
 
@@ -24,6 +25,6 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
   await app.register(webPlugin(context, [adminUiRoutes, signup.pages]));
-  await app.register(gatewayPlugin(context));
+  await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
   return app;
 }
