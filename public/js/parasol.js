@@ -38,7 +38,7 @@
     if (!list || !template) return;
     // Rows are numbered by the server; new ones take a number no row has, so names never collide.
     var index = Date.now().toString(36) + Math.floor(Math.random() * 1000);
-    var html = template.innerHTML.split('__INDEX__').join(index);
+    var html = template.innerHTML.split(button.getAttribute('data-placeholder')).join(index);
     list.insertAdjacentHTML('beforeend', html);
     var field = list.lastElementChild && list.lastElementChild.querySelector('input, select, textarea');
     if (field) field.focus();

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { emailProblem, formString, newPasswordErrors } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
+import { FormErrors } from './form-errors.js';
 import { LoginThrottle } from './login-throttle.js';
 import { renderAdminPage } from './page.js';
 import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, sessionAdmin, startSession } from './session-auth.js';
@@ -19,7 +20,7 @@ export function authPages(app: FastifyInstance, context: AppContext): void {
 
   const refuseSetup = (reply: FastifyReply) => redirectWithFlash(reply, LOGIN_PATH, 'info', FIRST_ADMIN_EXISTS);
   const renderSetup = (reply: FastifyReply, values: { email?: string }, errors: FieldErrors, status = 200) =>
-    renderAdminPage(context, reply, 'admin/setup', { title: 'Create the first admin account', values, errors, minLength }, status);
+    renderAdminPage(context, reply, 'admin/setup', { title: 'Create the first admin account', values, errors: new FormErrors(errors), minLength }, status);
 
   app.get('/setup', async (_request, reply) => (admins.count() > 0 ? refuseSetup(reply) : renderSetup(reply, {}, {})));
 

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { PageRoutes } from '../web/plugin.js';
+import { apiBackendPages } from './api-backends/pages.js';
 import { authPages } from './auth-pages.js';
 import { renderAdminPage } from './page.js';
 import { requireAdminSession } from './session-auth.js';
@@ -20,6 +21,7 @@ export const adminUiRoutes: PageRoutes = async (app, context) => {
       await admin.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireAdminSession(context));
         signedIn.get('/', async (_request, reply) => reply.redirect('/admin/apis', 303));
+        apiBackendPages(signedIn, context);
         signedIn.all('/*', async (_request, reply) =>
           renderAdminPage(context, reply, 'admin/error', { title: 'Page not found', message: 'There is no admin page at this address.' }, 404),
         );

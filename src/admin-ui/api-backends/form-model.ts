@@ -1,0 +1,281 @@
+// The API backend form: what its fields hold (text, as typed), how a saved
+// backend fills them, and how they become API Umbrella's JSON shape for
+// parseApiBackend(). Validation itself stays in src/api-backends.
+import type { ApiBackendConfig, ApiSettings, SubSetting } from '../../api-backends/model.js';
+import type { FieldErrors } from '../../lib/validation-errors.js';
+import { rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
+import { BLANK_RATE_LIMIT_ROW, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
+
+export const ERROR_FORMATS = ['json', 'xml', 'csv', 'html'] as const;
+
+export interface SettingsForm {
+  disable_api_key: string;
+  require_https: string;
+  required_roles: string;
+  required_roles_override: boolean;
+  append_query_string: string;
+  headers: string;
+  http_basic_auth: string;
+  rate_limit_mode: string;
+  rate_limits: RateLimitRow[];
+  allowed_ips: string;
+  allowed_referers: string;
+  rate_limit_bucket_name: string;
+  disable_analytics: string;
+  error_templates: Record<(typeof ERROR_FORMATS)[number], string>;
+  error_data: string;
+}
+
+export interface SubSettingForm {
+  http_method: string;
+  regex: string;
+  settings: SettingsForm;
+}
+
+export interface ApiBackendForm {
+  name: string;
+  backend_protocol: string;
+  balance_algorithm: string;
+  frontend_host: string;
+  backend_host: string;
+  servers: { host: string; port: string }[];
+  url_matches: { frontend_prefix: string; backend_prefix: string }[];
+  settings: SettingsForm;
+  sub_settings: SubSettingForm[];
+}
+
+const tristate = (value: boolean | null): string => (value === null ? '' : String(value));
+const lines = (items: readonly string[]): string => items.join('\n');
+
+function blankSettings(): SettingsForm {
+  return settingsFromConfig(null);
+}
+
+const BLANK_ROWS = {
+  servers: () => ({ host: '', port: '' }),
+  url_matches: () => ({ frontend_prefix: '', backend_prefix: '' }),
+  rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }),
+  sub_settings: blankSubSetting,
+} as const;
+
+export function blankSubSetting(): SubSettingForm {
+  return { http_method: 'any', regex: '', settings: blankSettings() };
+}
+
+export function emptyBackendForm(): ApiBackendForm {
+  return {
+    name: '',
+    backend_protocol: 'http',
+    balance_algorithm: 'least_conn',
+    frontend_host: '',
+    backend_host: '',
+    servers: [BLANK_ROWS.servers()],
+    url_matches: [BLANK_ROWS.url_matches()],
+    settings: blankSettings(),
+    sub_settings: [],
+  };
+}
+
+export function formFromBackend(api: ApiBackendConfig): ApiBackendForm {
+  return {
+    name: api.name,
+    backend_protocol: api.backend_protocol,
+    balance_algorithm: api.balance_algorithm,
+    frontend_host: api.frontend_host,
+    backend_host: api.backend_host,
+    servers: api.servers.map((server) => ({ host: server.host, port: String(server.port) })),
+    url_matches: api.url_matches.map((match) => ({ ...match })),
+    settings: settingsFromConfig(api.settings),
+    sub_settings: api.sub_settings.map((sub: SubSetting) => ({ http_method: sub.http_method, regex: sub.regex, settings: settingsFromConfig(sub.settings) })),
+  };
+}
+
+function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
+  const templates = settings?.error_templates ?? {};
+  return {
+    disable_api_key: tristate(settings?.disable_api_key ?? null),
+    require_https: tristate(settings?.require_https ?? null),
+    required_roles: (settings?.required_roles ?? []).join(', '),
+    required_roles_override: settings?.required_roles_override ?? false,
+    append_query_string: settings?.append_query_string ?? '',
+    headers: (settings?.headers ?? []).map((header) => `${header.key}: ${header.value}`).join('\n'),
+    http_basic_auth: settings?.http_basic_auth ?? '',
+    rate_limit_mode: settings?.rate_limit_mode ?? '',
+    rate_limits: (settings?.rate_limits ?? []).map(rowFromRateLimit),
+    allowed_ips: lines(settings?.allowed_ips ?? []),
+    allowed_referers: lines(settings?.allowed_referers ?? []),
+    rate_limit_bucket_name: settings?.rate_limit_bucket_name ?? '',
+    disable_analytics: tristate(settings?.disable_analytics ?? null),
+    error_templates: { json: templates.json ?? '', xml: templates.xml ?? '', csv: templates.csv ?? '', html: templates.html ?? '' },
+    error_data: settings !== null && Object.keys(settings.error_data).length > 0 ? JSON.stringify(settings.error_data, null, 2) : '',
+  };
+}
+
+/** The submitted form, with rows the operator left entirely blank dropped. */
+export function formFromSubmission(tree: FormTree): ApiBackendForm {
+  return {
+    name: textOf(tree, 'name').trim(),
+    backend_protocol: textOf(tree, 'backend_protocol'),
+    balance_algorithm: textOf(tree, 'balance_algorithm'),
+    frontend_host: textOf(tree, 'frontend_host').trim(),
+    backend_host: textOf(tree, 'backend_host').trim(),
+    servers: rowsOf(tree, 'servers')
+      .map((row) => ({ host: textOf(row, 'host').trim(), port: textOf(row, 'port').trim() }))
+      .filter((row) => row.host !== '' || row.port !== ''),
+    url_matches: rowsOf(tree, 'url_matches')
+      .map((row) => ({ frontend_prefix: textOf(row, 'frontend_prefix').trim(), backend_prefix: textOf(row, 'backend_prefix').trim() }))
+      .filter((row) => row.frontend_prefix !== '' || row.backend_prefix !== ''),
+    settings: settingsFromTree(treeOf(tree, 'settings')),
+    sub_settings: rowsOf(tree, 'sub_settings')
+      .map((row) => ({ http_method: textOf(row, 'http_method'), regex: textOf(row, 'regex'), settings: settingsFromTree(treeOf(row, 'settings')) }))
+      .filter((row) => row.regex !== '' || !isBlankSettings(row.settings)),
+  };
+}
+
+function settingsFromTree(tree: FormTree): SettingsForm {
+  const text = (key: string) => textOf(tree, key);
+  const templates = treeOf(tree, 'error_templates');
+  return {
+    disable_api_key: text('disable_api_key'),
+    require_https: text('require_https'),
+    required_roles: text('required_roles'),
+    required_roles_override: text('required_roles_override') !== '',
+    append_query_string: text('append_query_string'),
+    headers: text('headers'),
+    http_basic_auth: text('http_basic_auth'),
+    rate_limit_mode: text('rate_limit_mode'),
+    rate_limits: rowsOf(tree, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),
+    allowed_ips: text('allowed_ips'),
+    allowed_referers: text('allowed_referers'),
+    rate_limit_bucket_name: text('rate_limit_bucket_name'),
+    disable_analytics: text('disable_analytics'),
+    error_templates: { json: textOf(templates, 'json'), xml: textOf(templates, 'xml'), csv: textOf(templates, 'csv'), html: textOf(templates, 'html') },
+    error_data: text('error_data'),
+  };
+}
+
+function isBlankSettings(settings: SettingsForm): boolean {
+  return JSON.stringify(settings) === JSON.stringify(blankSettings());
+}
+
+/**
+ * The JSON shape parseApiBackend() takes, plus the errors only the form can
+ * have (error data that is not JSON), keyed like the API's field errors.
+ */
+export function backendInput(form: ApiBackendForm): { input: Record<string, unknown>; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const input = {
+    ...form,
+    settings: settingsInput(form.settings, 'settings', errors),
+    sub_settings: form.sub_settings.map((sub, index) => ({ ...sub, settings: settingsInput(sub.settings, `sub_settings[${index}].settings`, errors) })),
+  };
+  return { input, errors };
+}
+
+function settingsInput(settings: SettingsForm, at: string, errors: FieldErrors): Record<string, unknown> {
+  return {
+    ...settings,
+    rate_limits: settings.rate_limits.map(rateLimitInput),
+    allowed_ips: splitLines(settings.allowed_ips),
+    allowed_referers: splitLines(settings.allowed_referers),
+    error_templates: Object.fromEntries(Object.entries(settings.error_templates).filter(([, template]) => template.trim() !== '')),
+    error_data: parseErrorData(settings.error_data, `${at}.error_data`, errors),
+  };
+}
+
+function splitLines(text: string): string[] {
+  return text.split(/[\r\n,]+/).map((line) => line.trim()).filter((line) => line !== '');
+}
+
+function parseErrorData(text: string, field: string, errors: FieldErrors): unknown {
+  if (text.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed;
+  } catch {
+    // reported below
+  }
+  errors[field] = ['must be a JSON object such as {"api_key_missing": {"signup_url": "https://example.com"}}'];
+  return {};
+}
+
+/**
+ * "Add server" / "Remove" without JavaScript: the form comes back with a row
+ * more or less, nothing saved. `add` names a list ("sub_settings.0.settings.rate_limits"),
+ * `remove` a row in one ("servers.1"). Returns whether anything changed.
+ */
+export function applyRowAction(form: ApiBackendForm, action: { add?: string; remove?: string }): boolean {
+  if (action.add !== undefined) {
+    const list = listAt(form, action.add.split('.'));
+    const blank = BLANK_ROWS[action.add.split('.').pop() as keyof typeof BLANK_ROWS];
+    if (list === null || blank === undefined) return false;
+    list.push(blank());
+    return true;
+  }
+  if (action.remove !== undefined) {
+    const path = action.remove.split('.');
+    const index = Number(path.pop());
+    const list = listAt(form, path);
+    if (list === null || !Number.isInteger(index) || index < 0 || index >= list.length) return false;
+    list.splice(index, 1);
+    return true;
+  }
+  return false;
+}
+
+function listAt(form: ApiBackendForm, path: string[]): unknown[] | null {
+  let node: unknown = form;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return null;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return Array.isArray(node) ? node : null;
+}
+
+const FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  backend_protocol: 'Backend Protocol',
+  balance_algorithm: 'Balance Algorithm',
+  frontend_host: 'Frontend Host',
+  backend_host: 'Backend Host',
+  servers: 'Server',
+  host: 'Host',
+  port: 'Port',
+  url_matches: 'URL Prefix',
+  frontend_prefix: 'Frontend Prefix',
+  backend_prefix: 'Backend Prefix',
+  settings: 'Global Request Settings',
+  sub_settings: 'Sub-URL Setting',
+  http_method: 'HTTP Method',
+  regex: 'Regex',
+  disable_api_key: 'API Key Checks',
+  require_https: 'HTTPS Requirements',
+  required_roles: 'Required Roles',
+  append_query_string: 'Append Query String Parameters',
+  headers: 'Set Request Headers line',
+  key: 'name',
+  value: 'value',
+  http_basic_auth: 'HTTP Basic Authentication',
+  rate_limit_mode: 'Rate Limit',
+  rate_limits: 'Rate Limit',
+  duration: 'Duration',
+  limit: 'Limit',
+  limit_by: 'Limit By',
+  error_data: 'Error Data',
+};
+
+/** "sub_settings[0].settings.rate_limits[1].limit" → "Sub-URL Setting 1 › Rate Limit 2 › Limit". */
+export function backendFieldLabel(field: string): string {
+  const parts: string[] = [];
+  const segments = field.split('.');
+  segments.forEach((segment, position) => {
+    const match = /^([a-z_]+)(?:\[(\d+)\])?$/.exec(segment);
+    if (match === null) return parts.push(segment);
+    const [, name, index] = match;
+    // Inside a sub-setting, its "settings" is not a level of its own.
+    if (name === 'settings' && position > 0) return;
+    const label = FIELD_LABELS[name!] ?? name!;
+    parts.push(index === undefined ? label : `${label} ${Number(index) + 1}`);
+  });
+  return parts.join(' › ');
+}

@@ -1,0 +1,65 @@
+// Rate limits as the admin forms show them: a duration in a readable unit
+// instead of milliseconds. Shared by API backend and API user forms.
+import type { LimitBy, RateLimit } from '../api-backends/model.js';
+import { toInteger } from '../lib/validation-errors.js';
+import { textOf, type FormTree } from './nested-form.js';
+
+export const DURATION_UNITS = [
+  { value: 'seconds', label: 'seconds', ms: 1000 },
+  { value: 'minutes', label: 'minutes', ms: 60_000 },
+  { value: 'hours', label: 'hours', ms: 3_600_000 },
+  { value: 'days', label: 'days', ms: 86_400_000 },
+] as const;
+
+export interface RateLimitRow {
+  readonly duration_value: string;
+  readonly duration_unit: string;
+  readonly limit_by: string;
+  readonly limit: string;
+  readonly response_headers: boolean;
+}
+
+export const BLANK_RATE_LIMIT_ROW: RateLimitRow = { duration_value: '', duration_unit: 'minutes', limit_by: 'api_key', limit: '', response_headers: false };
+
+/** The largest unit that states the duration exactly. */
+export function rowFromRateLimit(limit: RateLimit): RateLimitRow {
+  const unit = [...DURATION_UNITS].reverse().find((candidate) => limit.duration % candidate.ms === 0) ?? DURATION_UNITS[0];
+  return {
+    duration_value: String(limit.duration / unit.ms),
+    duration_unit: unit.value,
+    limit_by: limit.limit_by,
+    limit: String(limit.limit),
+    response_headers: limit.response_headers,
+  };
+}
+
+export function rowFromForm(tree: FormTree): RateLimitRow {
+  return {
+    duration_value: textOf(tree, 'duration_value').trim(),
+    duration_unit: textOf(tree, 'duration_unit'),
+    limit_by: textOf(tree, 'limit_by'),
+    limit: textOf(tree, 'limit').trim(),
+    response_headers: textOf(tree, 'response_headers') !== '',
+  };
+}
+
+export function isBlankRow(row: RateLimitRow): boolean {
+  return row.duration_value === '' && row.limit === '';
+}
+
+/** The API shape parseRateLimits() checks; a duration that is not a whole number stays invalid. */
+export function rateLimitInput(row: RateLimitRow): Record<string, unknown> {
+  const unit = DURATION_UNITS.find((candidate) => candidate.value === row.duration_unit) ?? DURATION_UNITS[0];
+  const amount = toInteger(row.duration_value);
+  return {
+    duration: amount === undefined ? row.duration_value : amount * unit.ms,
+    limit_by: row.limit_by as LimitBy,
+    limit: row.limit,
+    response_headers: row.response_headers,
+  };
+}
+
+/** Validation speaks milliseconds; the form speaks units. */
+export function formMessage(field: string, message: string): string {
+  return field.endsWith('.duration') ? 'must be a positive whole number' : message;
+}
