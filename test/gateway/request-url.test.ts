@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { firstQueryValue, normalizePath, parseQueryAppend, parseRequestTarget, upstreamQuery } from '../../src/gateway/request-url.js';
+
+describe('normalizePath', () => {
+  it('leaves ordinary paths alone', () => {
+    expect(normalizePath('/a/b.json')).toBe('/a/b.json');
+    expect(normalizePath('/a/.well-known/x')).toBe('/a/.well-known/x');
+    expect(normalizePath('/a/..b/c')).toBe('/a/..b/c');
+  });
+
+  it('resolves "." and ".." segments, plain or percent-encoded in any case', () => {
+    expect(normalizePath('/api/../admin')).toBe('/admin');
+    expect(normalizePath('/api/%2e%2e/admin')).toBe('/admin');
+    expect(normalizePath('/api/%2E%2e/x')).toBe('/x');
+    expect(normalizePath('/api/.%2e/x')).toBe('/x');
+    expect(normalizePath('/a/./b/%2e/c')).toBe('/a/b/c');
+    expect(normalizePath('/a/b/..')).toBe('/a/');
+    expect(normalizePath('/a/b/.')).toBe('/a/b/');
+  });
+
+  it('refuses paths that climb above the root', () => {
+    expect(normalizePath('/..')).toBeNull();
+    expect(normalizePath('/a/../../etc/passwd')).toBeNull();
+    expect(normalizePath('/%2e%2e/x')).toBeNull();
+  });
+});
+
+describe('parseRequestTarget', () => {
+  it('splits path and query', () => {
+    expect(parseRequestTarget('/a/b?x=1&y')).toEqual({ path: '/a/b', query: 'x=1&y' });
+    expect(parseRequestTarget('/a')).toEqual({ path: '/a', query: '' });
+  });
+
+  it('refuses absolute-form and asterisk targets', () => {
+    expect(parseRequestTarget('http://evil.example/a')).toBeNull();
+    expect(parseRequestTarget('*')).toBeNull();
+  });
+});
+
+describe('firstQueryValue', () => {
+  it('returns the first non-empty value, decoded, and ignores other names', () => {
+    expect(firstQueryValue('foo_api_key=1&api_key=&api_key=abc%20d&api_key=later', 'api_key')).toBe('abc d');
+    expect(firstQueryValue('format[]=xml&format=csv', 'format')).toBe('csv');
+    expect(firstQueryValue('api_key', 'api_key')).toBeNull();
+    expect(firstQueryValue('', 'api_key')).toBeNull();
+  });
+
+  it('keeps a value with broken escapes as sent', () => {
+    expect(firstQueryValue('api_key=%zz', 'api_key')).toBe('%zz');
+  });
+});
+
+describe('upstreamQuery', () => {
+  it('removes every api_key parameter and keeps the rest in order', () => {
+    expect(upstreamQuery('api_key=1&ccc=foo&api_key=&aaa=bar&api_key&b=test&api_key=x', null)).toBe('ccc=foo&aaa=bar&b=test');
+    expect(upstreamQuery('search=api_key&foo_api_key=bar&api_key_foo=bar&x=api_key%3D1', null)).toBe(
+      'search=api_key&foo_api_key=bar&api_key_foo=bar&x=api_key%3D1',
+    );
+    expect(upstreamQuery('api_key=only', null)).toBe('');
+  });
+
+  it('replaces client parameters named in append_query_string and appends it last', () => {
+    const append = parseQueryAppend('b=2&c=3');
+    expect(upstreamQuery('a=1&b=9&d=4&c=8', append)).toBe('a=1&d=4&b=2&c=3');
+    expect(upstreamQuery('', append)).toBe('b=2&c=3');
+    expect(parseQueryAppend('')).toBeNull();
+    expect(parseQueryAppend('?x=1')?.text).toBe('x=1');
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type RateLimit } from '../../src/api-backends/model.js';
+import { DEFAULT_USER_SETTINGS, type ApiUser } from '../../src/api-users/model.js';
+import { limitsFor, mergeSettings, SettingsChooser, compileSettings } from '../../src/gateway/settings.js';
+
+const DEFAULTS: RateLimit[] = [{ duration: 1000, limit_by: 'ip', limit: 5, response_headers: false }];
+const CUSTOM: RateLimit[] = [{ duration: 60_000, limit_by: 'api_key', limit: 7, response_headers: true }];
+
+const settings = (overrides: Partial<ApiSettings>): ApiSettings => ({ ...EMPTY_SETTINGS, ...overrides });
+
+function backend(base: Partial<ApiSettings>, subSettings: ApiBackend['sub_settings']): ApiBackend {
+  return { settings: settings(base), sub_settings: subSettings } as ApiBackend;
+}
+
+describe('mergeSettings', () => {
+  it('inherits null fields, replaces non-empty lists and adds required roles', () => {
+    const parent = settings({ disable_api_key: true, append_query_string: 'a=1', headers: [{ key: 'X-A', value: '1' }], required_roles: ['r1'] });
+    const merged = mergeSettings(parent, settings({ headers: [{ key: 'X-B', value: '2' }], required_roles: ['r2'] }));
+    expect(merged.disable_api_key).toBe(true);
+    expect(merged.append_query_string).toBe('a=1');
+    expect(merged.headers).toEqual([{ key: 'X-B', value: '2' }]);
+    expect(merged.required_roles).toEqual(['r1', 'r2']);
+  });
+
+  it('replaces required roles when the sub-setting overrides them', () => {
+    const merged = mergeSettings(settings({ required_roles: ['r1'] }), settings({ required_roles: ['r2'], required_roles_override: true }));
+    expect(merged.required_roles).toEqual(['r2']);
+  });
+
+  it("keeps the parent's rate limits unless the sub-setting sets a mode", () => {
+    const parent = settings({ rate_limit_mode: 'custom', rate_limits: CUSTOM });
+    expect(mergeSettings(parent, settings({})).rate_limits).toEqual(CUSTOM);
+    expect(mergeSettings(parent, settings({ rate_limit_mode: 'unlimited' })).rate_limit_mode).toBe('unlimited');
+  });
+});
+
+describe('SettingsChooser', () => {
+  it('takes the first sub-setting whose method and case-insensitive regex match path + query', () => {
+    const chooser = SettingsChooser.compile(
+      backend({}, [
+        { http_method: 'POST', regex: '^/write', settings: settings({ disable_api_key: true, append_query_string: 'post=1' }) },
+        { http_method: 'any', regex: 'PUBLIC=1', settings: settings({ disable_api_key: true, append_query_string: 'public=1' }) },
+        { http_method: 'any', regex: 'public', settings: settings({ append_query_string: 'never=1' }) },
+      ]),
+      DEFAULTS,
+    );
+    expect(chooser.choose('POST', '/write/x', '').queryAppend?.text).toBe('post=1');
+    expect(chooser.choose('GET', '/write/x', '').disableApiKey).toBe(false);
+    expect(chooser.choose('GET', '/read', 'public=1').queryAppend?.text).toBe('public=1');
+    expect(chooser.choose('GET', '/read', 'x=1').queryAppend).toBeNull();
+  });
+});
+
+describe('limitsFor', () => {
+  const user = (mode: ApiUser['settings']['rate_limit_mode']) =>
+    ({ settings: { ...DEFAULT_USER_SETTINGS, rate_limit_mode: mode, rate_limits: mode === 'custom' ? CUSTOM : [] } }) as unknown as ApiUser;
+
+  it('resolves backend modes against the defaults, and lets the user mode win', () => {
+    const inherited = compileSettings(settings({}), DEFAULTS);
+    const unlimited = compileSettings(settings({ rate_limit_mode: 'unlimited' }), DEFAULTS);
+    const custom = compileSettings(settings({ rate_limit_mode: 'custom', rate_limits: CUSTOM }), DEFAULTS);
+    expect(limitsFor(inherited, null)).toEqual(DEFAULTS);
+    expect(limitsFor(unlimited, null)).toEqual([]);
+    expect(limitsFor(custom, null)).toEqual(CUSTOM);
+    expect(limitsFor(inherited, user('unlimited'))).toEqual([]);
+    expect(limitsFor(unlimited, user('custom'))).toEqual(CUSTOM);
+    expect(limitsFor(custom, user(null))).toEqual(CUSTOM);
+  });
+});

@@ -1,0 +1,108 @@
+// Shared by the gateway's integration tests: a real gateway and echo upstream
+// on loopback, a backend builder, and clients for well-formed and raw requests.
+import { connect } from 'node:net';
+import { request as undiciRequest } from 'undici';
+import { startEchoUpstream, type CustomHandler, type EchoUpstream, type EchoedRequest } from '../helpers/echo-upstream.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { ContextOptions } from '../../src/context.js';
+
+export interface ProxyFixture {
+  readonly gw: TestGateway;
+  readonly echo: EchoUpstream;
+  readonly apiKey: string;
+  readonly userId: string;
+  close(): Promise<void>;
+}
+
+/** A gateway without default rate limits (tests about limits set their own), an echo upstream and one user. */
+export async function startProxyFixture(
+  options: { config?: Record<string, unknown>; context?: ContextOptions; upstream?: CustomHandler } = {},
+): Promise<ProxyFixture> {
+  const echo = await startEchoUpstream(options.upstream);
+  const gw = await startTestGateway({ default_api_backend_settings: { rate_limits: [] }, ...options.config }, options.context);
+  const { id, apiKey } = await gw.createUser({ email: 'fixture@example.com' });
+  return {
+    gw,
+    echo,
+    apiKey,
+    userId: id,
+    async close() {
+      await gw.stop();
+      await echo.close();
+    },
+  };
+}
+
+/** Admin API input for a backend served by the echo upstream. */
+export function echoBackend(echo: EchoUpstream, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: `Echo ${Math.random().toString(36).slice(2)}`,
+    frontend_host: '*',
+    backend_host: 'backend.example',
+    servers: [{ host: '127.0.0.1', port: echo.port }],
+    url_matches: [{ frontend_prefix: '/echo/', backend_prefix: '/backend/' }],
+    ...overrides,
+  };
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+  /** The echo upstream's view of the request, when the reply came from it. */
+  readonly echoed: EchoedRequest;
+}
+
+export interface SendOptions {
+  readonly method?: string;
+  readonly headers?: Record<string, string | string[]>;
+  readonly body?: string | Buffer | AsyncIterable<Buffer>;
+}
+
+/** A well-formed request through undici, which (unlike fetch) lets tests set Host and the like. */
+export async function send(baseUrl: string, path: string, options: SendOptions = {}): Promise<Reply> {
+  const response = await undiciRequest(`${baseUrl}${path}`, {
+    method: (options.method ?? 'GET') as 'GET',
+    headers: options.headers,
+    body: options.body as string | undefined,
+  });
+  const text = await response.body.text();
+  let echoed: EchoedRequest = undefined as never;
+  if (String(response.headers['content-type']).startsWith('application/json') && text.includes('"rawHeaders"')) echoed = JSON.parse(text) as EchoedRequest;
+  return { status: response.statusCode, headers: response.headers, text, echoed };
+}
+
+/** Writes bytes as they are onto a fresh connection and returns everything the gateway answers until it closes or goes quiet. */
+export function sendRaw(url: string, bytes: string | Buffer, quietMs = 300): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    };
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      clearTimeout(timer);
+      timer = setTimeout(done, quietMs);
+    });
+    socket.on('end', done);
+    socket.on('error', (error) => (chunks.length > 0 ? done() : reject(error)));
+    socket.write(bytes);
+  });
+}
+
+export function statusOf(rawResponse: string): number {
+  return Number(/^HTTP\/1\.[01] (\d{3})/.exec(rawResponse)?.[1] ?? 0);
+}
+
+export function errorCode(reply: Reply): string {
+  return (JSON.parse(reply.text) as { error: { code: string } }).error.code;
+}
+
+export function basicAuth(user: string, password = ''): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
