@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { echoBackend } from '../signup/signup-app.js';
 import { launchBrowser, screenshot, type TestBrowser } from './helpers/browser.js';
 
 let gateway: TestGateway;
@@ -14,13 +15,7 @@ let browser: TestBrowser;
 beforeAll(async () => {
   upstream = await startEchoUpstream();
   gateway = await startTestGateway({ site_name: 'Weather API' });
-  await gateway.publishBackend({
-    name: 'Weather',
-    frontend_host: '*',
-    backend_host: 'weather.example.test',
-    servers: [{ host: '127.0.0.1', port: upstream.port }],
-    url_matches: [{ frontend_prefix: '/weather/', backend_prefix: '/' }],
-  });
+  await gateway.publishBackend(echoBackend(upstream, 'Weather', '/weather/'));
   browser = await launchBrowser();
 });
 afterAll(async () => {

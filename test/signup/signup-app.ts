@@ -4,6 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createContext, type AppContext, type ContextOptions } from '../../src/context.js';
 import { buildServer } from '../../src/server.js';
 import { testConfig } from '../helpers/config.js';
+import type { EchoUpstream } from '../helpers/echo-upstream.js';
 
 export interface SignupApp {
   readonly app: FastifyInstance;
@@ -74,4 +75,16 @@ function cookieFrom(response: LightMyRequestResponse): string {
   const first = Array.isArray(header) ? header[0] : header;
   if (first === undefined) throw new Error('no cookie set');
   return first.split(';')[0]!;
+}
+
+/** An API backend, on any host unless `extra` says otherwise, that forwards `prefix` to the echo upstream. */
+export function echoBackend(upstream: EchoUpstream, name: string, prefix: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    frontend_host: '*',
+    backend_host: 'echo.example.test',
+    servers: [{ host: '127.0.0.1', port: upstream.port }],
+    url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
+    ...extra,
+  };
 }

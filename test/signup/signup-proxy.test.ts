@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { csrfTokenIn, keyOnPage, VALID_SIGNUP } from './signup-app.js';
+import { csrfTokenIn, echoBackend, keyOnPage, VALID_SIGNUP } from './signup-app.js';
 
 let gateway: TestGateway;
 let upstream: EchoUpstream;
@@ -14,13 +14,7 @@ let upstream: EchoUpstream;
 beforeAll(async () => {
   upstream = await startEchoUpstream();
   gateway = await startTestGateway();
-  await gateway.publishBackend({
-    name: 'Echo',
-    frontend_host: '*',
-    backend_host: 'echo.example.test',
-    servers: [{ host: '127.0.0.1', port: upstream.port }],
-    url_matches: [{ frontend_prefix: '/echo/', backend_prefix: '/' }],
-  });
+  await gateway.publishBackend(echoBackend(upstream, 'Echo', '/echo/'));
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -90,14 +84,7 @@ it('a key from the JSON signup API is accepted by the proxy right away', async (
 });
 
 it('serves the homepage at "/" only while no backend claims it', async () => {
-  await gateway.publishBackend({
-    name: 'Root',
-    frontend_host: 'root.example.test',
-    backend_host: 'echo.example.test',
-    servers: [{ host: '127.0.0.1', port: upstream.port }],
-    url_matches: [{ frontend_prefix: '/', backend_prefix: '/' }],
-    settings: { disable_api_key: true },
-  });
+  await gateway.publishBackend(echoBackend(upstream, 'Root', '/', { frontend_host: 'root.example.test', settings: { disable_api_key: true } }));
   const home = await request(`${gateway.url}/`);
   expect(home.statusCode).toBe(200);
   expect(await home.body.text()).toContain('Sign up for an API key');
