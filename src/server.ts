@@ -3,6 +3,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminApiPlugin } from './admin-api/plugin.js';
 import { adminUiRoutes } from './admin-ui/plugin.js';
+import { analyticsRoutes } from './analytics/routes/index.js';
 import type { AppContext } from './context.js';
 import { gatewayPlugin } from './gateway/plugin.js';
 import { homepageHandler } from './homepage/homepage.js';
@@ -24,7 +25,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
-  await app.register(webPlugin(context, [adminUiRoutes, signup.pages]));
+  await app.register(webPlugin(context, [adminUiRoutes, signup.pages, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
   return app;
 }

@@ -31,14 +31,17 @@ export function presetRange(preset: RangePreset, now: number): DateRange {
   return { startAt: today + days[0]! * DAY_MS, endAt: today + days[1]! * DAY_MS, preset };
 }
 
-/** From `range` (a preset) or `start_at` + `end_at`; neither means the default preset. */
+/**
+ * From `range`: a preset, or "custom" (or nothing) for `start_at` + `end_at`.
+ * Neither a preset nor dates means the default preset.
+ */
 export function parseDateRange(params: { range?: unknown; start_at?: unknown; end_at?: unknown }, now: number): RangeResult {
   const { range, start_at: start, end_at: end } = params;
-  if (isBlank(start) && isBlank(end)) {
-    if (isBlank(range)) return { ok: true, range: presetRange(DEFAULT_PRESET, now) };
-    if (typeof range === 'string' && range in RANGE_PRESETS) return { ok: true, range: presetRange(range as RangePreset, now) };
-    return { ok: false, error: `Unknown date range "${String(range)}"; use one of ${Object.keys(RANGE_PRESETS).join(', ')} or start_at and end_at` };
+  if (typeof range === 'string' && Object.hasOwn(RANGE_PRESETS, range)) return { ok: true, range: presetRange(range as RangePreset, now) };
+  if (!isBlank(range) && range !== 'custom') {
+    return { ok: false, error: `Unknown date range "${String(range)}"; use one of ${Object.keys(RANGE_PRESETS).join(', ')}, or custom with start_at and end_at` };
   }
+  if (isBlank(start) && isBlank(end)) return { ok: true, range: presetRange(DEFAULT_PRESET, now) };
   const startAt = parseInstant(start, 'start');
   const endAt = parseInstant(end, 'end');
   if (startAt === null) return { ok: false, error: `start_at must be a date (YYYY-MM-DD) or an ISO date-time, got "${String(start ?? '')}"` };

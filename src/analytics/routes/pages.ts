@@ -1,0 +1,168 @@
+// Analytics › Filter Logs and By Users: server-rendered, the whole view in
+// the URL, the same query code as the JSON endpoints.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { renderAdminPage } from '../../admin-ui/page.js';
+import { requireAdminSession } from '../../admin-ui/session-auth.js';
+import type { AppContext } from '../../context.js';
+import { fieldNamed, type FieldName } from '../fields.js';
+import type { AnalyticsQueries } from '../log-queries.js';
+import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-range.js';
+import { DEFAULT_RULES } from '../query/filter-rules.js';
+import { DEFAULT_INTERVAL } from '../query/intervals.js';
+import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import {
+  chartModel,
+  FORM_OPTIONS,
+  formatTime,
+  PAGE_LENGTH,
+  paging,
+  ruleRows,
+  rulesFromFormRows,
+  sortUrl,
+  unpagedUrl,
+  type FormRow,
+} from './view-model.js';
+
+export const LOGS_PATH = '/admin/analytics/logs';
+export const USERS_PATH = '/admin/analytics/users';
+
+/** The table's columns on Filter Logs; the CSV and JSON have every field. */
+const LOG_COLUMNS: readonly FieldName[] = [
+  'request_at',
+  'request_method',
+  'request_host',
+  'request_path',
+  'request_url_query',
+  'user_email',
+  'request_ip',
+  'response_status',
+  'gatekeeper_denied_code',
+  'response_time',
+  'request_user_agent',
+];
+
+export function analyticsPages(app: FastifyInstance, context: AppContext, queries: AnalyticsQueries): void {
+  const signedIn = { preHandler: requireAdminSession(context) };
+
+  app.get(LOGS_PATH, signedIn, async (request, reply) => {
+    const view = await viewOrError(context, request, reply, LOGS_PATH, 'Filter Logs');
+    if (view === null) return reply;
+    const summary = queries.summary(view);
+    const entries = queries.entries(view);
+    return renderAnalyticsPage(context, reply, LOGS_PATH, 'Filter Logs', view, {
+      summary,
+      entries,
+      chart: chartModel(summary.chart, view.interval),
+      columns: LOG_COLUMNS.map((name) => ({ name, label: fieldNamed(name)!.label, sortUrl: sortUrl(LOGS_PATH, view, name), sorted: view.order.field === name ? view.order.direction : null })),
+      paging: paging(LOGS_PATH, view, entries.length, summary.hits),
+      csvUrl: unpagedUrl('/admin/stats/logs.csv', view),
+      dropped: context.analytics.dropped,
+    });
+  });
+
+  app.get(USERS_PATH, signedIn, async (request, reply) => {
+    const view = await viewOrError(context, request, reply, USERS_PATH, 'By Users');
+    if (view === null) return reply;
+    const users = queries.userHits(view);
+    const shown = users.slice(view.offset, view.offset + view.limit);
+    return renderAnalyticsPage(context, reply, USERS_PATH, 'By Users', view, {
+      users: shown,
+      paging: paging(USERS_PATH, view, shown.length, users.length),
+      csvUrl: unpagedUrl('/admin/stats/users.csv', view),
+    });
+  });
+}
+
+/**
+ * The parsed view, or null when the reply is already sent: a redirect from
+ * the filter form's rows to the canonical URL, or the page with the error
+ * shown next to the filters (400).
+ */
+async function viewOrError(context: AppContext, request: FastifyRequest, reply: FastifyReply, path: string, title: string): Promise<LogQuery | null> {
+  const params = request.query as Record<string, unknown>;
+  if (params.field !== undefined) {
+    await reply.redirect(canonicalFromForm(path, params), 303);
+    return null;
+  }
+  const parsed = parseLogQuery(params, context.clock.now(), PAGE_LENGTH);
+  if (parsed.ok) return parsed.query;
+  await renderAdminPage(context, reply, `admin/analytics/${path === LOGS_PATH ? 'logs' : 'users'}`, { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
+  return null;
+}
+
+function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: string, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
+  const template = `admin/analytics/${path === LOGS_PATH ? 'logs' : 'users'}`;
+  return renderAdminPage(context, reply, template, { ...layoutData(path, title), form: viewForm(path, view), error: null, formatTime, ...data });
+}
+
+function layoutData(path: string, title: string) {
+  return {
+    title,
+    section: 'analytics' as const,
+    path,
+    options: FORM_OPTIONS,
+    tabs: [
+      { href: LOGS_PATH, label: 'Filter Logs', current: path === LOGS_PATH },
+      { href: USERS_PATH, label: 'By Users', current: path === USERS_PATH },
+    ],
+  };
+}
+
+interface FormState {
+  readonly range: string;
+  readonly startAt: string;
+  readonly endAt: string;
+  readonly interval: string;
+  readonly search: string;
+  readonly rows: readonly (FormRow & { removeUrl?: string })[];
+  /** The other tab's link keeps range and filters. */
+  readonly otherTabUrl: string | null;
+}
+
+/** A preset's dates are shown too, as the starting point of a custom range. */
+function viewForm(path: string, view: LogQuery): FormState {
+  return {
+    range: view.range.preset ?? 'custom',
+    startAt: formatRangeStart(view.range),
+    endAt: formatRangeEnd(view.range),
+    interval: view.interval,
+    search: view.search,
+    rows: ruleRows(path, view),
+    otherTabUrl: unpagedUrl(path === LOGS_PATH ? USERS_PATH : LOGS_PATH, view),
+  };
+}
+
+/** What the admin sent, echoed back so a mistake can be fixed in place. */
+function rawForm(params: Record<string, unknown>): FormState {
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return {
+    range: text(params.range) || (text(params.start_at) !== '' ? 'custom' : DEFAULT_PRESET),
+    startAt: text(params.start_at),
+    endAt: text(params.end_at),
+    interval: text(params.interval) || DEFAULT_INTERVAL,
+    search: text(params.search),
+    rows: rawRules(params.query),
+    otherTabUrl: null,
+  };
+}
+
+function rawRules(query: unknown): FormRow[] {
+  if (query === undefined || query === '') return DEFAULT_RULES.map((rule) => ({ field: rule.field, operator: rule.operator, value: '' }));
+  try {
+    const list: unknown = JSON.parse(String(query));
+    if (!Array.isArray(list)) return [];
+    return list.map((rule: Record<string, unknown>) => ({ field: String(rule?.field ?? ''), operator: String(rule?.operator ?? ''), value: rule?.value == null ? '' : String(rule.value) }));
+  } catch {
+    return [];
+  }
+}
+
+function canonicalFromForm(path: string, params: Record<string, unknown>): string {
+  const url = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (['field', 'operator', 'value', 'query', 'start'].includes(key)) continue;
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== '') url.append(key, String(item));
+  }
+  url.set('query', JSON.stringify(rulesFromFormRows(params)));
+  return `${path}?${url.toString()}`;
+}

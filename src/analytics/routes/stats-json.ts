@@ -1,0 +1,72 @@
+// JSON and CSV for scripts under /admin/stats/, authenticated like the admin
+// API (X-Admin-Auth-Token) or by the web admin's session.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Admin } from '../../admins/repository.js';
+import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
+import { sessionAdmin } from '../../admin-ui/session-auth.js';
+import type { AppContext } from '../../context.js';
+import { csvFilename, entriesCsv, usersCsv } from '../csv.js';
+import type { AnalyticsQueries } from '../log-queries.js';
+import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+
+export function statsJsonRoutes(app: FastifyInstance, context: AppContext, queries: AnalyticsQueries): void {
+  const authenticated = { preHandler: requireAdmin(context) };
+
+  app.get('/admin/stats/logs.json', authenticated, async (request, reply) => {
+    const query = parsedOr400(context, request, reply, 100);
+    if (query === null) return reply;
+    const total = queries.count(query);
+    // As API Umbrella: both totals are the number of matching entries.
+    return { recordsTotal: total, recordsFiltered: total, data: queries.entries(query) };
+  });
+
+  app.get('/admin/stats/logs.csv', authenticated, async (request, reply) => {
+    const query = parsedOr400(context, request, reply);
+    if (query === null) return reply;
+    return sendCsv(reply, csvFilename('logs', query)).send(entriesCsv(queries, query));
+  });
+
+  app.get('/admin/stats/summary.json', authenticated, async (request, reply) => {
+    const query = parsedOr400(context, request, reply);
+    if (query === null) return reply;
+    return {
+      start_at: new Date(query.range.startAt).toISOString(),
+      end_at: new Date(query.range.endAt).toISOString(),
+      interval: query.interval,
+      ...queries.summary(query),
+      dropped_entries: context.analytics.dropped,
+    };
+  });
+
+  app.get('/admin/stats/users.json', authenticated, async (request, reply) => {
+    const query = parsedOr400(context, request, reply, 100);
+    if (query === null) return reply;
+    const users = queries.userHits(query);
+    return { recordsTotal: users.length, recordsFiltered: users.length, data: users.slice(query.offset, query.offset + query.limit) };
+  });
+
+  app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
+    const query = parsedOr400(context, request, reply);
+    if (query === null) return reply;
+    return sendCsv(reply, csvFilename('users', query)).send(usersCsv(queries.userHits(query)));
+  });
+}
+
+/** The admin behind the token or the session; anyone else gets the admin API's 401. */
+function requireAdmin(context: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const admin: Admin | null = adminFromToken(request, context.admins) ?? sessionAdmin(context, request);
+    if (admin === null) await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+  };
+}
+
+function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaultLength?: number): LogQuery | null {
+  const parsed = parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength);
+  if (parsed.ok) return parsed.query;
+  void reply.code(400).send({ error: parsed.error });
+  return null;
+}
+
+export function sendCsv(reply: FastifyReply, filename: string): FastifyReply {
+  return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${filename}"`);
+}

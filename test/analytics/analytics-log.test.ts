@@ -1,0 +1,137 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AnalyticsLog } from '../../src/analytics/analytics-log.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { Db } from '../../src/store/db.js';
+import { entry, storedCount, T0, tempStore } from './fixtures.js';
+
+const silent = pino({ level: 'silent' });
+const open: AnalyticsLog[] = [];
+
+function analyticsLog(db: Db, config: Partial<{ enabled: boolean; flush_interval_ms: number; max_buffer: number; retention_days: number }> = {}, logger = silent): AnalyticsLog {
+  const log = new AnalyticsLog({
+    db,
+    config: { enabled: true, flush_interval_ms: 60_000, max_buffer: 100_000, retention_days: 90, ...config },
+    logger,
+    clock: new ManualClock(T0),
+  });
+  open.push(log);
+  return log;
+}
+
+afterEach(() => {
+  for (const log of open.splice(0)) log.close();
+});
+
+describe('analytics log: buffer and writer', () => {
+  it('keeps recorded entries in memory until a flush writes them all', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    log.record(entry());
+    log.record(entry());
+    expect(storedCount(db)).toBe(0);
+    expect(log.pending).toBe(2);
+    expect(log.flush()).toBe(2);
+    expect(storedCount(db)).toBe(2);
+    expect(log.pending).toBe(0);
+  });
+
+  it('stores every field as recorded', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    const recorded = entry({ request_referer: 'https://example.org/', upstream_time: null, gatekeeper_denied_code: 'api_key_missing', response_time: 1.234 });
+    log.record(recorded);
+    log.flush();
+    const row = db.prepare('SELECT * FROM analytics_logs').get() as Record<string, unknown>;
+    expect(row).toEqual({ id: 1, ...recorded });
+  });
+
+  it('flushes on its own within flush_interval_ms', async () => {
+    const db = tempStore();
+    const log = analyticsLog(db, { flush_interval_ms: 50 });
+    log.record(entry());
+    await expect.poll(() => storedCount(db), { timeout: 1_000, interval: 10 }).toBe(1);
+  });
+
+  it('past max_buffer drops new entries and counts them, keeping the oldest', () => {
+    const db = tempStore();
+    const log = analyticsLog(db, { max_buffer: 3 });
+    for (let i = 0; i < 5; i++) log.record(entry({ request_id: `r${i}` }));
+    expect(log.pending).toBe(3);
+    expect(log.dropped).toBe(2);
+    log.flush();
+    expect(db.prepare('SELECT request_id FROM analytics_logs ORDER BY id').pluck().all()).toEqual(['r0', 'r1', 'r2']);
+    log.record(entry());
+    expect(log.pending).toBe(1);
+  });
+
+  it('logs the number of dropped entries', () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const log = analyticsLog(tempStore(), { max_buffer: 1 }, logger);
+    log.record(entry());
+    log.record(entry());
+    log.close();
+    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ msg: 'analytics: buffer full, entries dropped', dropped_total: 1 })]);
+  });
+
+  it('caps long client-controlled fields', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    log.record(entry({ request_user_agent: 'x'.repeat(5_000), request_path: `/${'p'.repeat(10_000)}` }));
+    log.flush();
+    const row = db.prepare('SELECT length(request_user_agent) AS agent, length(request_path) AS path FROM analytics_logs').get();
+    expect(row).toEqual({ agent: 1024, path: 4096 });
+  });
+
+  it('close() writes everything still buffered; later entries count as dropped', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    for (let i = 0; i < 12_000; i++) log.record(entry());
+    log.close();
+    expect(storedCount(db)).toBe(12_000);
+    log.record(entry());
+    expect(log.dropped).toBe(1);
+  });
+
+  it('keeps a batch that failed to write and writes it once the store recovers', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    log.record(entry({ request_id: 'kept' }));
+    db.exec('ALTER TABLE analytics_ip_days RENAME TO broken');
+    expect(log.flush()).toBe(0);
+    expect(storedCount(db)).toBe(0);
+    expect(log.pending).toBe(1);
+    db.exec('ALTER TABLE broken RENAME TO analytics_ip_days');
+    expect(log.flush()).toBe(1);
+    expect(db.prepare('SELECT request_id FROM analytics_logs').pluck().get()).toBe('kept');
+  });
+
+  it('records nothing when analytics.enabled is false', () => {
+    const db = tempStore();
+    const log = analyticsLog(db, { enabled: false });
+    log.record(entry());
+    log.close();
+    expect(storedCount(db)).toBe(0);
+  });
+
+  it('keeps daily hits per user and per IP beside the rows', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    log.record(entry({ request_at: T0, user_id: 'u1', request_ip: '192.0.2.1' }));
+    log.record(entry({ request_at: T0 + 5, user_id: 'u1', request_ip: '192.0.2.2' }));
+    log.flush();
+    log.record(entry({ request_at: T0 + 10, user_id: 'u1', request_ip: '192.0.2.1', gatekeeper_denied_code: 'over_rate_limit' }));
+    log.record(entry({ request_at: T0 + 20, user_id: null, user_email: null, request_ip: '192.0.2.1' }));
+    log.flush();
+    expect(db.prepare('SELECT denied, user_id, hits, last_request_at FROM analytics_user_days ORDER BY denied').all()).toEqual([
+      { denied: 0, user_id: 'u1', hits: 2, last_request_at: T0 + 5 },
+      { denied: 1, user_id: 'u1', hits: 1, last_request_at: T0 + 10 },
+    ]);
+    expect(db.prepare('SELECT denied, request_ip, hits FROM analytics_ip_days ORDER BY denied, request_ip').all()).toEqual([
+      { denied: 0, request_ip: '192.0.2.1', hits: 2 },
+      { denied: 0, request_ip: '192.0.2.2', hits: 1 },
+      { denied: 1, request_ip: '192.0.2.1', hits: 1 },
+    ]);
+  });
+});
