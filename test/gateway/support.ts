@@ -72,25 +72,19 @@ export async function send(baseUrl: string, path: string, options: SendOptions =
   return { status: response.statusCode, headers: response.headers, text, echoed };
 }
 
-/** Writes bytes as they are onto a fresh connection and returns everything the gateway answers until it closes or goes quiet. */
-export function sendRaw(url: string, bytes: string | Buffer, quietMs = 300): Promise<string> {
+/**
+ * Writes bytes as they are onto a fresh connection and returns everything the
+ * gateway answers until it closes the connection (send "Connection: close").
+ */
+export function sendRaw(url: string, bytes: string | Buffer): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    };
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      clearTimeout(timer);
-      timer = setTimeout(done, quietMs);
-    });
-    socket.on('end', done);
-    socket.on('error', (error) => (chunks.length > 0 ? done() : reject(error)));
+    socket.setTimeout(5000, () => socket.destroy(new Error(`no close after ${Buffer.concat(chunks).toString('latin1')}`)));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', (error) => (chunks.length > 0 ? undefined : reject(error)));
     socket.write(bytes);
   });
 }
