@@ -13,6 +13,7 @@ root="$cache_dir/debian-$SUITE-root"
 marker="$root.ready"
 wanted="$SUITE minbase $INCLUDE"
 
+# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
 host_mirror() {
   apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
     awk -v suite="$SUITE" '$1 == suite { print $2; exit }'
