@@ -5,9 +5,14 @@
 
 export type Awaitable<T> = T | Promise<T>;
 
+/**
+ * One count per window key: a counter's name and the time its window expires
+ * (ms since the epoch), after which the count may be forgotten. A shared store
+ * can use `${counter}@${expiresAt}` as its key and the time as the key's expiry.
+ */
 export interface CounterStore {
-  /** The count under `key` (0 if none); `expiresAt` is the one it was incremented with. */
-  get(key: string, expiresAt: number): Awaitable<number>;
-  /** Adds one to the count under `key`, which may be forgotten from `expiresAt` (ms since the epoch); answers the new count. */
-  increment(key: string, expiresAt: number): Awaitable<number>;
+  /** The count (0 if none) of a window that has not expired yet. */
+  get(counter: string, expiresAt: number): Awaitable<number>;
+  /** Adds one to the count of that window; answers the new count. */
+  increment(counter: string, expiresAt: number): Awaitable<number>;
 }

@@ -10,16 +10,6 @@ import { estimateCount, msUntilBelow, windowIndex } from './sliding-window.js';
 
 const UNLIMITED: RateLimitDecision = Object.freeze({ allowed: true, headers: null });
 
-/** Where one limit stands for one request: the counters it reads and how far its current window has run. */
-interface LimitWindow {
-  readonly limit: RateLimit;
-  readonly currentKey: string;
-  readonly previousKey: string;
-  /** The current window's counter is needed through the next window, as that one's previous. */
-  readonly currentExpiresAt: number;
-  readonly elapsed: number;
-}
-
 export class SlidingWindowLimiter implements RateLimiter {
   constructor(
     private readonly store: CounterStore,
@@ -35,22 +25,21 @@ export class SlidingWindowLimiter implements RateLimiter {
   }
 
   private decide(request: RateLimitRequest, counting: boolean): Awaitable<RateLimitDecision> {
-    if (request.limits.length === 0) return UNLIMITED;
+    const { limits } = request;
+    if (limits.length === 0) return UNLIMITED;
     const now = this.clock.now();
-    const windows = request.limits.map((limit) => locate(limit, request, now));
+    const counters = limits.map((limit) => counterName(limit, request));
     const counts: Awaitable<number>[] = [];
-    for (const window of windows) {
-      counts.push(this.store.get(window.currentKey, window.currentExpiresAt));
-      counts.push(this.store.get(window.previousKey, window.currentExpiresAt - window.limit.duration));
-    }
+    limits.forEach(({ duration }, at) => {
+      const expiresAt = currentWindowExpiry(now, duration);
+      counts.push(this.store.get(counters[at]!, expiresAt), this.store.get(counters[at]!, expiresAt - duration));
+    });
     return whenAll(counts, (values) => {
-      const decision = judge(windows, values);
+      const decision = judge(limits, values, now);
       // A refused request counts against no limit, so a client that keeps retrying is not locked out for longer.
       if (!counting || !decision.allowed) return decision;
-      return whenAll(
-        windows.map((window) => this.store.increment(window.currentKey, window.currentExpiresAt)),
-        () => decision,
-      );
+      const increments = limits.map(({ duration }, at) => this.store.increment(counters[at]!, currentWindowExpiry(now, duration)));
+      return whenAll(increments, () => decision);
     });
   }
 }
@@ -60,28 +49,27 @@ export function createMemoryRateLimiter(clock: Clock): SlidingWindowLimiter {
   return new SlidingWindowLimiter(new MemoryCounterStore(clock), clock);
 }
 
-function locate(limit: RateLimit, request: RateLimitRequest, now: number): LimitWindow {
-  const { duration } = limit;
-  const index = windowIndex(now, duration);
-  // Limits by api_key fall back to the client IP when the request has no user; the tag keeps the two apart.
-  const subject = limit.limit_by === 'api_key' && request.apiKeyPrefix !== null ? `k:${request.apiKeyPrefix}` : `i:${request.ip}`;
-  const counter = `${duration}|${limit.limit_by}|${request.bucket}|${subject}`;
-  return {
-    limit,
-    currentKey: `${index}|${counter}`,
-    previousKey: `${index - 1}|${counter}`,
-    currentExpiresAt: (index + 2) * duration,
-    elapsed: now - index * duration,
-  };
+/** One counter per limit, bucket and client; the window is the other half of its key. */
+function counterName(limit: RateLimit, { bucket, apiKeyPrefix, ip }: RateLimitRequest): string {
+  // Limits by api_key fall back to the client IP when the request has no user; the k:/i: tag keeps the two apart.
+  return limit.limit_by === 'api_key' && apiKeyPrefix !== null
+    ? `${limit.duration}|api_key|${bucket}|k:${apiKeyPrefix}`
+    : `${limit.duration}|${limit.limit_by}|${bucket}|i:${ip}`;
 }
 
-/** `counts` holds each window's current and previous count, in pairs. */
-function judge(windows: readonly LimitWindow[], counts: readonly number[]): RateLimitDecision {
+/** The current window's count is needed through the next window too, as that one's previous count. */
+function currentWindowExpiry(now: number, duration: number): number {
+  return (windowIndex(now, duration) + 2) * duration;
+}
+
+/** `counts` holds each limit's current and previous window count, in pairs. */
+function judge(limits: readonly RateLimit[], counts: readonly number[], now: number): RateLimitDecision {
   let refused = false;
   let waitMs = 0;
   let shown: { limit: number; estimate: number } | null = null;
-  for (let at = 0; at < windows.length; at += 1) {
-    const { limit, elapsed } = windows[at]!;
+  for (let at = 0; at < limits.length; at += 1) {
+    const limit = limits[at]!;
+    const elapsed = now - windowIndex(now, limit.duration) * limit.duration;
     const current = counts[2 * at]!;
     const previous = counts[2 * at + 1]!;
     const estimate = estimateCount(current, previous, elapsed, limit.duration);
