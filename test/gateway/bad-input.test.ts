@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { echoBackend, send, sendRaw, startProxyFixture, statusOf, type ProxyFixture } from './support.js';
+
+let fx: ProxyFixture;
+beforeAll(async () => {
+  fx = await startProxyFixture({ config: { proxy: { max_header_size: 4096 } } });
+  await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/api/', backend_prefix: '/internal/' }] }));
+});
+afterAll(() => fx.close());
+
+const request = (target: string, extraHeaders = '') => `GET ${target} HTTP/1.1\r\nHost: gw\r\nX-Api-Key: KEY\r\nConnection: close\r\n${extraHeaders}\r\n`;
+
+async function rawStatus(bytes: string): Promise<{ status: number; raw: string; reached: boolean }> {
+  const before = fx.echo.requests.length;
+  const raw = await sendRaw(fx.gw.url, bytes.replace('KEY', fx.apiKey));
+  return { status: statusOf(raw), raw, reached: fx.echo.requests.length > before };
+}
+
+describe('bad input', () => {
+  it('normalises dot segments before matching, so they cannot leave the prefix', async () => {
+    for (const target of ['/api/%2e%2e/secret', '/api/../secret', '/api/%2E%2E/secret', '/api/.%2e/secret']) {
+      const result = await rawStatus(request(target));
+      expect(result.status, target).toBe(404);
+      expect(result.reached, target).toBe(false);
+    }
+  });
+
+  it('forwards a normalised path that stays under the prefix', async () => {
+    const reply = await send(fx.gw.url, '/api/a/%2e%2e/b/./c', { headers: { 'X-Api-Key': fx.apiKey } });
+    expect(reply.echoed.path).toBe('/internal/b/c');
+  });
+
+  it('answers 400 to paths climbing above the root', async () => {
+    for (const target of ['/..', '/api/../../etc/passwd', '/%2e%2e/api/x']) {
+      const result = await rawStatus(request(target));
+      expect(result.status, target).toBe(400);
+      expect(result.reached, target).toBe(false);
+    }
+  });
+
+  it('answers 400 to malformed targets', async () => {
+    for (const target of ['/api/%zz', '/api/%', 'http://evil.example/api/x', '*', 'api/x']) {
+      const result = await rawStatus(request(target));
+      expect(result.status, target).toBe(400);
+      expect(result.reached, target).toBe(false);
+    }
+  });
+
+  it('answers 431 to oversized headers', async () => {
+    const result = await rawStatus(request('/api/x', `X-Big: ${'a'.repeat(8000)}\r\n`));
+    expect(result.status).toBe(431);
+    expect(result.reached).toBe(false);
+  });
+
+  it('answers 400 to invalid header bytes', async () => {
+    for (const header of ['X-Bad: a\u0000b\r\n', 'Bad Name: x\r\n', 'X-Bad: a\rb\r\n', ' X-Folded: x\r\n']) {
+      const result = await rawStatus(request('/api/x', header));
+      expect(result.status, JSON.stringify(header)).toBe(400);
+      expect(result.reached).toBe(false);
+    }
+  });
+
+  it('answers 400 to smuggling attempts', async () => {
+    const post = (headers: string, body: string) => `POST /api/x HTTP/1.1\r\nHost: gw\r\nX-Api-Key: KEY\r\n${headers}\r\n${body}`;
+    const attempts = [
+      post('Content-Length: 4\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\nGET /api/smuggled HTTP/1.1\r\nHost: gw\r\n\r\n'),
+      post('Content-Length: 4\r\nContent-Length: 40\r\n', 'abcd'),
+      post('Content-Length: 4\r\nContent-Length: 4\r\n', 'abcd'),
+      post('Transfer-Encoding: chunked, identity\r\n', '0\r\n\r\n'),
+      post('Transfer-Encoding: xchunked\r\n', '0\r\n\r\n'),
+      post('Content-Length: -1\r\n', ''),
+    ];
+    for (const attempt of attempts) {
+      const result = await rawStatus(attempt);
+      expect(result.status, attempt).toBe(400);
+      expect(result.reached, attempt).toBe(false);
+    }
+  });
+
+  it('keeps serving after all of it', async () => {
+    const reply = await send(fx.gw.url, '/api/still-alive', { headers: { 'X-Api-Key': fx.apiKey } });
+    expect(reply.status).toBe(200);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { echoBackend, send, startProxyFixture, type ProxyFixture } from './support.js';
+
+const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
+let fx: ProxyFixture;
+let backendId: string;
+beforeAll(async () => {
+  fx = await startProxyFixture({ context: { clock } });
+  backendId = await fx.gw.publishBackend(echoBackend(fx.echo));
+  await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/quiet/', backend_prefix: '/' }], settings: { disable_analytics: true } }));
+});
+afterAll(() => fx.close());
+
+function loggedEntries(): AnalyticsEntry[] {
+  fx.gw.context.analytics.flush();
+  return fx.gw.context.db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as AnalyticsEntry[];
+}
+
+/** Entries are recorded when the response closes, which the client may see a moment before the server does. */
+async function entryFor(requestId: string): Promise<AnalyticsEntry | undefined> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const entry = loggedEntries().find((row) => row.request_id === requestId);
+    if (entry !== undefined) return entry;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return undefined;
+}
+
+describe('analytics entries', () => {
+  it('records an allowed request with its user, timings and sizes, the key redacted', async () => {
+    const reply = await send(fx.gw.url, `/echo/a/b?x=1&api_key=${fx.apiKey}`, { headers: { 'user-agent': 'tester/1', referer: 'https://ref.example/' } });
+    const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
+    expect(entry).toMatchObject({
+      request_at: clock.now(),
+      request_method: 'GET',
+      request_scheme: 'http',
+      request_path: '/echo/a/b',
+      request_url_query: 'x=1&api_key=[REDACTED]',
+      request_ip: '127.0.0.1',
+      request_user_agent: 'tester/1',
+      request_referer: 'https://ref.example/',
+      response_status: 200,
+      api_backend_id: backendId,
+      user_id: fx.userId,
+      user_email: 'fixture@example.com',
+      gatekeeper_denied_code: null,
+    });
+    expect(entry!.request_host).toBe(new URL(fx.gw.url).host);
+    expect(entry!.request_size).toBeGreaterThan(50);
+    expect(entry!.response_size).toBeGreaterThan(reply.text.length);
+    expect(entry!.upstream_time).toBeGreaterThan(0);
+    expect(entry!.response_time).toBeGreaterThanOrEqual(entry!.upstream_time!);
+    expect(entry!.gateway_overhead).toBeCloseTo(entry!.response_time - entry!.upstream_time!, 2);
+  });
+
+  it('records a denied request with the lowercase code and no upstream time', async () => {
+    const reply = await send(fx.gw.url, '/echo/denied?api_key=not-a-valid-key');
+    const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
+    expect(entry).toMatchObject({
+      response_status: 403,
+      gatekeeper_denied_code: 'api_key_invalid',
+      request_url_query: 'api_key=[REDACTED]',
+      upstream_time: null,
+      user_id: null,
+    });
+  });
+
+  it('records nothing for NOT_FOUND or a backend with disable_analytics', async () => {
+    const before = loggedEntries().length;
+    await send(fx.gw.url, '/unmatched/path');
+    await send(fx.gw.url, '/quiet/x', { headers: { 'X-Api-Key': fx.apiKey } });
+    const marker = await send(fx.gw.url, '/echo/marker', { headers: { 'X-Api-Key': fx.apiKey } });
+    await entryFor(String(marker.headers['x-api-umbrella-request-id']));
+    expect(loggedEntries().length).toBe(before + 1);
+  });
+});
