@@ -6,6 +6,8 @@ import { createContext, type AppContext, type ContextOptions } from './context.j
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
 
+const IDLE_SWEEP_MS = 50;
+
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly context: AppContext;
@@ -34,10 +36,13 @@ export async function startServer(config: Config, options: ContextOptions = {}):
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       const deadline = setTimeout(() => app.server.closeAllConnections(), config.proxy.shutdown_timeout_ms);
+      // Keep-alive connections that finish their request while we stop would otherwise linger until their idle timeout.
+      const sweeper = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
       try {
         await app.close();
       } finally {
         clearTimeout(deadline);
+        clearInterval(sweeper);
         running.close();
         lock.release();
       }
