@@ -1,5 +1,6 @@
 // The data plane: every request that is not for the gateway's own endpoints
 // goes through one catch-all route into the gateway.
+import { METHODS } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Gateway, type PageHandler } from './gateway.js';
@@ -17,6 +18,10 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
     // Bodies are streamed to the upstream untouched, never parsed.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // Fastify knows only the common methods; the gateway forwards WebDAV and the rest as well.
+    for (const method of METHODS) {
+      if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+    }
     app.all('/*', (request, reply) => gateway.handle(request, reply));
   };
 }

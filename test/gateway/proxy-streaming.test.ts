@@ -1,0 +1,197 @@
+import { request as httpRequest, type ServerResponse } from 'node:http';
+import { request as undiciRequest } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEchoUpstream, type CustomHandler, type EchoedRequest, type EchoUpstream } from '../helpers/echo-upstream.js';
+import { echoBackend, send, startProxyFixture, type ProxyFixture } from './support.js';
+
+let held: ServerResponse | null = null;
+const upstream: CustomHandler = (request, response) => {
+  const url = request.url ?? '';
+  if (url.startsWith('/backend/port')) response.end(String(request.socket.remotePort));
+  else if (url.startsWith('/backend/stream')) {
+    response.writeHead(200, { 'content-type': 'text/plain' });
+    response.write('first;');
+    held = response;
+  } else if (url.startsWith('/backend/headers')) {
+    response.writeHead(201, 'Made Here', ['Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Custom', 'v', 'Connection', 'X-Hop', 'X-Hop', 'secret']);
+    response.end('made');
+  } else if (url.startsWith('/backend/redirect')) {
+    response.writeHead(302, { location: new URL(url, 'http://x').searchParams.get('to')! });
+    response.end();
+  } else return false;
+  return true;
+};
+
+let fx: ProxyFixture;
+const headers = () => ({ 'X-Api-Key': fx.apiKey });
+beforeAll(async () => {
+  fx = await startProxyFixture({ upstream });
+  await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/echo/', backend_prefix: '/backend/' }] }));
+});
+afterAll(() => fx.close());
+
+describe('methods and bodies', () => {
+  it('forwards every method with its body', async () => {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'SEARCH']) {
+      const body = ['GET', 'OPTIONS'].includes(method) ? undefined : `body of ${method}`;
+      const reply = await send(fx.gw.url, '/echo/m', { method, headers: headers(), body });
+      expect(reply.status, method).toBe(200);
+      expect(reply.echoed.method).toBe(method);
+      expect(reply.echoed.body).toBe(body ?? '');
+    }
+    const head = await send(fx.gw.url, '/echo/m', { method: 'HEAD', headers: headers() });
+    expect(head.status).toBe(200);
+    expect(fx.echo.requests.at(-1)!.method).toBe('HEAD');
+  });
+
+  it('forwards a chunked request body', async () => {
+    async function* chunks() {
+      yield Buffer.from('one,');
+      yield Buffer.from('two');
+    }
+    const reply = await send(fx.gw.url, '/echo/chunked', { method: 'POST', headers: headers(), body: chunks() });
+    // undici frames it chunked, or with a Content-Length when the whole body had already arrived.
+    expect(reply.echoed.body).toBe('one,two');
+  });
+
+  it('answers Expect: 100-continue and then forwards the body', async () => {
+    const echoed = await new Promise<EchoedRequest>((resolve, reject) => {
+      const request = httpRequest(`${fx.gw.url}/echo/expect`, {
+        method: 'POST',
+        headers: { ...headers(), expect: '100-continue', 'content-length': '5' },
+      });
+      request.on('continue', () => request.end('hello'));
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve(JSON.parse(text) as EchoedRequest));
+      });
+      request.on('error', reject);
+    });
+    expect(echoed.body).toBe('hello');
+    expect(echoed.headers.expect).toBeUndefined();
+  });
+
+  it('streams a 200 MB upload with bounded memory', async () => {
+    const size = 200 * 1024 * 1024;
+    const chunk = Buffer.alloc(1024 * 1024, 97);
+    async function* body() {
+      for (let sent = 0; sent < size; sent += chunk.length) yield chunk;
+    }
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    try {
+      const reply = await send(fx.gw.url, '/echo/upload', {
+        method: 'POST',
+        headers: { ...headers(), 'content-type': 'application/octet-stream', 'content-length': String(size) },
+        body: body(),
+      });
+      expect(reply.echoed.bodyLength).toBe(size);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+  }, 60_000);
+
+  it('streams the response: the client reads the first chunk before the upstream has finished', async () => {
+    held = null;
+    const response = await undiciRequest(`${fx.gw.url}/echo/stream`, { headers: headers() });
+    const chunks = response.body[Symbol.asyncIterator]();
+    expect(String((await chunks.next()).value)).toBe('first;');
+    expect(held).not.toBeNull();
+    held!.end('last');
+    let rest = '';
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) rest += String(next.value);
+    expect(rest).toBe('last');
+  });
+});
+
+describe('responses', () => {
+  it('pass status, reason and headers through, minus hop-by-hop ones', async () => {
+    const response = await new Promise<{ status?: number; message?: string; raw: string[]; body: string }>((resolve, reject) => {
+      httpRequest(`${fx.gw.url}/echo/headers`, { headers: headers() }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, message: res.statusMessage, raw: res.rawHeaders, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect([response.status, response.message, response.body]).toEqual([201, 'Made Here', 'made']);
+    const pairs = response.raw.flatMap((value, index) => (index % 2 === 0 ? [`${value.toLowerCase()}: ${response.raw[index + 1]}`] : []));
+    expect(pairs).toEqual(expect.arrayContaining(['set-cookie: a=1', 'set-cookie: b=2', 'x-custom: v']));
+    expect(pairs.some((pair) => pair.startsWith('x-hop'))).toBe(false);
+  });
+
+  it('rewrite a Location on the backend host and prefix to the public host and prefix', async () => {
+    const location = async (to: string, host = 'public.example') =>
+      (await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host } })).headers.location;
+    expect(await location('http://backend.example/backend/next?x=1')).toBe('http://public.example/echo/next?x=1');
+    expect(await location(`http://127.0.0.1:${fx.echo.port}/backend/next`)).toBe('http://public.example/echo/next');
+    expect(await location('/backend/relative')).toBe('/echo/relative');
+    expect(await location('http://elsewhere.example/backend/next')).toBe('http://elsewhere.example/backend/next');
+    expect(await location('http://backend.example/other/next')).toBe('http://backend.example/other/next');
+  });
+});
+
+describe('upstream connections', () => {
+  it('reuses keep-alive connections to the upstream', async () => {
+    const ports = new Set<string>();
+    for (let index = 0; index < 5; index++) ports.add((await send(fx.gw.url, '/echo/port', { headers: headers() })).text);
+    expect(ports.size).toBe(1);
+  });
+});
+
+describe('balancing over servers', () => {
+  const holds: ServerResponse[] = [];
+  let servers: EchoUpstream[];
+  beforeAll(async () => {
+    servers = await Promise.all(
+      ['A', 'B'].map((name) =>
+        startEchoUpstream((request, response) => {
+          if (request.url?.startsWith('/who/hold')) holds.push(response);
+          else response.end(name);
+          return true;
+        }),
+      ),
+    );
+  });
+  afterAll(async () => {
+    for (const response of holds) response.end();
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  const publish = (prefix: string, algorithm: string) =>
+    fx.gw.publishBackend(
+      echoBackend(fx.echo, {
+        balance_algorithm: algorithm,
+        servers: servers.map((server) => ({ host: '127.0.0.1', port: server.port })),
+        url_matches: [{ frontend_prefix: prefix, backend_prefix: '/who/' }],
+      }),
+    );
+  const who = async (path: string) => (await send(fx.gw.url, path, { headers: headers() })).text;
+
+  it('round_robin alternates', async () => {
+    await publish('/rr/', 'round_robin');
+    const answers = [await who('/rr/x'), await who('/rr/x'), await who('/rr/x'), await who('/rr/x')];
+    expect(answers[0]).not.toBe(answers[1]);
+    expect(answers[2]).toBe(answers[0]);
+    expect(answers[3]).toBe(answers[1]);
+  });
+
+  it('ip_hash keeps a client on one server', async () => {
+    await publish('/ip/', 'ip_hash');
+    expect(new Set([await who('/ip/x'), await who('/ip/x'), await who('/ip/x')]).size).toBe(1);
+  });
+
+  it('least_conn avoids the server with a request in flight', async () => {
+    await publish('/lc/', 'least_conn');
+    const pending = undiciRequest(`${fx.gw.url}/lc/hold`, { headers: headers() });
+    while (holds.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const idle = holds[0]!.socket!.localPort === servers[0]!.port ? 'B' : 'A';
+    expect([await who('/lc/x'), await who('/lc/x')]).toEqual([idle, idle]);
+    holds[0]!.end('done');
+    await (await pending).body.text();
+  });
+});
