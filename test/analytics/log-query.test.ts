@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { parseLogQuery } from '../../src/analytics/query/log-query.js';
+import { DAY, T0 } from './fixtures.js';
+
+const MIDNIGHT = T0 - (T0 % DAY);
+
+function errorOf(params: Record<string, unknown>): string {
+  const parsed = parseLogQuery(params, T0);
+  if (parsed.ok) throw new Error('expected an error');
+  return parsed.error;
+}
+
+function queryOf(params: Record<string, unknown>) {
+  const parsed = parseLogQuery(params, T0);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.query;
+}
+
+describe('analytics view parameters', () => {
+  it('defaults to the last 14 days by day, denied requests hidden, newest first', () => {
+    expect(queryOf({})).toEqual({
+      range: { startAt: MIDNIGHT - 13 * DAY, endAt: MIDNIGHT + DAY, preset: 'last_14_days' },
+      interval: 'day',
+      rules: [{ field: 'gatekeeper_denied_code', operator: 'is_null', value: null }],
+      search: '',
+      offset: 0,
+      limit: 50,
+      order: { field: 'request_at', direction: 'desc' },
+    });
+  });
+
+  it('knows the presets, in UTC days', () => {
+    const range = (preset: string) => queryOf({ range: preset }).range;
+    expect(range('today')).toMatchObject({ startAt: MIDNIGHT, endAt: MIDNIGHT + DAY });
+    expect(range('yesterday')).toMatchObject({ startAt: MIDNIGHT - DAY, endAt: MIDNIGHT });
+    expect(range('last_7_days')).toMatchObject({ startAt: MIDNIGHT - 6 * DAY, endAt: MIDNIGHT + DAY });
+    expect(range('last_30_days')).toMatchObject({ startAt: MIDNIGHT - 29 * DAY, endAt: MIDNIGHT + DAY });
+  });
+
+  it('reads dates (whole days, end inclusive) and date-times (UTC unless an offset is given)', () => {
+    expect(queryOf({ start_at: '2026-01-01', end_at: '2026-01-02' }).range).toEqual({ startAt: Date.UTC(2026, 0, 1), endAt: Date.UTC(2026, 0, 3), preset: null });
+    expect(queryOf({ start_at: '2026-01-01T10:00', end_at: '2026-01-01T11:30:15Z' }).range).toMatchObject({
+      startAt: Date.UTC(2026, 0, 1, 10),
+      endAt: Date.UTC(2026, 0, 1, 11, 30, 15) + 1,
+    });
+    expect(queryOf({ start_at: '2026-01-01T10:00:00+02:00', end_at: '2026-01-02' }).range.startAt).toBe(Date.UTC(2026, 0, 1, 8));
+    expect(queryOf({ range: 'custom', start_at: '2026-01-01', end_at: '2026-01-01' }).range.preset).toBeNull();
+    expect(queryOf({ range: 'today', start_at: '2026-01-01', end_at: '2026-01-01' }).range.preset).toBe('today');
+  });
+
+  it('accepts the filters as a list or as API Umbrella query builder rules, with the issue\'s operator names', () => {
+    const rule = { field: 'response_status', operator: 'greater', value: 499 };
+    expect(queryOf({ query: JSON.stringify([rule]) }).rules).toEqual([rule]);
+    expect(queryOf({ query: JSON.stringify({ condition: 'AND', rules: [{ id: 'response_status', operator: 'gt', value: '499' }] }) }).rules).toEqual([rule]);
+    expect(queryOf({ query: JSON.stringify([{ field: 'user_id', operator: 'is_not_empty' }]) }).rules).toEqual([{ field: 'user_id', operator: 'is_not_null', value: null }]);
+    expect(queryOf({ query: '[]' }).rules).toEqual([]);
+  });
+
+  it.each([
+    [{ query: '[{"field":"password","operator":"equal","value":"x"}]' }, 'Unknown filter field "password"'],
+    [{ query: '[{"field":"request_path","operator":"like","value":"x"}]' }, 'Unknown filter operator "like"'],
+    [{ query: '[{"field":"request_path","operator":"less","value":"x"}]' }, '"<" needs a number field; request_path is text'],
+    [{ query: '[{"field":"response_time","operator":"contains","value":"1"}]' }, '"contains" needs a text field'],
+    [{ query: '[{"field":"response_time","operator":"equal","value":"fast"}]' }, 'response_time compares numbers; "fast" is not a number'],
+    [{ query: '[{"field":"response_time","operator":"between","value":"1"}]' }, '"between" on response_time needs two numbers'],
+    [{ query: '[{"field":"request_path","operator":"equal","value":""}]' }, '"equals" on request_path needs a value'],
+    [{ query: '{"condition":"OR","rules":[]}' }, 'Filters can only be combined with AND'],
+    [{ query: '[{' }, 'query is not valid JSON'],
+    [{ query: '"x"' }, 'query must be a JSON list of filters'],
+    [{ start_at: '2026-02-30', end_at: '2026-03-01' }, 'start_at must be a date (YYYY-MM-DD) or an ISO date-time, got "2026-02-30"'],
+    [{ start_at: 'yesterday', end_at: '2026-03-01' }, 'start_at must be a date'],
+    [{ start_at: '2026-01-01' }, 'end_at must be a date'],
+    [{ start_at: '2026-03-01', end_at: '2026-01-01' }, 'end_at must not be before start_at'],
+    [{ start_at: '2025-01-01', end_at: '2026-01-02' }, 'The date range may span at most one year'],
+    [{ range: 'last_year' }, 'Unknown date range "last_year"'],
+    [{ range: 'toString' }, 'Unknown date range "toString"'],
+    [{ interval: 'second' }, 'Unknown interval "second"'],
+    [{ interval: 'minute', range: 'last_7_days' }, 'The interval minute is too short for this date range'],
+    [{ start: '-1' }, 'start must be a whole number'],
+    [{ length: '5000' }, 'length must be a whole number from 1 to 1000'],
+    [{ order: 'password:desc' }, 'order must be a logged field'],
+    [{ order: 'request_at:sideways' }, 'order must be a logged field'],
+    [{ search: ['a', 'b'] }, 'search must be text'],
+  ])('rejects %j', (params, message) => {
+    expect(errorOf(params)).toContain(message);
+  });
+});

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { AnalyticsWriter } from '../../src/analytics/writer.js';
+import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
+import { parseLogQuery, type LogQuery } from '../../src/analytics/query/log-query.js';
+import { DAY, entry, T0, tempStore } from './fixtures.js';
+
+const NOW = T0 + 3_600_000;
+
+function storeWith(entries: AnalyticsEntry[]): AnalyticsQueries {
+  const db = tempStore();
+  new AnalyticsWriter(db).write(entries);
+  return new AnalyticsQueries(db);
+}
+
+function view(params: Record<string, unknown>): LogQuery {
+  const parsed = parseLogQuery({ range: 'last_7_days', query: '[]', ...params }, NOW);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.query;
+}
+
+const filtered = (rules: unknown[]) => view({ query: JSON.stringify(rules) });
+const ids = (rows: AnalyticsEntry[]) => rows.map((row) => row.request_id).sort();
+
+describe('analytics queries: filter operators', () => {
+  const queries = storeWith([
+    entry({ request_id: 'a', request_path: '/weather/forecast', response_status: 200, response_time: 5, user_email: 'ann@example.com' }),
+    entry({ request_id: 'b', request_path: '/weather/stations', response_status: 404, response_time: 50, user_email: '' }),
+    entry({ request_id: 'c', request_path: '/energy/prices', response_status: 500, response_time: 500, user_email: null, user_id: null, gatekeeper_denied_code: 'api_key_missing' }),
+    entry({ request_id: 'd', request_path: '/energy/100%_off', response_status: 429, response_time: 1, upstream_time: null, gatekeeper_denied_code: 'over_rate_limit' }),
+  ]);
+  const match = (rules: unknown[]) => ids(queries.entries(filtered(rules)));
+
+  it('equals and not equals (not equals keeps empty values)', () => {
+    expect(match([{ field: 'request_path', operator: 'equal', value: '/energy/prices' }])).toEqual(['c']);
+    expect(match([{ field: 'response_status', operator: 'equal', value: '404' }])).toEqual(['b']);
+    expect(match([{ field: 'gatekeeper_denied_code', operator: 'not_equal', value: 'over_rate_limit' }])).toEqual(['a', 'b', 'c']);
+  });
+
+  it('begins with and contains, with LIKE wildcards in the value matching themselves', () => {
+    expect(match([{ field: 'request_path', operator: 'begins_with', value: '/weather/' }])).toEqual(['a', 'b']);
+    expect(match([{ field: 'request_path', operator: 'contains', value: 'ergy' }])).toEqual(['c', 'd']);
+    expect(match([{ field: 'request_path', operator: 'contains', value: '100%_' }])).toEqual(['d']);
+    expect(match([{ field: 'request_path', operator: 'contains', value: '%' }])).toEqual(['d']);
+    expect(match([{ field: 'request_path', operator: 'begins_with', value: '_' }])).toEqual([]);
+  });
+
+  it('is empty and is not empty (null or empty text; null numbers)', () => {
+    expect(match([{ field: 'user_email', operator: 'is_null' }])).toEqual(['b', 'c']);
+    expect(match([{ field: 'user_email', operator: 'is_not_null' }])).toEqual(['a', 'd']);
+    expect(match([{ field: 'upstream_time', operator: 'is_null' }])).toEqual(['d']);
+    expect(match([{ field: 'gatekeeper_denied_code', operator: 'is_empty' }])).toEqual(['a', 'b']);
+  });
+
+  it('<, > and between (inclusive, either order) on numbers', () => {
+    expect(match([{ field: 'response_time', operator: 'less', value: 50 }])).toEqual(['a', 'd']);
+    expect(match([{ field: 'response_time', operator: 'greater', value: '50' }])).toEqual(['c']);
+    expect(match([{ field: 'response_status', operator: 'between', value: [400, 429] }])).toEqual(['b', 'd']);
+    expect(match([{ field: 'response_status', operator: 'between', value: '500,430' }])).toEqual(['c']);
+  });
+
+  it('combines filters with AND', () => {
+    expect(match([
+      { field: 'request_path', operator: 'begins_with', value: '/energy' },
+      { field: 'response_status', operator: 'less', value: 450 },
+    ])).toEqual(['d']);
+  });
+
+  it('treats an SQL fragment in a value as a plain value', () => {
+    expect(match([{ field: 'request_path', operator: 'equal', value: "x' OR '1'='1" }])).toEqual([]);
+    expect(match([{ field: 'request_path', operator: 'contains', value: "'; DROP TABLE analytics_logs; --" }])).toEqual([]);
+    expect(queries.count(view({}))).toBe(4);
+  });
+
+  it('searches path, query, user email and IP', () => {
+    expect(ids(queries.entries(view({ search: 'stations' })))).toEqual(['b']);
+    expect(ids(queries.entries(view({ search: 'ANN@' })))).toEqual(['a']);
+    expect(ids(queries.entries(view({ search: '192.0.2' })))).toHaveLength(4);
+  });
+
+  it('hides denied requests by default', () => {
+    const parsed = parseLogQuery({ range: 'last_7_days' }, NOW);
+    expect(parsed.ok && ids(queries.entries(parsed.query))).toEqual(['a', 'b']);
+  });
+});
+
+describe('analytics queries: ranges, order and paging', () => {
+  it('includes the whole end date and nothing outside the range', () => {
+    const day = (offset: number) => T0 - (T0 % DAY) + offset;
+    const queries = storeWith([
+      entry({ request_id: 'before', request_at: day(-1) }),
+      entry({ request_id: 'first', request_at: day(0) }),
+      entry({ request_id: 'last', request_at: day(2 * DAY - 1) }),
+      entry({ request_id: 'after', request_at: day(2 * DAY) }),
+    ]);
+    const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const range = view({ range: undefined, start_at: date(day(0)), end_at: date(day(DAY)) });
+    expect(ids(queries.entries(range))).toEqual(['first', 'last']);
+  });
+
+  it('sorts by any field either way and pages through', () => {
+    const queries = storeWith([10, 30, 20, 40, 50].map((time, index) => entry({ request_id: `r${time}`, response_time: time, request_at: T0 + index })));
+    const page = (order: string, start: number) => queries.entries(view({ order, start: String(start), length: '2' })).map((row) => row.request_id);
+    expect(page('response_time:desc', 0)).toEqual(['r50', 'r40']);
+    expect(page('response_time:desc', 2)).toEqual(['r30', 'r20']);
+    expect(page('response_time', 0)).toEqual(['r10', 'r20']);
+    expect(page('request_at:desc', 4)).toEqual(['r10']);
+  });
+
+  it('streams every match exactly once in batches, newest first, even when times tie', () => {
+    const entries = Array.from({ length: 25 }, (_, index) => entry({ request_id: `r${index}`, request_at: T0 + Math.floor(index / 4) }));
+    const queries = storeWith(entries);
+    const batches = [...queries.entryBatches(view({}), 3)];
+    expect(batches.every((batch) => batch.length <= 3)).toBe(true);
+    const streamed = batches.flat();
+    expect(streamed.map((row) => row.request_id).sort()).toEqual(entries.map((e) => e.request_id).sort());
+    expect(streamed.map((row) => row.request_at)).toEqual([...streamed.map((row) => row.request_at)].sort((a, b) => b - a));
+  });
+});
+
+describe('analytics queries: highlights, chart and users', () => {
+  const start = T0 - (T0 % DAY) - 6 * DAY;
+  const entries = [
+    entry({ request_at: start + 1_000, user_id: 'u1', user_email: 'one@example.com', request_ip: '192.0.2.1', response_time: 10 }),
+    entry({ request_at: start + 2_000, user_id: 'u1', user_email: 'one@example.com', request_ip: '192.0.2.2', response_time: 20 }),
+    entry({ request_at: start + DAY, user_id: 'u2', user_email: 'two@example.com', request_ip: '192.0.2.1', response_time: 30 }),
+    entry({ request_at: start + 3 * DAY, user_id: 'u1', user_email: 'one@example.com', request_ip: '192.0.2.1', response_time: 60 }),
+    entry({ request_at: start + 3 * DAY, user_id: null, user_email: null, request_ip: '198.51.100.7', response_time: 1, gatekeeper_denied_code: 'api_key_missing' }),
+  ];
+  const queries = storeWith(entries);
+
+  it('answers the default view: allowed requests only, per day', () => {
+    const parsed = parseLogQuery({ range: 'last_7_days' }, NOW);
+    const summary = queries.summary(parsed.ok ? parsed.query : (undefined as never));
+    expect(summary).toMatchObject({ hits: 4, unique_users: 2, unique_ips: 2, average_response_time: 30 });
+    expect(summary.top_users).toEqual([
+      { user_id: 'u1', user_email: 'one@example.com', hits: 3, last_request_at: start + 3 * DAY },
+      { user_id: 'u2', user_email: 'two@example.com', hits: 1, last_request_at: start + DAY },
+    ]);
+    expect(summary.top_ips).toEqual([{ request_ip: '192.0.2.1', hits: 3 }, { request_ip: '192.0.2.2', hits: 1 }]);
+    expect(summary.chart.map((point) => point.hits)).toEqual([2, 1, 0, 1, 0, 0, 0]);
+    expect(summary.chart[0]!.start_at).toBe(start);
+  });
+
+  it('gives the same answer from the daily rollups as from the rows', () => {
+    const fromRollups = queries.summary(view({}));
+    // A filter that matches everything forces the row scan.
+    const fromRows = queries.summary(filtered([{ field: 'request_at', operator: 'greater', value: 0 }]));
+    expect(fromRollups).toEqual(fromRows);
+    expect(fromRollups.hits).toBe(5);
+    expect(queries.userHits(view({}))).toEqual(queries.userHits(filtered([{ field: 'request_at', operator: 'greater', value: 0 }])));
+  });
+
+  it('buckets by hour, week and month', () => {
+    expect(queries.summary(view({ interval: 'hour', range: 'today' })).chart).toHaveLength(24);
+    const weeks = queries.summary(view({ interval: 'week' })).chart;
+    expect(weeks.reduce((sum, point) => sum + point.hits, 0)).toBe(5);
+    expect(new Date(weeks[0]!.start_at).getUTCDay()).toBe(1);
+    const months = queries.summary(view({ interval: 'month' })).chart;
+    expect(months.map((point) => new Date(point.start_at).toISOString().slice(0, 10))).toEqual(['2026-01-01']);
+  });
+
+  it('lists hits and last request per user, most hits first', () => {
+    expect(queries.userHits(view({})).map((user) => [user.user_email, user.hits])).toEqual([['one@example.com', 3], ['two@example.com', 1]]);
+  });
+});
