@@ -1,0 +1,88 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entry } from './fixtures.js';
+import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+
+let fx: AnalyticsFixture;
+const XSS = '<script>alert("ua")</script>';
+
+beforeAll(async () => {
+  fx = await startAnalyticsFixture({ analytics: { max_buffer: 3, flush_interval_ms: 60_000 } });
+  const { analytics } = fx.gw.context;
+  analytics.record(entry({ request_at: Date.now(), request_user_agent: XSS, request_path: '/xss', user_email: 'viewer@example.com' }));
+  analytics.record(entry({ request_at: Date.now(), request_path: '/denied', gatekeeper_denied_code: 'api_key_missing', user_id: null, user_email: null }));
+  analytics.flush();
+  // The buffer holds 3: the fourth is dropped and counted.
+  for (let index = 0; index < 4; index++) analytics.record(entry({ request_at: Date.now() }));
+});
+afterAll(() => fx.close());
+
+describe('Analytics › Filter Logs', () => {
+  it('sends a visitor without a session to sign in', async () => {
+    const response = await request(`${fx.gw.url}/admin/analytics/logs`);
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/admin/login?next=%2Fadmin%2Fanalytics%2Flogs');
+    await response.body.dump();
+  });
+
+  it('shows the last 14 days: chart, highlights, and the table without denied requests', async () => {
+    const { status, text } = await fx.page('/admin/analytics/logs');
+    expect(status).toBe(200);
+    expect(text).toContain('<option value="last_14_days" selected>');
+    expect(text.match(/<rect /g)).toHaveLength(14);
+    expect(text).toMatch(/data-testid="total-hits">1</);
+    expect(text).toContain('viewer@example.com');
+    expect(text).not.toContain('/denied');
+    expect(text).toContain('href="/admin/stats/logs.csv?range=last_14_days"');
+  });
+
+  it('renders an XSS string in a user agent as text', async () => {
+    const { text } = await fx.page('/admin/analytics/logs');
+    expect(text).not.toContain(XSS);
+    expect(text).toContain('&lt;script&gt;alert(&quot;ua&quot;)&lt;/script&gt;');
+  });
+
+  it('turns the filter form into a bookmarkable URL, and each filter can be removed', async () => {
+    const form = await fx.page('/admin/analytics/logs?range=last_7_days&interval=hour&field=gatekeeper_denied_code&operator=is_null&value=&field=request_path&operator=begins_with&value=%2Fxs&field=&operator=equal&value=');
+    expect(form.status).toBe(303);
+    const location = String(form.headers.location);
+    const params = new URL(location, fx.gw.url).searchParams;
+    expect(params.get('range')).toBe('last_7_days');
+    expect(JSON.parse(params.get('query')!)).toEqual([
+      { field: 'gatekeeper_denied_code', operator: 'is_null', value: '' },
+      { field: 'request_path', operator: 'begins_with', value: '/xs' },
+    ]);
+    const { text } = await fx.page(location);
+    expect(text).toMatch(/data-testid="total-hits">1</);
+    expect(text).toContain('value="/xs"');
+    const removeLinks = [...text.matchAll(/href="([^"]+)" class="secondary" data-testid="remove-filter"/g)].map((match) => match[1]!.replaceAll('&amp;', '&'));
+    expect(removeLinks).toHaveLength(2);
+    const withoutDefault = await fx.page(removeLinks[0]!);
+    expect(withoutDefault.text).toMatch(/data-testid="total-hits">1</);
+    const everything = await fx.page('/admin/analytics/logs?query=%5B%5D');
+    expect(everything.text).toMatch(/data-testid="total-hits">2</);
+    expect(everything.text).toContain('/denied');
+  });
+
+  it('shows a bad filter as a message next to the filters with 400', async () => {
+    const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent('[{"field":"request_path","operator":"less","value":"1"}]')}`);
+    expect(status).toBe(400);
+    expect(text).toMatch(/data-testid="query-error">&quot;&lt;&quot; needs a number field; request_path is text</);
+    expect(text).toContain('name="field"');
+  });
+
+  it('shows how many entries were dropped because the buffer was full', async () => {
+    const { text } = await fx.page('/admin/analytics/logs');
+    expect(text).toMatch(/data-testid="dropped-entries">1 entry was dropped/);
+  });
+});
+
+describe('Analytics › By Users', () => {
+  it('lists hits and last request per API user, with a CSV link keeping the view', async () => {
+    const { status, text } = await fx.page('/admin/analytics/users?range=last_7_days');
+    expect(status).toBe(200);
+    expect(text).toContain('viewer@example.com');
+    expect(text).toContain('href="/admin/stats/users.csv?range=last_7_days"');
+    expect(text).toContain('href="/admin/analytics/logs?range=last_7_days"');
+  });
+});
