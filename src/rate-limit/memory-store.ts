@@ -30,16 +30,16 @@ export class MemoryCounterStore implements CounterStore {
     return this.windows.get(expiresAt)?.get(counter) ?? 0;
   }
 
-  /** Ended windows are forgotten here, where counters are added, so reads need no clock. */
   increment(counter: string, expiresAt: number): number {
-    this.forgetExpired();
     const count = (this.windows.get(expiresAt)?.get(counter) ?? 0) + 1;
     if (count === 1) this.addRoomFor(counter);
     this.windowEnding(expiresAt).set(counter, count);
     return count;
   }
 
+  /** Only new counters take memory, so this is where ended windows go; reads and busy counters need no clock. */
   private addRoomFor(counter: string): void {
+    this.forgetExpired();
     while (this.counters >= this.maxCounters) this.forgetWindow(this.nextExpiry);
     this.counters += 1;
     // A name built by concatenation stays a tree of its pieces in V8 until it is read; reading a

@@ -15,19 +15,19 @@ describe('in-memory counter store', () => {
     expect(store.size).toBe(2);
   });
 
-  it('forgets the windows that have expired when it next counts, and keeps the others', () => {
+  it('forgets the windows that have expired when it next adds a counter, and keeps the others', () => {
     const clock = new ManualClock(0);
     const store = new MemoryCounterStore(clock);
     store.increment('short', 1000);
     store.increment('long', 15_000);
     clock.set(999);
-    store.increment('other', 15_000);
+    store.increment('second', 15_000);
     expect(store.get('short', 1000)).toBe(1);
     clock.set(1000);
-    store.increment('other', 15_000);
+    store.increment('third', 15_000);
     expect(store.get('short', 1000)).toBe(0);
     expect(store.get('long', 15_000)).toBe(1);
-    expect(store.size).toBe(2);
+    expect(store.size).toBe(3);
     clock.set(15_000);
     store.increment('next', 30_000);
     expect(store.get('long', 15_000)).toBe(0);
