@@ -1,0 +1,104 @@
+// The admin journey continued in a real browser: after a proxied call, the
+// operator opens Analytics › Filter Logs, sees the request, narrows the view
+// with a filter (kept in the URL), downloads the CSV and looks By Users.
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { launchBrowser, screenshot, type TestBrowser } from './helpers/browser.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+let gw: TestGateway;
+let echo: EchoUpstream;
+let browser: TestBrowser;
+let page: Page;
+let apiKey: string;
+
+beforeAll(async () => {
+  echo = await startEchoUpstream();
+  gw = await startTestGateway();
+  await gw.context.admins.create({ email: 'analyst@example.com', password: PASSWORD, superuser: true });
+  await gw.publishBackend({
+    name: 'Echo API',
+    frontend_host: '*',
+    backend_host: '127.0.0.1',
+    servers: [{ host: '127.0.0.1', port: echo.port }],
+    url_matches: [{ frontend_prefix: '/echo/', backend_prefix: '/' }],
+  });
+  ({ apiKey } = await gw.createUser({ email: 'dev@example.com' }));
+  browser = await launchBrowser();
+  page = await browser.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  await echo?.close();
+});
+
+describe('analytics journey', () => {
+  it('finds a proxied request under Analytics › Filter Logs', async () => {
+    expect((await fetch(`${gw.url}/echo/journey?city=Paris`, { headers: { 'X-Api-Key': apiKey, 'User-Agent': 'journey-agent/1' } })).status).toBe(200);
+    expect((await fetch(`${gw.url}/echo/journey-denied`)).status).toBe(403);
+
+    await page.goto(`${gw.url}/admin/login`);
+    await page.getByLabel('Email').fill('analyst@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('summary', { hasText: 'Analytics' }).click();
+    await page.getByRole('link', { name: 'Filter Logs', exact: true }).click();
+    await page.getByRole('heading', { name: 'Filter Logs' }).waitFor();
+
+    const table = page.getByTestId('log-table');
+    expect(await table.getByRole('cell', { name: '/echo/journey', exact: true }).isVisible()).toBe(true);
+    expect(await table.getByRole('cell', { name: 'dev@example.com' }).isVisible()).toBe(true);
+    expect(await table.getByRole('cell', { name: 'journey-agent/1' }).isVisible()).toBe(true);
+    // Denied requests are hidden by the default filter.
+    expect(await table.getByText('/echo/journey-denied').count()).toBe(0);
+    expect(await page.getByTestId('total-hits').textContent()).toBe('1');
+    expect(await page.getByTestId('hits-chart').isVisible()).toBe(true);
+    await screenshot(page, 'analytics-01-filter-logs');
+  });
+
+  it('shows denied requests once the default filter is removed, and keeps the view in the URL', async () => {
+    await page.getByTestId('remove-filter').first().click();
+    await page.getByTestId('log-table').getByRole('cell', { name: '/echo/journey-denied' }).waitFor();
+    expect(await page.getByRole('cell', { name: 'api_key_missing' }).isVisible()).toBe(true);
+
+    // A new filter from the form's blank row.
+    const row = page.getByTestId('filter-row').last();
+    await row.getByLabel('Field').selectOption('response_status');
+    await row.getByLabel('Operator').selectOption('greater');
+    await row.getByLabel('Value').fill('399');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/query=/);
+    expect(await page.getByTestId('total-hits').textContent()).toBe('1');
+    const bookmark = page.url();
+    const copy = await browser.newPage();
+    await copy.context().addCookies(await page.context().cookies());
+    await copy.goto(bookmark);
+    expect(await copy.getByTestId('total-hits').textContent()).toBe('1');
+    await screenshot(page, 'analytics-02-filtered');
+
+    // A bad filter comes back as a message next to the filters. The rule is the first row now; the last is blank again.
+    await page.getByTestId('filter-row').first().getByLabel('Value').fill('many');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    expect(await page.getByTestId('query-error').textContent()).toContain('is not a number');
+    await screenshot(page, 'analytics-03-error');
+  });
+
+  it('downloads the view as CSV and lists hits By Users', async () => {
+    await page.goto(`${gw.url}/admin/analytics/logs`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-csv').click()]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toContain('request_at,request_id,request_method');
+    expect(csv).toContain('/echo/journey');
+
+    await page.getByRole('link', { name: 'By Users' }).click();
+    await page.getByRole('heading', { name: 'By Users' }).waitFor();
+    expect(await page.getByTestId('users-table').getByRole('cell', { name: 'dev@example.com' }).isVisible()).toBe(true);
+    await screenshot(page, 'analytics-04-by-users');
+  });
+});
