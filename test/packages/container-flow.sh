@@ -32,8 +32,9 @@ as_image_user() {
   local extra=()
   while [[ $1 != -- ]]; do extra+=("$1"); shift; done
   shift
+  # exec: run in the background, its pid is the image's process itself.
   # shellcheck disable=SC2016 # expanded by the image's sh
-  chroot --userspec="$USER_NAME:$USER_NAME" "$ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin \
+  exec chroot --userspec="$USER_NAME:$USER_NAME" "$ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin \
     HOME="$WORKDIR" "${IMAGE_ENV[@]}" "${extra[@]}" /bin/sh -c 'cd "$0" && exec "$@"' "$WORKDIR" "$@"
 }
 

@@ -21,6 +21,16 @@ dpkg_install() {
   cp "$1" "$ROOT/tmp/" && in_root env DEBIAN_FRONTEND=noninteractive dpkg -i "/tmp/$(basename "$1")" </dev/null
 }
 
+# systemd's own check of the unit, against the installed files (/opt bound
+# from the root in this flow's private mount namespace only).
+verify_unit() {
+  local out code=0
+  mount --bind "$ROOT/opt" /opt || return 1
+  out=$(systemd-analyze verify --man=no "$ROOT/lib/systemd/system/parasol.service" 2>&1) || code=$?
+  umount /opt
+  [[ $code == 0 && -z $out ]] || { echo "$out"; return 1; }
+}
+
 service_pid() { cat "$ROOT/run/parasol.pid"; }
 
 admin_get() { http GET "$BASE/api-umbrella/v1/$1" -H "X-Admin-Auth-Token: $TOKEN"; }
@@ -39,6 +49,7 @@ check "/usr/bin/parasol config check reads /etc/parasol/parasol.yml" \
   bash -c "in_root /usr/bin/parasol config check | grep -q '\"config_file\":\"/etc/parasol/parasol.yml\"'"
 check "the systemd unit and logrotate config are installed" \
   test -f "$ROOT/lib/systemd/system/parasol.service" -a -f "$ROOT/etc/logrotate.d/parasol"
+check "systemd-analyze verify finds nothing wrong in parasol.service" verify_unit
 check_exit "installing does not start the service (status 3)" 3 in_root $INIT status
 
 echo "== .deb: start with $INIT"
@@ -58,7 +69,7 @@ TOKEN=
 capture "parasol admins create prints an admin token" TOKEN admin_auth_token \
   in_root /usr/bin/parasol admins create --email ops@example.com --password "$ADMIN_PASSWORD"
 check "files the CLI wrote as root belong to parasol" bash -c "[[ -z \$(in_root find /var/lib/parasol ! -user parasol) ]]"
-start_upstream $UPSTREAM_PORT
+check "a test upstream listens on 127.0.0.1:$UPSTREAM_PORT" start_upstream $UPSTREAM_PORT
 check_http "POST /api-umbrella/v1/apis creates a backend" 201 '"api"' POST "$BASE/api-umbrella/v1/apis" \
   -H "X-Admin-Auth-Token: $TOKEN" -H 'Content-Type: application/json' -d "{\"api\":{
     \"name\":\"Package test\",\"frontend_host\":\"127.0.0.1\",\"backend_host\":\"127.0.0.1\",
@@ -67,9 +78,10 @@ check_http "POST /api-umbrella/v1/apis creates a backend" 201 '"api"' POST "$BAS
 API_ID=$(json_field api.id <<<"$HTTP_BODY" 2>/dev/null)
 check_http "POST /api-umbrella/v1/config/publish publishes it" 201 . POST "$BASE/api-umbrella/v1/config/publish" \
   -H "X-Admin-Auth-Token: $TOKEN" -H 'Content-Type: application/json' -d "{\"config\":{\"apis\":{\"$API_ID\":{\"publish\":\"1\"}}}}"
-API_KEY=
-capture "parasol users create-signup-key prints a key" API_KEY api_key \
-  in_root /usr/bin/parasol users create-signup-key --email developer@example.com
+check_http "POST /api-umbrella/v1/users creates a key" 201 '"api_key"' POST "$BASE/api-umbrella/v1/users" \
+  -H "X-Admin-Auth-Token: $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"user":{"email":"developer@example.com","first_name":"Package","last_name":"Test"}}'
+API_KEY=$(json_field user.api_key <<<"$HTTP_BODY" 2>/dev/null)
 
 call_backend() {
   check_http "$1" 200 '"upstream_path":"/hello' GET "$BASE/package-test/hello" -H "X-Api-Key: $API_KEY"

@@ -120,7 +120,12 @@ start_upstream() {
     require("node:http").createServer((req, res) => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ upstream_path: req.url }));
-    }).listen(Number(process.argv[1]), "127.0.0.1");' "$1" &
+    }).listen(Number(process.argv[1]), "127.0.0.1");' "$1" >/dev/null 2>&1 &
+  local tries=100
+  until curl -s --max-time 2 -o /dev/null "http://127.0.0.1:$1/"; do
+    ((tries-- > 0)) || return 1
+    sleep 0.1
+  done
 }
 
 # shellcheck disable=SC2016
