@@ -24,7 +24,10 @@ export class FormErrors {
       .flatMap(([, messages]) => messages);
   }
 
-  summary(): { label: string; messages: string[] }[] {
-    return Object.entries(this.errors).map(([field, messages]) => ({ label: this.label(field), messages }));
+  /** One line per message, named by its field unless it is a sentence already ("Provide your email address."). */
+  summary(): string[] {
+    return Object.entries(this.errors).flatMap(([field, messages]) =>
+      messages.map((message) => (/^[A-Z]/.test(message) ? message : `${this.label(field)} ${message}`)),
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Publisher } from '../publish/publisher.js';
 import { takeFlash } from './flash.js';
+import { formatTime } from './format.js';
 
 /** Which menu entry is highlighted. */
 export type NavSection = 'apis' | 'publish' | 'analytics' | 'api_users' | 'admins' | 'account' | null;
@@ -31,6 +32,7 @@ export async function renderAdminPage(context: AppContext, reply: FastifyReply, 
     csrfToken: reply.generateCsrf(),
     flash: takeFlash(request, reply),
     pendingCount: admin === null ? 0 : unpublishedCount(context.publisher),
+    formatTime,
   });
   return reply.code(status).type('text/html; charset=utf-8').send(html);
 }

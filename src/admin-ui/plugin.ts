@@ -3,9 +3,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { PageRoutes } from '../web/plugin.js';
+import { adminAccountPages } from './admin-accounts.js';
 import { apiBackendPages } from './api-backends/pages.js';
+import { apiUserPages } from './api-users/pages.js';
 import { authPages } from './auth-pages.js';
+import { myAccountPages } from './my-account.js';
 import { renderAdminPage } from './page.js';
+import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 
 export const adminUiRoutes: PageRoutes = async (app, context) => {
@@ -22,6 +26,10 @@ export const adminUiRoutes: PageRoutes = async (app, context) => {
         signedIn.addHook('preHandler', requireAdminSession(context));
         signedIn.get('/', async (_request, reply) => reply.redirect('/admin/apis', 303));
         apiBackendPages(signedIn, context);
+        publishPages(signedIn, context);
+        apiUserPages(signedIn, context);
+        adminAccountPages(signedIn, context);
+        myAccountPages(signedIn, context);
         signedIn.all('/*', async (_request, reply) =>
           renderAdminPage(context, reply, 'admin/error', { title: 'Page not found', message: 'There is no admin page at this address.' }, 404),
         );

@@ -51,7 +51,8 @@ function blankSettings(): SettingsForm {
   return settingsFromConfig(null);
 }
 
-const BLANK_ROWS = {
+/** Blank rows for "Add …" buttons, by list name. */
+export const BLANK_ROWS = {
   servers: () => ({ host: '', port: '' }),
   url_matches: () => ({ frontend_prefix: '', backend_prefix: '' }),
   rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }),
@@ -197,39 +198,6 @@ function parseErrorData(text: string, field: string, errors: FieldErrors): unkno
   }
   errors[field] = ['must be a JSON object such as {"api_key_missing": {"signup_url": "https://example.com"}}'];
   return {};
-}
-
-/**
- * "Add server" / "Remove" without JavaScript: the form comes back with a row
- * more or less, nothing saved. `add` names a list ("sub_settings.0.settings.rate_limits"),
- * `remove` a row in one ("servers.1"). Returns whether anything changed.
- */
-export function applyRowAction(form: ApiBackendForm, action: { add?: string; remove?: string }): boolean {
-  if (action.add !== undefined) {
-    const list = listAt(form, action.add.split('.'));
-    const blank = BLANK_ROWS[action.add.split('.').pop() as keyof typeof BLANK_ROWS];
-    if (list === null || blank === undefined) return false;
-    list.push(blank());
-    return true;
-  }
-  if (action.remove !== undefined) {
-    const path = action.remove.split('.');
-    const index = Number(path.pop());
-    const list = listAt(form, path);
-    if (list === null || !Number.isInteger(index) || index < 0 || index >= list.length) return false;
-    list.splice(index, 1);
-    return true;
-  }
-  return false;
-}
-
-function listAt(form: ApiBackendForm, path: string[]): unknown[] | null {
-  let node: unknown = form;
-  for (const key of path) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return null;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return Array.isArray(node) ? node : null;
 }
 
 const FIELD_LABELS: Record<string, string> = {

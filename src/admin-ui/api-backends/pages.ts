@@ -8,10 +8,11 @@ import type { FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
-import { decodeNestedForm, textOf } from '../nested-form.js';
+import { decodeNestedForm } from '../nested-form.js';
 import { renderAdminPage } from '../page.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
-import { applyRowAction, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
+import { applyRowAction, rowActionOf } from '../row-actions.js';
+import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -61,9 +62,9 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   async function submit(reply: FastifyReply, body: unknown, id: string | null) {
     const tree = decodeNestedForm(body);
     const form = formFromSubmission(tree);
-    const rowAction = { add: textOf(tree, '_add') || undefined, remove: textOf(tree, '_remove') || undefined };
-    if (rowAction.add !== undefined || rowAction.remove !== undefined) {
-      applyRowAction(form, rowAction);
+    const rowAction = rowActionOf(tree);
+    if (rowAction !== null) {
+      applyRowAction(form, rowAction, BLANK_ROWS);
       return renderForm(reply, { form, id });
     }
     const { input, errors: formErrors } = backendInput(form);

@@ -1,0 +1,155 @@
+// Users › API Users: a searchable, paged list; add (the key is shown once);
+// view and edit roles, enabled state and per-user rate limits; regenerate
+// the key (shown once).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ApiUser } from '../../api-users/model.js';
+import { parseApiUser } from '../../api-users/validate.js';
+import type { AppContext } from '../../context.js';
+import type { FieldErrors } from '../../lib/validation-errors.js';
+import { redirectWithFlash } from '../flash.js';
+import { FormErrors } from '../form-errors.js';
+import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
+import { renderAdminPage } from '../page.js';
+import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
+import { applyRowAction, rowActionOf } from '../row-actions.js';
+
+type IdParams = { Params: { id: string } };
+
+export const PAGE_SIZE = 25;
+
+export interface ApiUserForm {
+  email: string;
+  first_name: string;
+  last_name: string;
+  website: string;
+  use_description: string;
+  roles: string;
+  enabled: boolean;
+  settings: { rate_limit_mode: string; rate_limits: RateLimitRow[] };
+}
+
+const LABELS: Record<string, string> = { email: 'Email', first_name: 'First Name', last_name: 'Last Name', website: 'Website', use_description: 'Use description' };
+const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
+
+export function apiUserPages(app: FastifyInstance, context: AppContext): void {
+  const { users } = context;
+
+  app.get('/api_users', async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const search = typeof query.search === 'string' ? query.search.trim() : '';
+    const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
+    const { users: list, total } = users.list({ search: search || undefined, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, page, pages, pageSize: PAGE_SIZE });
+  });
+
+  app.get('/api_users/new', async (_request, reply) => renderForm(reply, { form: formFromUser(null), user: null }));
+
+  app.post('/api_users', async (request, reply) => {
+    const tree = decodeNestedForm(request.body);
+    const form = formFromSubmission(tree);
+    const rowAction = rowActionOf(tree);
+    if (rowAction !== null) {
+      applyRowAction(form, rowAction, BLANKS);
+      return renderForm(reply, { form, user: null });
+    }
+    const parsed = parseApiUser(userInput(form, null));
+    if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
+    const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email);
+    return renderKey(reply, user, apiKey, 'created');
+  });
+
+  app.get<IdParams>('/api_users/:id', async (request, reply) => {
+    const user = users.get(request.params.id);
+    return user === null ? notFound(reply) : renderForm(reply, { form: formFromUser(user), user });
+  });
+
+  app.post<IdParams>('/api_users/:id', async (request, reply) => {
+    const user = users.get(request.params.id);
+    if (user === null) return notFound(reply);
+    const tree = decodeNestedForm(request.body);
+    const form = formFromSubmission(tree);
+    const rowAction = rowActionOf(tree);
+    if (rowAction !== null) {
+      applyRowAction(form, rowAction, BLANKS);
+      return renderForm(reply, { form, user });
+    }
+    const parsed = parseApiUser(userInput(form, user), user);
+    if (!parsed.ok) return renderForm(reply, { form, user, errors: parsed.errors }, 422);
+    users.update(user.id, parsed.value);
+    return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `Saved the API user ${user.email}.`);
+  });
+
+  app.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
+    const result = users.regenerateKey(request.params.id);
+    return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
+  });
+
+  function renderForm(reply: FastifyReply, data: { form: ApiUserForm; user: ApiUser | null; errors?: FieldErrors }, status = 200) {
+    const messages = Object.fromEntries(Object.entries(data.errors ?? {}).map(([field, list]) => [field, list.map((message) => formMessage(field, message))]));
+    const errors = new FormErrors(messages, (field) => LABELS[field] ?? field.replace(/^settings\./, '').replace(/_/g, ' '));
+    const title = data.user === null ? 'Add API User' : data.user.email;
+    return renderAdminPage(context, reply, 'admin/api_users/form', { title, section: 'api_users', ...data, errors, units: DURATION_UNITS }, status);
+  }
+
+  /** The clear key is in this one response and nowhere else: no redirect, no cookie, no log. */
+  function renderKey(reply: FastifyReply, user: ApiUser, apiKey: string, event: 'created' | 'regenerated') {
+    reply.header('Cache-Control', 'no-store');
+    return renderAdminPage(context, reply, 'admin/api_users/key', { title: 'API key', section: 'api_users', user, apiKey, event }, event === 'created' ? 201 : 200);
+  }
+
+  function notFound(reply: FastifyReply) {
+    return renderAdminPage(context, reply, 'admin/error', {
+      title: 'API user not found',
+      message: 'No API user has this id.',
+      backHref: '/admin/api_users',
+      backLabel: 'Back to API Users',
+      section: 'api_users',
+    }, 404);
+  }
+}
+
+function formFromUser(user: ApiUser | null): ApiUserForm {
+  return {
+    email: user?.email ?? '',
+    first_name: user?.first_name ?? '',
+    last_name: user?.last_name ?? '',
+    website: user?.website ?? '',
+    use_description: user?.use_description ?? '',
+    roles: (user?.roles ?? []).join(', '),
+    enabled: user?.enabled ?? true,
+    settings: { rate_limit_mode: user?.settings.rate_limit_mode ?? '', rate_limits: (user?.settings.rate_limits ?? []).map(rowFromRateLimit) },
+  };
+}
+
+function formFromSubmission(tree: FormTree): ApiUserForm {
+  const settings = treeOf(tree, 'settings');
+  return {
+    email: textOf(tree, 'email').trim(),
+    first_name: textOf(tree, 'first_name').trim(),
+    last_name: textOf(tree, 'last_name').trim(),
+    website: textOf(tree, 'website').trim(),
+    use_description: textOf(tree, 'use_description'),
+    roles: textOf(tree, 'roles'),
+    enabled: textOf(tree, 'enabled') !== '',
+    settings: {
+      rate_limit_mode: textOf(settings, 'rate_limit_mode'),
+      rate_limits: rowsOf(settings, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),
+    },
+  };
+}
+
+/** What parseApiUser() takes; IP and referer restrictions set through the API are kept as they are. */
+function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, unknown> {
+  return {
+    ...form,
+    enabled: form.enabled ? '1' : '0',
+    settings: {
+      rate_limit_mode: form.settings.rate_limit_mode,
+      rate_limits: form.settings.rate_limits.map(rateLimitInput),
+      allowed_ips: existing?.settings.allowed_ips ?? [],
+      allowed_referers: existing?.settings.allowed_referers ?? [],
+    },
+    registration_source: existing?.registration_source ?? 'web_admin',
+  };
+}

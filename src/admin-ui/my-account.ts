@@ -1,0 +1,42 @@
+// My Account: the signed-in admin changes their password and sees or
+// regenerates their Admin API Token (X-Admin-Auth-Token).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { FieldErrors } from '../lib/validation-errors.js';
+import { formString, newPasswordErrors } from './account-fields.js';
+import { redirectWithFlash } from './flash.js';
+import { FormErrors } from './form-errors.js';
+import { renderAdminPage } from './page.js';
+import { SESSION_COOKIE, sessionStore } from './session-auth.js';
+
+const LABELS: Record<string, string> = { current_password: 'Current Password', password: 'New Password', password_confirmation: 'Password Confirmation' };
+
+export function myAccountPages(app: FastifyInstance, context: AppContext): void {
+  const { admins } = context;
+  const minLength = context.config.admin.password_min_length;
+
+  app.get('/account', async (_request, reply) => renderAccount(reply, {}));
+
+  app.post('/account/password', async (request, reply) => {
+    const admin = request.admin!;
+    const password = formString(request.body, 'password');
+    const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
+    if ((await admins.authenticate(admin.email, formString(request.body, 'current_password'))) === null) errors.current_password = ['is not correct'];
+    if (Object.keys(errors).length > 0) return renderAccount(reply, errors, 422);
+    await admins.setPassword(admin.id, password);
+    // Anyone else signed in as this admin (a stolen session, another browser) is signed out.
+    sessionStore(context).destroyAllFor(admin.id, request.cookies[SESSION_COOKIE]);
+    return redirectWithFlash(reply, '/admin/account', 'success', 'Your password has been changed. Other sessions of your account were signed out.');
+  });
+
+  app.post('/account/token', async (request, reply) => {
+    const token = admins.regenerateToken(request.admin!.id);
+    reply.header('Cache-Control', 'no-store');
+    return renderAdminPage(context, reply, 'admin/account-token', { title: 'New Admin API Token', section: 'account', token });
+  });
+
+  function renderAccount(reply: FastifyReply, errors: FieldErrors, status = 200) {
+    const data = { title: 'My Account', section: 'account' as const, errors: new FormErrors(errors, (field) => LABELS[field] ?? field), minLength };
+    return renderAdminPage(context, reply, 'admin/account', data, status);
+  }
+}
