@@ -1,0 +1,271 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { AdminClient, createAdmin, PASSWORD, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
+
+let running: AdminApp | null = null;
+afterEach(async () => {
+  await running?.close();
+  running = null;
+});
+
+async function start(overrides: Record<string, unknown> = {}, clock?: ManualClock) {
+  running = await startAdminApp(overrides, clock === undefined ? {} : { clock });
+  return { ...running, client: new AdminClient(running.app) };
+}
+
+function sessionCookie(response: { cookies: unknown[] }) {
+  return (response.cookies as { name: string; value: string; httpOnly?: boolean; sameSite?: string; secure?: boolean; path?: string }[]).find(
+    (cookie) => cookie.name === 'parasol_admin_session',
+  );
+}
+
+describe('first admin account', () => {
+  it('sends /admin/ to "Create the first admin account" while there is no admin', async () => {
+    const { client } = await start();
+    const index = await client.get('/admin/');
+    expect(index.statusCode).toBe(303);
+    expect(index.headers.location).toBe('/admin/setup');
+    const page = await client.follow(index);
+    const text = textOf(page.body);
+    expect(text).toContain('Create the first admin account');
+    for (const label of ['Email', 'Password', 'Password Confirmation']) expect(page.body).toContain(`>${label}</label>`);
+    expect(page.body).toMatch(/<button type="submit">Sign up<\/button>/);
+  });
+
+  it('creates a superuser and signs it in', async () => {
+    const { client, context } = await start();
+    await client.get('/admin/setup');
+    const created = await client.post('/admin/setup', { email: 'ops@example.com', password: PASSWORD, password_confirmation: PASSWORD });
+    expect(created.statusCode).toBe(303);
+    expect(created.headers.location).toBe('/admin/apis');
+    expect(sessionCookie(created)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/admin' });
+    expect(context.admins.findByEmail('ops@example.com')).toMatchObject({ superuser: true, enabled: true });
+    const page = await client.follow(created);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('Your admin account is ready');
+  });
+
+  it('keeps the email and explains a password that is too short or does not match', async () => {
+    const { client, context } = await start();
+    await client.get('/admin/setup');
+    const short = await client.post('/admin/setup', { email: 'ops@example.com', password: 'short', password_confirmation: 'short' });
+    expect(short.statusCode).toBe(422);
+    expect(textOf(short.body)).toContain('is too short (minimum is 14 characters)');
+    expect(short.body).toContain('value="ops@example.com"');
+    const mismatch = await client.post('/admin/setup', { email: 'ops@example.com', password: PASSWORD, password_confirmation: `${PASSWORD}!` });
+    expect(textOf(mismatch.body)).toContain("doesn't match Password");
+    expect(context.admins.count()).toBe(0);
+  });
+
+  it('refuses GET and POST once an admin exists, with "An initial admin account already exists."', async () => {
+    const { client, context } = await start();
+    await client.get('/admin/setup');
+    await createAdmin(context);
+    const attempts = [() => client.get('/admin/setup'), () => client.post('/admin/setup', { email: 'x@example.com', password: PASSWORD, password_confirmation: PASSWORD })];
+    for (const attempt of attempts) {
+      const response = await attempt();
+      expect(response.statusCode).toBe(303);
+      expect(response.headers.location).toBe('/admin/login');
+      expect(textOf((await client.follow(response)).body)).toContain('An initial admin account already exists.');
+    }
+    expect(context.admins.count()).toBe(1);
+  });
+
+  it('lets exactly one of two simultaneous submits create the first admin', async () => {
+    const { app, context } = await start();
+    const first = new AdminClient(app);
+    const second = new AdminClient(app);
+    await first.get('/admin/setup');
+    await second.get('/admin/setup');
+    const [a, b] = await Promise.all([
+      first.post('/admin/setup', { email: 'first@example.com', password: PASSWORD, password_confirmation: PASSWORD }),
+      second.post('/admin/setup', { email: 'second@example.com', password: PASSWORD, password_confirmation: PASSWORD }),
+    ]);
+    expect(context.admins.count()).toBe(1);
+    const winners = [a, b].filter((response) => response.headers.location === '/admin/apis');
+    const losers = [a, b].filter((response) => response.headers.location === '/admin/login');
+    expect(winners).toHaveLength(1);
+    expect(losers).toHaveLength(1);
+    expect(sessionCookie(losers[0]!)).toBeUndefined();
+  });
+});
+
+describe('sign in and out', () => {
+  it('signs in with Email and Password, with a new session id each time', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    const login = await client.get('/admin/login');
+    for (const label of ['Email', 'Password']) expect(login.body).toContain(`>${label}</label>`);
+    expect(login.body).toContain('>Sign in</button>');
+    const first = await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD });
+    expect(first.statusCode).toBe(303);
+    const firstId = sessionCookie(first)!.value;
+    const again = await client.signIn();
+    const secondId = sessionCookie(again)!.value;
+    expect(secondId).not.toBe(firstId);
+    // The session signed in over is gone.
+    const stale = await running!.app.inject({ url: '/admin/apis', cookies: { parasol_admin_session: firstId } });
+    expect(stale.statusCode).toBe(303);
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+  });
+
+  it('marks the session cookie Secure when the admin is reached over HTTPS', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    await client.get('/admin/login');
+    const response = await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD }, { 'x-forwarded-proto': 'https' });
+    expect(sessionCookie(response)).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax' });
+    const plain = await client.signIn();
+    expect(sessionCookie(plain)!.secure).toBeFalsy();
+  });
+
+  it('answers a wrong password and an unknown email with the same generic message', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    const wrong = await client.signIn('ops@example.com', 'not the password at all');
+    const unknown = await client.signIn('nobody@example.com', PASSWORD);
+    for (const response of [wrong, unknown]) {
+      expect(response.statusCode).toBe(401);
+      expect(textOf(response.body)).toContain('Invalid email or password.');
+      expect(sessionCookie(response)).toBeUndefined();
+    }
+  });
+
+  it('refuses a disabled admin', async () => {
+    const { client, context } = await start();
+    const admin = await createAdmin(context, 'ops@example.com');
+    await createAdmin(context, 'other@example.com');
+    context.admins.update(admin.id, { enabled: false });
+    expect((await client.signIn()).statusCode).toBe(401);
+  });
+
+  it('returns to the page asked for, but never to another site', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    const guarded = await client.get('/admin/api_users?search=x');
+    expect(guarded.headers.location).toBe('/admin/login?next=%2Fadmin%2Fapi_users%3Fsearch%3Dx');
+    await client.follow(guarded);
+    const back = await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD, next: '/admin/api_users?search=x' });
+    expect(back.headers.location).toBe('/admin/api_users?search=x');
+    for (const next of ['https://evil.example/', '//evil.example/', '/admin//evil.example', '/elsewhere']) {
+      await client.get('/admin/login');
+      expect((await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD, next })).headers.location).toBe('/admin/');
+    }
+  });
+
+  it('signs out: the session stops working', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    await client.signIn();
+    const id = client.cookies.get('parasol_admin_session')!;
+    await client.get('/admin/apis');
+    const out = await client.post('/admin/logout');
+    expect(out.headers.location).toBe('/admin/login');
+    expect(textOf((await client.follow(out)).body)).toContain('You have been signed out.');
+    const reused = await running!.app.inject({ url: '/admin/apis', cookies: { parasol_admin_session: id } });
+    expect(reused.statusCode).toBe(303);
+  });
+});
+
+describe('session expiry', () => {
+  it('ends a session left idle longer than admin.session_idle_timeout_minutes', async () => {
+    const clock = new ManualClock();
+    const { client, context } = await start({ admin: { session_idle_timeout_minutes: 30 } }, clock);
+    await createAdmin(context);
+    await client.signIn();
+    clock.advance(29 * 60_000);
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    clock.advance(29 * 60_000);
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    clock.advance(31 * 60_000);
+    expect((await client.get('/admin/apis')).statusCode).toBe(303);
+  });
+
+  it('ends any session older than admin.session_max_age_hours, however active', async () => {
+    const clock = new ManualClock();
+    const { client, context } = await start({ admin: { session_idle_timeout_minutes: 60, session_max_age_hours: 2 } }, clock);
+    await createAdmin(context);
+    await client.signIn();
+    for (let step = 0; step < 3; step++) {
+      clock.advance(40 * 60_000);
+      expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    }
+    clock.advance(1 * 60_000 + 1);
+    expect((await client.get('/admin/apis')).statusCode).toBe(303);
+  });
+});
+
+describe('lockout after repeated failed sign-ins', () => {
+  const settings = { admin: { login_max_failures: 3, login_lockout_minutes: 10 } };
+
+  it('locks the account, even for the right password, until the lockout has passed', async () => {
+    const clock = new ManualClock();
+    const { app, context } = await start(settings, clock);
+    await createAdmin(context);
+    // Each attempt from another IP: this is the per-account limit.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await new AdminClient(app, `10.0.0.${attempt + 1}`).signIn('ops@example.com', 'wrong password, try again')).statusCode).toBe(401);
+    }
+    const locked = await new AdminClient(app, '10.0.0.9').signIn('OPS@example.com', PASSWORD);
+    expect(locked.statusCode).toBe(429);
+    expect(textOf(locked.body)).toContain('Too many failed sign-in attempts. Try again in 10 minutes.');
+    clock.advance(20 * 60_000);
+    expect((await new AdminClient(app, '10.0.0.9').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('locks an IP that tries many accounts, and only that IP', async () => {
+    const { app, context } = await start(settings);
+    await createAdmin(context);
+    const attacker = new AdminClient(app, '192.0.2.7');
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await attacker.signIn(email, PASSWORD)).statusCode).toBe(401);
+    expect((await attacker.signIn('ops@example.com', PASSWORD)).statusCode).toBe(429);
+    expect((await new AdminClient(app, '192.0.2.8').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a form without a token, or with a wrong one, with a clear page', async () => {
+    const { app, client, context } = await start();
+    await createAdmin(context);
+    await client.signIn();
+    await client.get('/admin/apis/new');
+    const missing = await client.post('/admin/apis', { _csrf: '', name: 'X' });
+    const wrong = await client.post('/admin/apis', { _csrf: 'forged-token', name: 'X' });
+    for (const response of [missing, wrong]) {
+      expect(response.statusCode).toBe(403);
+      expect(textOf(response.body)).toContain('This form has expired');
+    }
+    // A token from another browser's cookie does not pass either.
+    const other = new AdminClient(app);
+    await other.get('/admin/login');
+    expect((await client.post('/admin/logout', { _csrf: other.csrfToken })).statusCode).toBe(403);
+    expect((await client.post('/admin/login', { _csrf: '', email: 'ops@example.com', password: PASSWORD })).statusCode).toBe(403);
+  });
+});
+
+describe('security headers', () => {
+  it('sends a CSP without inline scripts, X-Frame-Options DENY and nosniff on admin pages', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    await client.signIn();
+    for (const path of ['/admin/login', '/admin/apis', '/admin/config/publish']) {
+      const response = await client.get(path);
+      const csp = String(response.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.body).not.toMatch(/<script>|<script [^>]*>[^<]+<\/script>|\son[a-z]+=/);
+    }
+  });
+
+  it('shows an unknown admin page as a 404 page in the layout', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    await client.signIn();
+    const response = await client.get('/admin/no-such-page');
+    expect(response.statusCode).toBe(404);
+    expect(textOf(response.body)).toContain('Page not found');
+  });
+});
