@@ -30,10 +30,11 @@ function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
       lines.push({ kind: 'same', text: a[i]! });
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || lengths[i]![j + 1]! >= lengths[i + 1]![j]!)) {
-      lines.push({ kind: 'add', text: b[j++]! });
-    } else {
+    } else if (i < a.length && (j === b.length || lengths[i + 1]![j]! >= lengths[i]![j + 1]!)) {
+      // Removed lines before added ones, as unified diffs show a change.
       lines.push({ kind: 'del', text: a[i++]! });
+    } else {
+      lines.push({ kind: 'add', text: b[j++]! });
     }
   }
   return lines;

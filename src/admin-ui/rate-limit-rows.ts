@@ -5,6 +5,7 @@ import { toInteger } from '../lib/validation-errors.js';
 import { textOf, type FormTree } from './nested-form.js';
 
 export const DURATION_UNITS = [
+  { value: 'milliseconds', label: 'milliseconds', ms: 1 },
   { value: 'seconds', label: 'seconds', ms: 1000 },
   { value: 'minutes', label: 'minutes', ms: 60_000 },
   { value: 'hours', label: 'hours', ms: 3_600_000 },
@@ -21,7 +22,7 @@ export interface RateLimitRow {
 
 export const BLANK_RATE_LIMIT_ROW: RateLimitRow = { duration_value: '', duration_unit: 'minutes', limit_by: 'api_key', limit: '', response_headers: false };
 
-/** The largest unit that states the duration exactly. */
+/** The largest unit that states the duration exactly (milliseconds always do). */
 export function rowFromRateLimit(limit: RateLimit): RateLimitRow {
   const unit = [...DURATION_UNITS].reverse().find((candidate) => limit.duration % candidate.ms === 0) ?? DURATION_UNITS[0];
   return {

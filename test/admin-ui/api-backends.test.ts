@@ -1,0 +1,171 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AdminClient, createAdmin, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
+
+let running: AdminApp;
+let client: AdminClient;
+
+beforeEach(async () => {
+  running = await startAdminApp();
+  await createAdmin(running.context);
+  client = new AdminClient(running.app);
+  await client.signIn();
+});
+afterEach(() => running.close());
+
+const BASIC = {
+  name: 'Weather',
+  backend_protocol: 'http',
+  balance_algorithm: 'least_conn',
+  'servers[0][host]': '10.0.0.5',
+  'servers[0][port]': '8080',
+  frontend_host: 'api.example.com',
+  backend_host: 'weather.internal',
+  'url_matches[0][frontend_prefix]': '/weather/',
+  'url_matches[0][backend_prefix]': '/v2/',
+};
+
+async function addBackend(fields: Record<string, string> = BASIC) {
+  await client.get('/admin/apis/new');
+  return client.post('/admin/apis', fields);
+}
+
+describe('API Backends', () => {
+  it('starts with an empty state that says what to do next', async () => {
+    const page = await client.get('/admin/apis');
+    const text = textOf(page.body);
+    expect(text).toContain('No API backends yet');
+    expect(text).toContain('Add API Backend');
+  });
+
+  it('shows the form with API Umbrella\'s sections and labels', async () => {
+    const text = textOf((await client.get('/admin/apis/new')).body);
+    for (const label of [
+      'Name', 'Backend', 'Backend Protocol', 'Host', 'Port', 'Balance Algorithm', 'Frontend Host', 'Backend Host', 'Matching URL Prefixes',
+      'Frontend Prefix', 'Backend Prefix', 'Global Request Settings', 'API Key Checks', 'Required Roles', 'Append Query String Parameters',
+      'Set Request Headers', 'HTTP Basic Authentication', 'Rate Limit', 'Sub-URL Request Settings', 'Save',
+    ]) {
+      expect(text).toContain(label);
+    }
+  });
+
+  it('saves every section of the form as the API shape, as a draft', async () => {
+    const response = await addBackend({
+      ...BASIC,
+      'servers[1][host]': '10.0.0.6',
+      'servers[1][port]': '8081',
+      'servers[2][host]': '',
+      'servers[2][port]': '',
+      'settings[disable_api_key]': 'false',
+      'settings[required_roles]': 'read, beta',
+      'settings[append_query_string]': 'format=json',
+      'settings[headers]': 'X-One: 1\nX-Two: two words',
+      'settings[http_basic_auth]': 'user:secret',
+      'settings[rate_limit_mode]': 'custom',
+      'settings[rate_limits][0][duration_value]': '1',
+      'settings[rate_limits][0][duration_unit]': 'minutes',
+      'settings[rate_limits][0][limit_by]': 'ip',
+      'settings[rate_limits][0][limit]': '60',
+      'settings[rate_limits][0][response_headers]': '1',
+      'sub_settings[k3x][http_method]': 'POST',
+      'sub_settings[k3x][regex]': '^/upload',
+      'sub_settings[k3x][settings][required_roles]': 'writer',
+      'sub_settings[k3x][settings][required_roles_override]': '1',
+      'sub_settings[k3x][settings][rate_limit_mode]': 'unlimited',
+    });
+    expect(response.statusCode).toBe(303);
+    expect(textOf((await client.follow(response)).body)).toContain('Added the API backend "Weather". Publish the change to make it live.');
+    const [saved] = running.context.backends.list();
+    expect(saved).toMatchObject({
+      name: 'Weather',
+      frontend_host: 'api.example.com',
+      backend_host: 'weather.internal',
+      servers: [{ host: '10.0.0.5', port: 8080 }, { host: '10.0.0.6', port: 8081 }],
+      url_matches: [{ frontend_prefix: '/weather/', backend_prefix: '/v2/' }],
+      settings: {
+        disable_api_key: false,
+        required_roles: ['read', 'beta'],
+        append_query_string: 'format=json',
+        headers: [{ key: 'X-One', value: '1' }, { key: 'X-Two', value: 'two words' }],
+        http_basic_auth: 'user:secret',
+        rate_limit_mode: 'custom',
+        rate_limits: [{ duration: 60_000, limit_by: 'ip', limit: 60, response_headers: true }],
+      },
+      sub_settings: [{ http_method: 'POST', regex: '^/upload', settings: { required_roles: ['writer'], required_roles_override: true, rate_limit_mode: 'unlimited' } }],
+    });
+    expect(running.context.publisher.current.apis).toHaveLength(0);
+  });
+
+  it('shows validation errors next to their fields and keeps what was typed', async () => {
+    const response = await addBackend({ ...BASIC, 'url_matches[0][frontend_prefix]': 'weather/', 'servers[0][port]': 'eighty', 'settings[headers]': 'Bad Header: x' });
+    expect(response.statusCode).toBe(422);
+    const text = textOf(response.body);
+    expect(text).toContain('URL Prefix 1 › Frontend Prefix must start with "/"');
+    expect(text).toContain('Server 1 › Port must be a port number from 1 to 65535');
+    expect(text).toContain('must be a valid header name');
+    expect(response.body).toMatch(/id="f-url_matches-0-frontend_prefix"[^>]*value="weather\/"[^>]*aria-invalid="true"/);
+    expect(response.body).toContain('value="eighty"');
+    expect(response.body).toContain('Bad Header: x</textarea>');
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
+  it('says so when a frontend prefix is already taken on the host', async () => {
+    await addBackend();
+    const again = await addBackend({ ...BASIC, name: 'Other' });
+    expect(again.statusCode).toBe(422);
+    expect(textOf(again.body)).toContain('Frontend Prefix has already been taken');
+  });
+
+  it('adds and removes rows without JavaScript, saving nothing', async () => {
+    await client.get('/admin/apis/new');
+    const added = await client.post('/admin/apis', { ...BASIC, _add: 'servers' });
+    expect(added.statusCode).toBe(200);
+    expect(added.body).toContain('name="servers[1][host]"');
+    expect(added.body).toContain('value="10.0.0.5"');
+    const removed = await client.post('/admin/apis', { ...BASIC, 'url_matches[1][frontend_prefix]': '/b/', 'url_matches[1][backend_prefix]': '/', _remove: 'url_matches.0' });
+    expect(removed.body).toContain('value="/b/"');
+    expect(removed.body).not.toContain('value="/weather/"');
+    const nested = await client.post('/admin/apis', { ...BASIC, 'sub_settings[0][regex]': '^/x', _add: 'sub_settings.0.settings.rate_limits' });
+    expect(nested.body).toContain('name="sub_settings[0][settings][rate_limits][0][limit]"');
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
+  it('edits a backend: the form shows what is saved', async () => {
+    await addBackend({ ...BASIC, 'settings[headers]': 'X-One: 1', 'settings[rate_limit_mode]': 'custom', 'settings[rate_limits][0][duration_value]': '2', 'settings[rate_limits][0][duration_unit]': 'hours', 'settings[rate_limits][0][limit_by]': 'api_key', 'settings[rate_limits][0][limit]': '500' });
+    const [api] = running.context.backends.list();
+    const form = await client.get(`/admin/apis/${api!.id}/edit`);
+    expect(form.body).toContain('value="api.example.com"');
+    expect(form.body).toContain('X-One: 1</textarea>');
+    expect(form.body).toMatch(/<option value="hours" selected>/);
+    const renamed = await client.post(`/admin/apis/${api!.id}`, { ...BASIC, name: 'Weather v2' });
+    expect(textOf((await client.follow(renamed)).body)).toContain('Saved the API backend "Weather v2"');
+  });
+
+  it('deletes after a confirmation page, and says a published one stays live until published', async () => {
+    await addBackend();
+    const [api] = running.context.backends.list();
+    running.context.publisher.publish([api!.id], 'test');
+    const confirm = await client.get(`/admin/apis/${api!.id}/delete`);
+    expect(textOf(confirm.body)).toContain('Delete “Weather”?');
+    expect(textOf(confirm.body)).toContain('keeps serving requests until you publish');
+    const deleted = await client.post(`/admin/apis/${api!.id}/delete`);
+    const list = textOf((await client.follow(deleted)).body);
+    expect(list).toContain('Deleted the API backend "Weather". It stays live until you publish the change.');
+    expect(list).toContain('1 deleted API backend is still live');
+    expect(running.context.backends.list()).toHaveLength(0);
+    expect((await client.get(`/admin/apis/${api!.id}/edit`)).statusCode).toBe(404);
+  });
+
+  it('lists name, host, prefixes and published or pending state', async () => {
+    await addBackend();
+    await addBackend({ ...BASIC, name: 'Maps', 'url_matches[0][frontend_prefix]': '/maps/' });
+    const [weather, maps] = running.context.backends.list();
+    running.context.publisher.publish([weather!.id, maps!.id], 'test');
+    await client.post(`/admin/apis/${maps!.id}`, { ...BASIC, name: 'Maps', 'url_matches[0][frontend_prefix]': '/maps/', backend_host: 'maps.internal' });
+    await addBackend({ ...BASIC, name: 'Search', 'url_matches[0][frontend_prefix]': '/search/' });
+    const text = textOf((await client.get('/admin/apis')).body);
+    expect(text).toMatch(/Weather api\.example\.com .*\/weather\/ → \/v2\/ Published/);
+    expect(text).toMatch(/Maps .* Modified, not published/);
+    expect(text).toMatch(/Search .* New, not published/);
+    expect(text).toContain('2 unpublished changes');
+  });
+});

@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
+import { AdminClient, createAdmin, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
+
+let running: AdminApp;
+let client: AdminClient;
+
+beforeEach(async () => {
+  running = await startAdminApp();
+  await createAdmin(running.context);
+  client = new AdminClient(running.app);
+  await client.signIn();
+});
+afterEach(() => running.close());
+
+function draft(name: string, prefix: string): string {
+  return running.context.backends.create(
+    {
+      name,
+      frontend_host: 'api.example.com',
+      backend_host: 'backend.internal',
+      backend_protocol: 'http',
+      balance_algorithm: 'least_conn',
+      servers: [{ host: '10.0.0.1', port: 80 }],
+      url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
+      settings: EMPTY_SETTINGS,
+      sub_settings: [],
+    },
+    'test',
+  ).id;
+}
+
+const publishField = (id: string) => `config[apis][${id}][publish]`;
+
+describe('Publish Changes', () => {
+  it('says the published configuration is up to date when there is nothing to publish', async () => {
+    const text = textOf((await client.get('/admin/config/publish')).body);
+    expect(text).toContain('Published configuration is up to date');
+    expect(text).toContain('Nothing has been published yet');
+    expect(text).toContain('All changes published');
+  });
+
+  it('groups new, modified and deleted backends with a diff of published vs pending', async () => {
+    const kept = draft('Kept', '/kept/');
+    const gone = draft('Gone', '/gone/');
+    running.context.publisher.publish([kept, gone], 'test');
+    const api = running.context.backends.get(kept)!;
+    running.context.backends.update(kept, { ...api, backend_host: 'new-backend.internal' }, 'test');
+    running.context.backends.delete(gone);
+    draft('Fresh', '/fresh/');
+
+    const page = await client.get('/admin/config/publish');
+    const text = textOf(page.body);
+    expect(text).toMatch(/New API Backends 1 .*Fresh/);
+    expect(text).toMatch(/Modified API Backends 1 .*Kept/);
+    expect(text).toMatch(/Deleted API Backends 1 .*Gone/);
+    expect(text).toContain('View Config Differences');
+    expect(page.body).toContain('<div class="del">-   &quot;backend_host&quot;: &quot;backend.internal&quot;,</div>');
+    expect(page.body).toContain('<div class="add">+   &quot;backend_host&quot;: &quot;new-backend.internal&quot;,</div>');
+    expect(text).toContain('3 unpublished changes');
+    // With several changes nothing is pre-checked; "Check all" works without JavaScript too.
+    expect(page.body).not.toMatch(/data-publish-box checked/);
+    expect(text).toContain('Check all');
+    expect(text).toContain('Uncheck all');
+    const all = await client.get('/admin/config/publish?select=all');
+    expect(all.body.match(/data-publish-box checked/g)).toHaveLength(3);
+  });
+
+  it('pre-checks a single change and publishes it with "Successfully published the configuration"', async () => {
+    const id = draft('Only', '/only/');
+    const page = await client.get('/admin/config/publish');
+    expect(page.body).toMatch(/data-publish-box checked/);
+    expect(page.body).toContain('<button type="submit" data-publish-button>Publish</button>');
+    const published = await client.post('/admin/config/publish', { [publishField(id)]: '1' });
+    expect(published.headers.location).toBe('/admin/config/publish');
+    const after = textOf((await client.follow(published)).body);
+    expect(after).toContain('Successfully published the configuration');
+    expect(after).toMatch(/1 Live .* ops@example\.com Added: Only/);
+    expect(running.context.publisher.current.apis.map((api) => api.id)).toEqual([id]);
+  });
+
+  it('publishes only the checked backends', async () => {
+    const one = draft('One', '/one/');
+    draft('Two', '/two/');
+    await client.get('/admin/config/publish');
+    await client.post('/admin/config/publish', { [publishField(one)]: '1' });
+    expect(running.context.publisher.current.apis.map((api) => api.name)).toEqual(['One']);
+    expect(textOf((await client.get('/admin/apis')).body)).toContain('1 unpublished change');
+  });
+
+  it('asks for a selection when nothing is checked, and answers "Published configuration is up to date" when nothing would change', async () => {
+    const id = draft('Same', '/same/');
+    await client.get('/admin/config/publish');
+    const none = await client.post('/admin/config/publish', {});
+    expect(textOf((await client.follow(none)).body)).toContain('Check at least one API backend to publish.');
+    running.context.publisher.publish([id], 'test');
+    const again = await client.post('/admin/config/publish', { [publishField(id)]: '1' });
+    expect(textOf((await client.follow(again)).body)).toContain('Published configuration is up to date');
+    expect(running.context.publisher.versions()).toHaveLength(1);
+  });
+
+  it('rolls back to an earlier version from the history', async () => {
+    const id = draft('Service', '/service/');
+    running.context.publisher.publish([id], 'test');
+    running.context.backends.delete(id);
+    running.context.publisher.publish([id], 'test');
+    expect(running.context.publisher.current.apis).toHaveLength(0);
+
+    const page = await client.get('/admin/config/publish');
+    expect(textOf(page.body)).toContain('Roll back');
+    const rolledBack = await client.post('/admin/config/rollback', { version_id: '1' });
+    const text = textOf((await client.follow(rolledBack)).body);
+    expect(text).toContain('Rolled back to version 1: it is live again as version 3.');
+    expect(text).toContain('Rollback to version 1');
+    expect(running.context.publisher.current.apis.map((api) => api.name)).toEqual(['Service']);
+    const missing = await client.post('/admin/config/rollback', { version_id: '99' });
+    expect(textOf((await client.follow(missing)).body)).toContain('That version does not exist.');
+  });
+
+  it('shows the unpublished-changes counter on every admin page', async () => {
+    draft('Pending', '/pending/');
+    for (const path of ['/admin/apis', '/admin/config/publish', '/admin/api_users', '/admin/admins', '/admin/account']) {
+      expect(textOf((await client.get(path)).body)).toContain('1 unpublished change');
+    }
+  });
+});
