@@ -46,7 +46,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const users = new ApiUserRepository(db, secretKey);
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
-  const analytics = new AnalyticsLog({ db, config: config.analytics, logger, clock });
+  const analytics = new AnalyticsLog({ db, dataDir: config.data_dir, config: config.analytics, logger, clock });
   let closed = false;
   return {
     config,

@@ -1,22 +1,27 @@
-// The analytics pipeline the proxy hands entries to: a bounded buffer, a
-// writer that flushes it on a timer, and retention pruning in the background.
+// The analytics pipeline the proxy hands entries to: a bounded buffer on the
+// main thread, drained on a timer into the writer thread (which also prunes
+// past retention), and flushed synchronously when the server stops.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../store/db.js';
 import { AnalyticsBuffer } from './buffer.js';
 import type { AnalyticsEntry, AnalyticsRecorder } from './log-entry.js';
-import { RetentionPruner } from './retention.js';
+import { retentionCutoff } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
+import { WriterThread } from './writer-thread.js';
 
-/** A flush writes at most this many entries per transaction, then yields to the event loop before the next. */
+/** At most this many entries per batch; a bigger backlog goes in several, one per event-loop turn. */
 const MAX_BATCH = 5_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 const FIRST_PRUNE_AFTER_MS = 5_000;
 const DROP_LOG_EVERY_MS = 60_000;
+/** How long flush() and close() wait for the writer thread before giving up on it. */
+const DRAIN_TIMEOUT_MS = 10_000;
 
 export interface AnalyticsLogOptions {
   readonly db: Db;
+  readonly dataDir: string;
   readonly config: Config['analytics'];
   readonly logger: Logger;
   readonly clock: Clock;
@@ -24,11 +29,13 @@ export interface AnalyticsLogOptions {
 
 export class AnalyticsLog implements AnalyticsRecorder {
   readonly enabled: boolean;
-  readonly retention: RetentionPruner;
   private readonly buffer: AnalyticsBuffer;
+  /** Writes on the main thread: for flush() and close(), and if the writer thread cannot run. */
   private readonly writer: AnalyticsWriter;
+  private readonly thread: WriterThread;
   private readonly logger: Logger;
   private readonly clock: Clock;
+  private readonly retentionDays: number;
   private readonly timers: NodeJS.Timeout[] = [];
   private closed = false;
   private droppedLogged = 0;
@@ -37,16 +44,28 @@ export class AnalyticsLog implements AnalyticsRecorder {
   constructor(options: AnalyticsLogOptions) {
     const { db, config, logger, clock } = options;
     this.enabled = config.enabled;
-    this.buffer = new AnalyticsBuffer(config.max_buffer);
+    this.thread = new WriterThread(options.dataDir, {
+      // Entries held back while it started go at once, not a flush interval later.
+      onReady: () => this.drain(),
+      onFailed: (entries, error) => this.retryLater(entries, error),
+      onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
+      onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
+      onBroken: (error, lost) => {
+        this.buffer.countDropped(lost);
+        logger.error({ err: error, lost }, 'analytics: writer thread failed; writing on the main thread from now on');
+      },
+    });
+    // Entries handed to the writer thread still count against max_buffer until stored.
+    this.buffer = new AnalyticsBuffer(config.max_buffer, () => this.thread.inFlight);
     this.writer = new AnalyticsWriter(db);
-    this.retention = new RetentionPruner(db, clock, config.retention_days);
     this.logger = logger;
     this.clock = clock;
+    this.retentionDays = config.retention_days;
     if (!this.enabled) return;
     // unref'd: pending timers never keep a stopping process alive; close() flushes instead.
-    this.timers.push(setInterval(() => this.flushSoon(), config.flush_interval_ms).unref());
-    this.timers.push(setTimeout(() => this.pruneInBackground(), FIRST_PRUNE_AFTER_MS).unref());
-    this.timers.push(setInterval(() => this.pruneInBackground(), PRUNE_EVERY_MS).unref());
+    this.timers.push(setInterval(() => this.drain(), config.flush_interval_ms).unref());
+    this.timers.push(setTimeout(() => this.prune(), FIRST_PRUNE_AFTER_MS).unref());
+    this.timers.push(setInterval(() => this.prune(), PRUNE_EVERY_MS).unref());
   }
 
   record(entry: AnalyticsEntry): void {
@@ -55,9 +74,9 @@ export class AnalyticsLog implements AnalyticsRecorder {
     else this.buffer.push(entry);
   }
 
-  /** Entries waiting to be written. */
+  /** Entries waiting to be written, in the buffer or in the writer thread. */
   get pending(): number {
-    return this.buffer.size;
+    return this.buffer.size + this.thread.inFlight;
   }
 
   /** Entries dropped because the buffer was full. */
@@ -65,43 +84,54 @@ export class AnalyticsLog implements AnalyticsRecorder {
     return this.buffer.dropped;
   }
 
-  /** Writes everything buffered now, in transactions of at most MAX_BATCH; returns how many were written. */
+  /** Stores everything recorded so far before returning (tests, shutdown); returns how many were written here. */
   flush(): number {
+    if (!this.thread.waitIdle(DRAIN_TIMEOUT_MS)) this.logger.error({ in_flight: this.thread.inFlight }, 'analytics: writer thread did not finish in time');
     let written = 0;
     while (this.buffer.size > 0) {
-      const batch = this.writeOneBatch();
-      if (batch === 0) break;
-      written += batch;
+      const batch = this.buffer.take(MAX_BATCH);
+      if (!this.writeHere(batch)) break;
+      written += batch.length;
     }
     return written;
   }
 
-  /** Stops the timers and writes what is buffered; entries recorded afterwards are counted as dropped. */
+  /** Stops the timers, stores what is buffered and stops the writer thread; later entries count as dropped. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.flush();
+    if (!this.thread.stop(DRAIN_TIMEOUT_MS)) this.logger.error('analytics: writer thread did not stop in time');
     this.logDrops(true);
   }
 
-  /** One batch per event-loop turn, so a large backlog never holds the proxy for long. */
-  private flushSoon(): void {
+  /** Hands the buffer to the writer thread (or, if it cannot run, writes it here), a batch per event-loop turn. */
+  private drain(): void {
     if (this.closed) return;
     this.logDrops(false);
-    if (this.writeOneBatch() > 0 && this.buffer.size > 0) setImmediate(() => this.flushSoon());
+    if (this.buffer.size === 0) return;
+    const viaThread = this.thread.usable;
+    if (viaThread && !this.thread.readyToWrite()) return;
+    const batch = this.buffer.take(MAX_BATCH);
+    if (viaThread) this.thread.write(batch);
+    else if (!this.writeHere(batch)) return;
+    if (this.buffer.size > 0) setImmediate(() => this.drain());
   }
 
-  private writeOneBatch(): number {
-    const batch = this.buffer.take(MAX_BATCH);
+  private writeHere(batch: AnalyticsEntry[]): boolean {
     try {
       this.writer.write(batch);
-      return batch.length;
+      return true;
     } catch (error) {
-      this.buffer.putBack(batch);
-      this.logger.error({ err: error, entries: batch.length }, 'analytics: writing entries failed; will retry');
-      return 0;
+      this.retryLater(batch, String(error));
+      return false;
     }
+  }
+
+  private retryLater(batch: AnalyticsEntry[], error: string): void {
+    this.buffer.putBack(batch);
+    this.logger.error({ error, entries: batch.length }, 'analytics: writing entries failed; will retry');
   }
 
   private logDrops(force: boolean): void {
@@ -113,12 +143,8 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.droppedLoggedAt = now;
   }
 
-  private pruneInBackground(): void {
-    this.retention.prune().then(
-      (deleted) => {
-        if (deleted > 0) this.logger.info({ deleted }, 'analytics: pruned entries past retention');
-      },
-      (error: unknown) => this.logger.error({ err: error }, 'analytics: pruning failed'),
-    );
+  /** In the writer thread, with the cutoff from this clock (tests move it). */
+  private prune(): void {
+    if (!this.closed && this.thread.readyToWrite()) this.thread.prune(retentionCutoff(this.clock.now(), this.retentionDays));
   }
 }

@@ -8,11 +8,15 @@ export class AnalyticsBuffer {
   private pending: AnalyticsEntry[] = [];
   private droppedCount = 0;
 
-  constructor(private readonly maxEntries: number) {}
+  /** `heldElsewhere`: entries taken out but not yet stored, which still count against the bound. */
+  constructor(
+    private readonly maxEntries: number,
+    private readonly heldElsewhere: () => number = () => 0,
+  ) {}
 
   /** Never throws, never blocks: O(1) unless a field is over its cap. */
   push(entry: AnalyticsEntry): void {
-    if (this.pending.length >= this.maxEntries) {
+    if (this.pending.length + this.heldElsewhere() >= this.maxEntries) {
       this.droppedCount++;
       return;
     }
@@ -31,7 +35,7 @@ export class AnalyticsBuffer {
 
   /** Puts back a batch that could not be written, as far as there is room; the rest counts as dropped. */
   putBack(batch: readonly AnalyticsEntry[]): void {
-    const room = Math.max(0, this.maxEntries - this.pending.length);
+    const room = Math.max(0, this.maxEntries - this.pending.length - this.heldElsewhere());
     const kept = batch.slice(0, room);
     this.droppedCount += batch.length - kept.length;
     this.pending = kept.concat(this.pending);

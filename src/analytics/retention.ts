@@ -1,22 +1,22 @@
 // Deletes entries older than analytics.retention_days, a small batch at a
-// time with the event loop free between batches, so the proxy never waits.
-// The cutoff is a UTC midnight, so rows and daily rollups go together.
-import type { Clock } from '../lib/clock.js';
+// time with the event loop free between batches. The cutoff is a UTC
+// midnight, so rows and daily rollups go together.
 import type { Db } from '../store/db.js';
 import { DAY_MS, dayOf } from './daily-rollups.js';
 
 const BATCH_SIZE = 2_000;
+
+/** Entries before this instant (a UTC midnight) are past retention. */
+export function retentionCutoff(now: number, retentionDays: number): number {
+  return dayOf(now - retentionDays * DAY_MS) * DAY_MS;
+}
 
 export class RetentionPruner {
   private readonly deleteRows: (cutoff: number) => number;
   private readonly deleteRollups: (cutoffDay: number) => void;
   private running: Promise<number> | null = null;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly retentionDays: number,
-  ) {
+  constructor(private readonly db: Db) {
     const rows = db.prepare('DELETE FROM analytics_logs WHERE id IN (SELECT id FROM analytics_logs WHERE request_at < ? ORDER BY request_at LIMIT ?)');
     const users = db.prepare('DELETE FROM analytics_user_days WHERE denied IN (0, 1) AND day < ?');
     const ips = db.prepare('DELETE FROM analytics_ip_days WHERE denied IN (0, 1) AND day < ?');
@@ -27,21 +27,15 @@ export class RetentionPruner {
     };
   }
 
-  /** Entries before this instant (a UTC midnight) are past retention. */
-  cutoff(): number {
-    return dayOf(this.clock.now() - this.retentionDays * DAY_MS) * DAY_MS;
-  }
-
-  /** Prunes until nothing is past retention; resolves to the number of entries deleted. One run at a time. */
-  prune(): Promise<number> {
-    this.running ??= this.pruneInBatches().finally(() => {
+  /** Deletes everything before `cutoff`; resolves to the number of entries deleted. One run at a time. */
+  prune(cutoff: number): Promise<number> {
+    this.running ??= this.pruneInBatches(cutoff).finally(() => {
       this.running = null;
     });
     return this.running;
   }
 
-  private async pruneInBatches(): Promise<number> {
-    const cutoff = this.cutoff();
+  private async pruneInBatches(cutoff: number): Promise<number> {
     let total = 0;
     // The store may close between two batches when the server stops.
     while (this.db.open) {

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsLog } from '../../src/analytics/analytics-log.js';
@@ -11,6 +12,7 @@ const open: AnalyticsLog[] = [];
 function analyticsLog(db: Db, config: Partial<{ enabled: boolean; flush_interval_ms: number; max_buffer: number; retention_days: number }> = {}, logger = silent): AnalyticsLog {
   const log = new AnalyticsLog({
     db,
+    dataDir: dirname(db.name),
     config: { enabled: true, flush_interval_ms: 60_000, max_buffer: 100_000, retention_days: 90, ...config },
     logger,
     clock: new ManualClock(T0),
@@ -46,11 +48,26 @@ describe('analytics log: buffer and writer', () => {
     expect(row).toEqual({ id: 1, ...recorded });
   });
 
-  it('flushes on its own within flush_interval_ms', async () => {
+  it('flushes on its own within flush_interval_ms, through the writer thread', async () => {
     const db = tempStore();
     const log = analyticsLog(db, { flush_interval_ms: 50 });
     log.record(entry());
     await expect.poll(() => storedCount(db), { timeout: 1_000, interval: 10 }).toBe(1);
+    expect(log.pending).toBe(0);
+  });
+
+  it('gets a batch the writer thread could not store back, and stores it once the store recovers', async () => {
+    const db = tempStore();
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    const log = analyticsLog(db, { flush_interval_ms: 20 }, logger);
+    db.exec('ALTER TABLE analytics_ip_days RENAME TO broken');
+    log.record(entry({ request_id: 'retried' }));
+    await expect.poll(() => lines.some((line) => line.includes('writing entries failed')), { timeout: 2_000, interval: 10 }).toBe(true);
+    expect(storedCount(db)).toBe(0);
+    expect(log.pending).toBe(1);
+    db.exec('ALTER TABLE broken RENAME TO analytics_ip_days');
+    await expect.poll(() => storedCount(db), { timeout: 2_000, interval: 10 }).toBe(1);
   });
 
   it('past max_buffer drops new entries and counts them, keeping the oldest', () => {

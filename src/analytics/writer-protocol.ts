@@ -1,0 +1,19 @@
+// Messages between the main thread and the analytics writer thread.
+import type { AnalyticsEntry } from './log-entry.js';
+
+export interface WriterData {
+  readonly dataDir: string;
+  /** Int32 slots: SETTLED counts entries the writer has finished with (stored or failed); STOPPED is 1 once its store is closed. */
+  readonly progress: SharedArrayBuffer;
+}
+
+export const SETTLED = 0;
+export const STOPPED = 1;
+
+export type ToWriter = { type: 'write'; entries: AnalyticsEntry[] } | { type: 'prune'; cutoff: number } | { type: 'stop' };
+
+export type FromWriter =
+  | { type: 'ready' }
+  | { type: 'failed'; entries: AnalyticsEntry[]; error: string }
+  | { type: 'pruned'; deleted: number }
+  | { type: 'prune-failed'; error: string };
