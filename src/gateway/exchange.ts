@@ -33,8 +33,6 @@ export interface ExchangeDeps {
 export interface ClientRequest {
   readonly raw: IncomingMessage;
   readonly res: ServerResponse;
-  /** Kept here: Node detaches it from the request once the response is done. */
-  readonly socket: Socket;
   readonly target: RequestTarget;
   readonly protocol: string;
   /** Host header (or a trusted X-Forwarded-Host). */

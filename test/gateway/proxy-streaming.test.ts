@@ -1,8 +1,7 @@
 import { request as httpRequest, type ServerResponse } from 'node:http';
-import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoUpstream, type CustomHandler, type EchoedRequest, type EchoUpstream } from '../helpers/echo-upstream.js';
-import { echoBackend, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, open, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let held: ServerResponse | null = null;
 const upstream: CustomHandler = (request, response) => {
@@ -96,7 +95,7 @@ describe('methods and bodies', () => {
 
   it('streams the response: the client reads the first chunk before the upstream has finished', async () => {
     held = null;
-    const response = await undiciRequest(`${fx.gw.url}/echo/stream`, { headers: headers() });
+    const response = await open(fx.gw.url, '/echo/stream', { headers: headers() });
     const chunks = response.body[Symbol.asyncIterator]();
     expect(String((await chunks.next()).value)).toBe('first;');
     expect(held).not.toBeNull();
@@ -187,7 +186,7 @@ describe('balancing over servers', () => {
 
   it('least_conn avoids the server with a request in flight', async () => {
     await publish('/lc/', 'least_conn');
-    const pending = undiciRequest(`${fx.gw.url}/lc/hold`, { headers: headers() });
+    const pending = open(fx.gw.url, '/lc/hold', { headers: headers() });
     while (holds.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const idle = holds[0]!.socket!.localPort === servers[0]!.port ? 'B' : 'A';
     expect([await who('/lc/x'), await who('/lc/x')]).toEqual([idle, idle]);

@@ -1,7 +1,7 @@
 // Shared by the gateway's integration tests: a real gateway and echo upstream
 // on loopback, a backend builder, and clients for well-formed and raw requests.
 import { connect } from 'node:net';
-import { request as undiciRequest } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { startEchoUpstream, type CustomHandler, type EchoUpstream, type EchoedRequest } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import type { ContextOptions } from '../../src/context.js';
@@ -27,6 +27,8 @@ export async function startProxyFixture(
     apiKey,
     userId: id,
     async close() {
+      // The test client's connections go first: an open one that never sent a request would hold the server's close.
+      await closeClient(gw.url);
       await gw.stop();
       await echo.close();
     },
@@ -59,9 +61,31 @@ export interface SendOptions {
   readonly body?: string | Buffer | AsyncIterable<Buffer>;
 }
 
+const clients = new Map<string, Pool>();
+
+function clientFor(baseUrl: string): Pool {
+  let client = clients.get(baseUrl);
+  if (client === undefined) {
+    client = new Pool(baseUrl);
+    clients.set(baseUrl, client);
+  }
+  return client;
+}
+
+async function closeClient(baseUrl: string): Promise<void> {
+  await clients.get(baseUrl)?.destroy();
+  clients.delete(baseUrl);
+}
+
+/** The raw undici response, for tests that read the body as a stream. */
+export function open(baseUrl: string, path: string, options: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Dispatcher.ResponseData> {
+  return clientFor(baseUrl).request({ path, method: 'GET', ...options });
+}
+
 /** A well-formed request through undici, which (unlike fetch) lets tests set Host and the like. */
 export async function send(baseUrl: string, path: string, options: SendOptions = {}): Promise<Reply> {
-  const response = await undiciRequest(`${baseUrl}${path}`, {
+  const response = await clientFor(baseUrl).request({
+    path,
     method: (options.method ?? 'GET') as 'GET',
     headers: options.headers,
     body: options.body as string | undefined,
