@@ -83,6 +83,24 @@ describe('routing', () => {
   });
 });
 
+describe('publishing under load', () => {
+  it('drops and fails no request while publishes swap the table', async () => {
+    const statuses: number[] = [];
+    const load = (async () => {
+      for (let round = 0; round < 40; round++) {
+        const replies = await Promise.all(Array.from({ length: 10 }, () => get('/x/incoming/load')));
+        statuses.push(...replies.map((reply) => reply.status));
+      }
+    })();
+    for (let index = 0; index < 5; index++) {
+      await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: `/churn${index}/`, backend_prefix: '/' }] }));
+    }
+    await load;
+    expect(statuses.length).toBe(400);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  });
+});
+
 describe('root backend', () => {
   it('proxies / when a backend claims it, instead of the homepage', async () => {
     const local = await startProxyFixture();
