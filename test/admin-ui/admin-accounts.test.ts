@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AdminClient, createAdmin, PASSWORD, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
+
+let running: AdminApp;
+let client: AdminClient;
+
+beforeEach(async () => {
+  running = await startAdminApp();
+  await createAdmin(running.context);
+  client = new AdminClient(running.app);
+  await client.signIn();
+});
+afterEach(() => running.close());
+
+describe('Admin Accounts', () => {
+  it('lets a superuser add an admin who can then sign in', async () => {
+    const form = await client.get('/admin/admins/new');
+    for (const label of ['Email', 'Password', 'Password Confirmation', 'Superuser']) expect(textOf(form.body)).toContain(label);
+    const added = await client.post('/admin/admins', { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' });
+    expect(textOf((await client.follow(added)).body)).toMatch(/Added the admin new@example\.com.*new@example\.com Admin Enabled/);
+    expect((await new AdminClient(running.app).signIn('new@example.com', PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('refuses a taken email and a short password, keeping the form', async () => {
+    await client.get('/admin/admins/new');
+    const response = await client.post('/admin/admins', { email: 'OPS@example.com', password: 'short', password_confirmation: 'short' });
+    expect(response.statusCode).toBe(422);
+    expect(textOf(response.body)).toContain('Email has already been taken');
+    expect(textOf(response.body)).toContain('Password is too short (minimum is 14 characters)');
+  });
+
+  it('disables an admin: their sessions and token stop working', async () => {
+    const other = await createAdmin(running.context, 'other@example.com', false);
+    const token = running.context.admins.regenerateToken(other.id)!;
+    const otherClient = new AdminClient(running.app);
+    await otherClient.signIn('other@example.com', PASSWORD);
+    expect((await otherClient.get('/admin/apis')).statusCode).toBe(200);
+
+    await client.get(`/admin/admins/${other.id}/edit`);
+    const saved = await client.post(`/admin/admins/${other.id}`, { email: 'other@example.com' });
+    expect(textOf((await client.follow(saved)).body)).toMatch(/other@example\.com Admin Disabled/);
+    expect((await otherClient.get('/admin/apis')).statusCode).toBe(303);
+    expect(running.context.admins.findByToken(token)).toBeNull();
+  });
+
+  it('never lets the last superuser be deleted, disabled or demoted', async () => {
+    const me = running.context.admins.findByEmail('ops@example.com')!;
+    await client.get(`/admin/admins/${me.id}/edit`);
+    const demoted = await client.post(`/admin/admins/${me.id}`, { email: 'ops@example.com', enabled: '1' });
+    expect(demoted.statusCode).toBe(422);
+    expect(textOf(demoted.body)).toContain('The last superuser cannot be deleted, disabled or demoted.');
+    const deleted = await client.post(`/admin/admins/${me.id}/delete`);
+    expect(textOf((await client.follow(deleted)).body)).toContain('The last superuser cannot be deleted, disabled or demoted.');
+    expect(running.context.admins.get(me.id)).toMatchObject({ superuser: true, enabled: true });
+  });
+
+  it('deletes another admin after confirmation', async () => {
+    const other = await createAdmin(running.context, 'leaving@example.com', false);
+    expect(textOf((await client.get(`/admin/admins/${other.id}/delete`)).body)).toContain('Delete leaving@example.com?');
+    const deleted = await client.post(`/admin/admins/${other.id}/delete`);
+    expect(textOf((await client.follow(deleted)).body)).toContain('Deleted the admin leaving@example.com.');
+    expect(running.context.admins.get(other.id)).toBeNull();
+  });
+
+  it('shows the list to every admin but lets only superusers change it', async () => {
+    const plain = await createAdmin(running.context, 'plain@example.com', false);
+    const plainClient = new AdminClient(running.app);
+    await plainClient.signIn('plain@example.com', PASSWORD);
+    const list = await plainClient.get('/admin/admins');
+    expect(list.statusCode).toBe(200);
+    expect(textOf(list.body)).not.toContain('Add Admin');
+    for (const path of ['/admin/admins/new', `/admin/admins/${plain.id}/edit`]) expect((await plainClient.get(path)).statusCode).toBe(403);
+    const me = running.context.admins.findByEmail('ops@example.com')!;
+    const refused = await plainClient.post(`/admin/admins/${me.id}/delete`);
+    expect(refused.statusCode).toBe(403);
+    expect(textOf(refused.body)).toContain('Only superusers can add, change or delete admin accounts.');
+    expect(running.context.admins.get(me.id)).not.toBeNull();
+  });
+});
+
+describe('My Account', () => {
+  it('changes the password after checking the current one, and signs out other sessions', async () => {
+    const elsewhere = new AdminClient(running.app);
+    await elsewhere.signIn();
+    await client.get('/admin/account');
+    const wrong = await client.post('/admin/account/password', { current_password: 'not my password!!', password: `${PASSWORD} 2`, password_confirmation: `${PASSWORD} 2` });
+    expect(wrong.statusCode).toBe(422);
+    expect(textOf(wrong.body)).toContain('Current Password is not correct');
+    const changed = await client.post('/admin/account/password', { current_password: PASSWORD, password: `${PASSWORD} 2`, password_confirmation: `${PASSWORD} 2` });
+    expect(textOf((await client.follow(changed)).body)).toContain('Your password has been changed.');
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    expect((await elsewhere.get('/admin/apis')).statusCode).toBe(303);
+    expect((await new AdminClient(running.app).signIn('ops@example.com', `${PASSWORD} 2`)).statusCode).toBe(303);
+  });
+
+  it('shows the Admin API Token preview and regenerates it once, working with X-Admin-Auth-Token', async () => {
+    const page = await client.get('/admin/account');
+    expect(textOf(page.body)).toContain('Admin API Token');
+    const response = await client.post('/admin/account/token');
+    const token = /id="admin-token"[^>]*value="([A-Za-z0-9]{40})"/.exec(response.body)?.[1];
+    expect(token).toBeDefined();
+    const api = await running.app.inject({ url: '/api-umbrella/v1/apis', headers: { 'x-admin-auth-token': token! } });
+    expect(api.statusCode).toBe(200);
+    expect((await client.get('/admin/account')).body).toContain(`value="${token!.slice(0, 6)}…"`);
+  });
+});

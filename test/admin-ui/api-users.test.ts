@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AdminClient, createAdmin, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
+
+let running: AdminApp;
+let client: AdminClient;
+
+beforeEach(async () => {
+  running = await startAdminApp();
+  await createAdmin(running.context);
+  client = new AdminClient(running.app);
+  await client.signIn();
+});
+afterEach(() => running.close());
+
+function addUser(email: string, overrides: Record<string, unknown> = {}) {
+  return running.context.users.create(
+    {
+      email,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      website: null,
+      use_description: null,
+      roles: [],
+      enabled: true,
+      settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
+      registration_source: 'test',
+      ...overrides,
+    },
+    'test',
+  );
+}
+
+describe('API Users', () => {
+  it('starts with an empty state that says what to do next', async () => {
+    const text = textOf((await client.get('/admin/api_users')).body);
+    expect(text).toContain('No API users yet');
+    expect(text).toContain('Add API User');
+  });
+
+  it('lists email, name, key preview, roles, created and enabled; searches; pages by 25', async () => {
+    for (let n = 0; n < 30; n++) addUser(`user${String(n).padStart(2, '0')}@example.com`, { roles: n === 0 ? ['beta'] : [] });
+    const { user: special } = addUser('needle@example.org', { enabled: false });
+    const first = textOf((await client.get('/admin/api_users')).body);
+    expect(first).toContain('Showing 1–25 of 31');
+    expect(first).toMatch(/needle@example\.org Ada Lovelace \S{6}… .* Disabled/);
+    const second = textOf((await client.get('/admin/api_users?page=2')).body);
+    expect(second).toContain('Showing 26–31 of 31');
+    expect(second).toMatch(/user00@example\.com Ada Lovelace \S{6}… beta .* Enabled/);
+    const found = textOf((await client.get('/admin/api_users?search=needle')).body);
+    expect(found).toContain('Showing 1–1 of 1');
+    expect(found).toContain(special.api_key_preview);
+    expect(textOf((await client.get('/admin/api_users?search=nothing-like-this')).body)).toContain('No API users match “nothing-like-this”');
+  });
+
+  it('adds an API user and shows the new key once', async () => {
+    await client.get('/admin/api_users/new');
+    const created = await client.post('/admin/api_users', { email: 'dev@example.com', first_name: 'Dana', last_name: 'Dev', roles: 'beta, write', enabled: '1' });
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const key = /id="api-key"[^>]*value="([A-Za-z0-9]{40})"/.exec(created.body)?.[1];
+    expect(key).toBeDefined();
+    expect(textOf(created.body)).toContain('It is shown only this once');
+    const record = running.context.keyIndex.find(key!);
+    expect(record?.user).toMatchObject({ email: 'dev@example.com', roles: ['beta', 'write'], enabled: true });
+    // Nowhere else: not on the user's page.
+    expect((await client.get(`/admin/api_users/${record!.user.id}`)).body).not.toContain(key);
+  });
+
+  it('shows signup\'s messages next to the fields, with the values kept', async () => {
+    await client.get('/admin/api_users/new');
+    const invalid = await client.post('/admin/api_users', { email: 'not-an-email', first_name: '', last_name: 'Dev', enabled: '1' });
+    expect(invalid.statusCode).toBe(422);
+    const text = textOf(invalid.body);
+    expect(text).toContain('Provide a valid email address.');
+    expect(text).toContain('Provide your first name.');
+    expect(invalid.body).toContain('value="not-an-email"');
+  });
+
+  it('edits roles, enabled state and per-user rate limits', async () => {
+    const { user, apiKey } = addUser('edit@example.com', { settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: ['10.0.0.1'], allowed_referers: [] } });
+    const page = await client.get(`/admin/api_users/${user.id}`);
+    expect(page.body).toContain('value="edit@example.com"');
+    const saved = await client.post(`/admin/api_users/${user.id}`, {
+      email: 'edit@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      roles: 'gold',
+      'settings[rate_limit_mode]': 'custom',
+      'settings[rate_limits][0][duration_value]': '1',
+      'settings[rate_limits][0][duration_unit]': 'hours',
+      'settings[rate_limits][0][limit_by]': 'api_key',
+      'settings[rate_limits][0][limit]': '5000',
+    });
+    expect(textOf((await client.follow(saved)).body)).toContain('Saved the API user edit@example.com.');
+    expect(running.context.users.get(user.id)).toMatchObject({
+      roles: ['gold'],
+      enabled: false,
+      settings: { rate_limit_mode: 'custom', rate_limits: [{ duration: 3_600_000, limit_by: 'api_key', limit: 5000, response_headers: false }], allowed_ips: ['10.0.0.1'] },
+    });
+    // Unchecking "Enabled" disables the key from the next request on.
+    expect(running.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
+  });
+
+  it('regenerates the key: the new one is shown once and the old one stops working', async () => {
+    const { user, apiKey } = addUser('rotate@example.com');
+    await client.get(`/admin/api_users/${user.id}`);
+    const response = await client.post(`/admin/api_users/${user.id}/regenerate_key`);
+    expect(response.statusCode).toBe(200);
+    const key = /id="api-key"[^>]*value="([A-Za-z0-9]{40})"/.exec(response.body)?.[1];
+    expect(textOf(response.body)).toContain('The previous key no longer works.');
+    expect(running.context.keyIndex.find(key!)?.user.id).toBe(user.id);
+    expect(running.context.keyIndex.find(apiKey)).toBeNull();
+  });
+
+  it('renders values from API users as text, never as markup', async () => {
+    const { user } = addUser('<script>alert(1)</script>@example.com', { first_name: '<script>alert(1)</script>', roles: ['<img src=x onerror=alert(1)>'] });
+    for (const path of ['/admin/api_users', `/admin/api_users/${user.id}`]) {
+      const page = await client.get(path);
+      expect(page.body).not.toContain('<script>alert(1)</script>');
+      expect(page.body).not.toContain('<img src=x');
+      expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(textOf(page.body)).toContain('<script>alert(1)</script>');
+    }
+  });
+
+  it('answers an unknown id with a 404 page', async () => {
+    expect((await client.get('/admin/api_users/nope')).statusCode).toBe(404);
+  });
+});
