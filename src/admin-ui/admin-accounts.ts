@@ -7,7 +7,7 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { emailProblem, formString, newPasswordErrors } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
-import { renderAdminPage } from './page.js';
+import { renderAdminPage, renderErrorPage } from './page.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -18,6 +18,7 @@ interface AdminForm {
 }
 
 const LIST_PATH = '/admin/admins';
+const BACK = { backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' } as const;
 const LABELS: Record<string, string> = { email: 'Email', password: 'Password', password_confirmation: 'Password Confirmation' };
 
 export function adminAccountPages(app: FastifyInstance, context: AppContext): void {
@@ -99,17 +100,12 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
   }
 
   function forbidden(reply: FastifyReply) {
-    return renderAdminPage(context, reply, 'admin/error', {
-      title: 'Superusers only',
-      message: 'Only superusers can add, change or delete admin accounts. Ask a superuser to do it for you.',
-      backHref: LIST_PATH,
-      backLabel: 'Back to Admin Accounts',
-      section: 'admins',
-    }, 403);
+    const message = 'Only superusers can add, change or delete admin accounts. Ask a superuser to do it for you.';
+    return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
 
   function notFound(reply: FastifyReply) {
-    return renderAdminPage(context, reply, 'admin/error', { title: 'Admin not found', message: 'No admin has this id.', backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' }, 404);
+    return renderErrorPage(context, reply, 404, { title: 'Admin not found', message: 'No admin has this id.', ...BACK });
   }
 }
 

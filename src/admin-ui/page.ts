@@ -36,3 +36,16 @@ export async function renderAdminPage(context: AppContext, reply: FastifyReply, 
   });
   return reply.code(status).type('text/html; charset=utf-8').send(html);
 }
+
+export interface ErrorPageData {
+  readonly title: string;
+  readonly message: string;
+  readonly section?: NavSection;
+  /** Where the page's one button leads; the admin's start page by default. */
+  readonly backHref?: string;
+  readonly backLabel?: string;
+}
+
+export function renderErrorPage(context: AppContext, reply: FastifyReply, status: number, data: ErrorPageData): Promise<FastifyReply> {
+  return renderAdminPage(context, reply, 'admin/error', { ...data }, status);
+}

@@ -8,7 +8,7 @@ import { apiBackendPages } from './api-backends/pages.js';
 import { apiUserPages } from './api-users/pages.js';
 import { authPages } from './auth-pages.js';
 import { myAccountPages } from './my-account.js';
-import { renderAdminPage } from './page.js';
+import { renderErrorPage } from './page.js';
 import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 
@@ -31,7 +31,7 @@ export const adminUiRoutes: PageRoutes = async (app, context) => {
         adminAccountPages(signedIn, context);
         myAccountPages(signedIn, context);
         signedIn.all('/*', async (_request, reply) =>
-          renderAdminPage(context, reply, 'admin/error', { title: 'Page not found', message: 'There is no admin page at this address.' }, 404),
+          renderErrorPage(context, reply, 404, { title: 'Page not found', message: 'There is no admin page at this address.' }),
         );
       });
     },
@@ -45,14 +45,14 @@ const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET'
 function errorPage(context: AppContext) {
   return async function (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (CSRF_ERRORS.has(error.code)) {
-      return renderAdminPage(context, reply, 'admin/error', {
+      return renderErrorPage(context, reply, 403, {
         title: 'This form has expired',
         message: 'For your security, forms are only valid for the page they came from. Go back, reload the page and try again.',
-      }, 403);
+      });
     }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'admin page failed');
     const message = status === 500 ? 'Something went wrong on our side. The error has been logged; try again in a moment.' : error.message;
-    return renderAdminPage(context, reply, 'admin/error', { title: status === 500 ? 'Something went wrong' : 'That did not work', message }, status);
+    return renderErrorPage(context, reply, status, { title: status === 500 ? 'Something went wrong' : 'That did not work', message });
   };
 }

@@ -1,14 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdminClient, createAdmin, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
 
 beforeEach(async () => {
-  running = await startAdminApp();
-  await createAdmin(running.context);
-  client = new AdminClient(running.app);
-  await client.signIn();
+  ({ running, client } = await startSignedIn());
 });
 afterEach(() => running.close());
 

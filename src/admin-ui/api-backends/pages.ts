@@ -9,7 +9,7 @@ import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm } from '../nested-form.js';
-import { renderAdminPage } from '../page.js';
+import { renderAdminPage, renderErrorPage } from '../page.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { applyRowAction, rowActionOf } from '../row-actions.js';
 import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
@@ -85,13 +85,8 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   }
 
   function notFound(reply: FastifyReply) {
-    return renderAdminPage(context, reply, 'admin/error', {
-      title: 'API backend not found',
-      message: 'It may have been deleted by another admin.',
-      backHref: '/admin/apis',
-      backLabel: 'Back to API Backends',
-      section: 'apis',
-    }, 404);
+    const back = { backHref: '/admin/apis', backLabel: 'Back to API Backends', section: 'apis' } as const;
+    return renderErrorPage(context, reply, 404, { title: 'API backend not found', message: 'It may have been deleted by another admin.', ...back });
   }
 }
 

@@ -9,7 +9,7 @@ import type { FieldErrors } from '../../lib/validation-errors.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
-import { renderAdminPage } from '../page.js';
+import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { applyRowAction, rowActionOf } from '../row-actions.js';
 
@@ -99,13 +99,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   }
 
   function notFound(reply: FastifyReply) {
-    return renderAdminPage(context, reply, 'admin/error', {
-      title: 'API user not found',
-      message: 'No API user has this id.',
-      backHref: '/admin/api_users',
-      backLabel: 'Back to API Users',
-      section: 'api_users',
-    }, 404);
+    const back = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
+    return renderErrorPage(context, reply, 404, { title: 'API user not found', message: 'No API user has this id.', ...back });
   }
 }
 

@@ -33,6 +33,15 @@ export async function createAdmin(context: AppContext, email = 'ops@example.com'
   return (await context.admins.create({ email, password: PASSWORD, superuser }))!.admin;
 }
 
+/** A fresh app with the admin ops@example.com, and a client signed in as them. */
+export async function startSignedIn(): Promise<{ running: AdminApp; client: AdminClient }> {
+  const running = await startAdminApp();
+  await createAdmin(running.context);
+  const client = new AdminClient(running.app);
+  await client.signIn();
+  return { running, client };
+}
+
 export class AdminClient {
   readonly cookies = new Map<string, string>();
   csrfToken = '';
