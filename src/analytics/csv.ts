@@ -6,32 +6,21 @@ import { FIELDS } from './fields.js';
 import type { AnalyticsQueries, UserHits } from './log-queries.js';
 import type { LogQuery } from './query/log-query.js';
 
-/** Times as ISO 8601 (UTC), which spreadsheets read; empty cells for null. */
-const CSV_OPTIONS = {
-  header: true,
-  cast: { number: (value: number, context: { column?: string | number }) => (TIME_COLUMNS.has(String(context.column)) ? new Date(value).toISOString() : String(value)) },
-};
-const TIME_COLUMNS = new Set(['request_at', 'last_request_at']);
-
+/** Times are ISO 8601 (UTC), which spreadsheets read; null is an empty cell. */
 export function entriesCsv(queries: AnalyticsQueries, query: LogQuery): Readable {
-  const columns = FIELDS.map((info) => info.name);
-  return toCsv(Readable.from(flatten(queries.entryBatches(query))), columns);
+  return toCsv(Readable.from(queries.csvRows(query)), FIELDS.map((info) => info.name));
 }
 
 export function usersCsv(users: readonly UserHits[]): Readable {
-  const columns = ['user_id', 'user_email', 'hits', 'last_request_at'];
-  return toCsv(Readable.from(users), columns);
+  const rows = users.map((user) => [user.user_id, user.user_email, user.hits, new Date(user.last_request_at).toISOString()]);
+  return toCsv(Readable.from(rows), ['user_id', 'user_email', 'hits', 'last_request_at']);
 }
 
 /** A failing source destroys the CSV stream too, which aborts the download instead of leaving it hanging. */
-function toCsv(rows: Readable, columns: string[]): Readable {
-  const csv = stringify({ ...CSV_OPTIONS, columns });
+function toCsv(rows: Readable, header: string[]): Readable {
+  const csv = stringify({ header: true, columns: header });
   pipeline(rows, csv, () => undefined);
   return csv;
-}
-
-function* flatten<T>(batches: Iterable<T[]>): Generator<T> {
-  for (const batch of batches) yield* batch;
 }
 
 export function csvFilename(kind: string, query: LogQuery): string {

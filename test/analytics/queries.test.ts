@@ -107,14 +107,15 @@ describe('analytics queries: ranges, order and paging', () => {
     expect(page('request_at:desc', 4)).toEqual(['r10']);
   });
 
-  it('streams every match exactly once in batches, newest first, even when times tie', () => {
+  it('streams every match exactly once for CSV, in batches, newest first, even when times tie', () => {
     const entries = Array.from({ length: 25 }, (_, index) => entry({ request_id: `r${index}`, request_at: T0 + Math.floor(index / 4) }));
     const queries = storeWith(entries);
-    const batches = [...queries.entryBatches(view({}), 3)];
-    expect(batches.every((batch) => batch.length <= 3)).toBe(true);
-    const streamed = batches.flat();
-    expect(streamed.map((row) => row.request_id).sort()).toEqual(entries.map((e) => e.request_id).sort());
-    expect(streamed.map((row) => row.request_at)).toEqual([...streamed.map((row) => row.request_at)].sort((a, b) => b - a));
+    const rows = [...queries.csvRows(view({}), 3)];
+    expect(rows.every((row) => row.length === 21)).toBe(true);
+    expect(rows.map((row) => row[1]).sort()).toEqual(entries.map((e) => e.request_id).sort());
+    const times = rows.map((row) => Date.parse(String(row[0])));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(rows[0]![0]).toBe(new Date(T0 + 6).toISOString());
   });
 });
 
