@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# The options scripts/package-deb and scripts/package-rpm share (sourced):
+#   --version V    the package version (default: package.json's)
+#   --release DIR  the release tree (default: build/release/parasol, built when missing)
+#   --out DIR      where the package goes (default: build/packages)
+# shellcheck disable=SC2034 # used by the scripts that source this
+version=$(node -p 'require("./package.json").version')
+release=build/release/parasol
+out=build/packages
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --version) version=$2; shift 2 ;;
+    --release) release=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--version V] [--release DIR] [--out DIR]" >&2; exit 2 ;;
+  esac
+done
+[[ -x "$release/embedded/bin/node" ]] || scripts/build-release --out "$release"
+mkdir -p "$out"
