@@ -86,13 +86,16 @@ async function viewOrError(context: AppContext, request: FastifyRequest, reply: 
   }
   const parsed = parseLogQuery(params, context.clock.now(), PAGE_LENGTH);
   if (parsed.ok) return parsed.query;
-  await renderAdminPage(context, reply, `admin/analytics/${path === LOGS_PATH ? 'logs' : 'users'}`, { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
+  await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
   return null;
 }
 
 function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: string, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
-  const template = `admin/analytics/${path === LOGS_PATH ? 'logs' : 'users'}`;
-  return renderAdminPage(context, reply, template, { ...layoutData(path, title), form: viewForm(path, view), error: null, formatTime, ...data });
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: viewForm(path, view), error: null, formatTime, ...data });
+}
+
+function templateFor(path: string): string {
+  return path === LOGS_PATH ? 'admin/analytics/logs' : 'admin/analytics/users';
 }
 
 function layoutData(path: string, title: string) {
