@@ -26,6 +26,11 @@ fi
 
 mirror=${PARASOL_DEBIAN_MIRROR:-$(host_mirror)}
 if [[ -z "$mirror" ]]; then
+  # apt names its sources only once it has read their lists.
+  apt-get update -qq
+  mirror=$(host_mirror)
+fi
+if [[ -z "$mirror" ]]; then
   echo "debian-root: no apt source for $SUITE on this host; set PARASOL_DEBIAN_MIRROR" >&2
   exit 1
 fi
