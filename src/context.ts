@@ -46,6 +46,8 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const users = new ApiUserRepository(db, secretKey);
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
+  const keyIndex = new KeyIndex(users, secretKey);
+  const keyRefresh = setInterval(() => refreshKeys(keyIndex, logger), KEY_REFRESH_INTERVAL_MS).unref();
   const analytics = new AnalyticsLog({ db, dataDir: config.data_dir, config: config.analytics, logger, clock });
   let closed = false;
   return {
@@ -58,17 +60,30 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     users,
     admins: new AdminRepository(db, secretKey),
     publisher: new Publisher(db, backends),
-    keyIndex: new KeyIndex(users, secretKey),
+    keyIndex,
     analytics,
     rateLimiter: createMemoryRateLimiter(clock),
     close() {
       if (closed) return;
       closed = true;
+      clearInterval(keyRefresh);
       // After the server stopped taking requests: write what is buffered before the store closes.
       analytics.close();
       db.close();
     },
   };
+}
+
+/** How soon a user written by another process (the CLI) is known to the gateway. */
+const KEY_REFRESH_INTERVAL_MS = 1000;
+
+function refreshKeys(keyIndex: KeyIndex, logger: Logger): void {
+  try {
+    keyIndex.refresh();
+  } catch (error) {
+    // A busy or briefly locked store only delays the refresh to the next tick.
+    logger.warn({ err: error }, 'could not refresh API keys from the store');
+  }
 }
 
 export function createLogger(config: Config): Logger {

@@ -1,6 +1,7 @@
 // API users in SQLite. Every write tells its listeners (the gateway's key
 // index) so that a disabled user or a new key counts from the next request.
 import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { digestToken, generateToken } from '../lib/secret-token.js';
 import type { ApiUser, ApiUserInput, ApiUserSettings } from './model.js';
@@ -22,6 +23,7 @@ interface UserRow {
   created_at: string;
   updated_at: string;
   created_by: string | null;
+  change_seq: number;
 }
 
 /** What the key index keeps of a user: enough to authorise a request without the store. */
@@ -29,9 +31,11 @@ export interface KeyRecord {
   readonly prefix: string;
   readonly hash: Buffer;
   readonly user: ApiUser;
+  /** The user's change number: higher for every write. */
+  readonly changeSeq: number;
 }
 
-export type UserChange = { kind: 'upsert'; record: KeyRecord; previousPrefix: string | null };
+export type UserChange = { kind: 'upsert'; record: KeyRecord };
 
 export interface UserListQuery {
   readonly search?: string;
@@ -57,39 +61,47 @@ export class ApiUserRepository {
     const digest = digestToken(this.secretKey, apiKey);
     const now = new Date().toISOString();
     const id = randomUUID();
-    this.db
-      .prepare(
-        `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
-           use_description, roles, enabled, settings, registration_source, created_at, updated_at, created_by)
-         VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
-           @enabled, @settings, @registration_source, @now, @now, @createdBy)`,
-      )
-      .run({ id, ...digest, ...toColumns(input), now, createdBy });
-    return { user: this.notify(id, null), apiKey };
+    this.write((changeSeq) =>
+      this.db
+        .prepare(
+          `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
+             use_description, roles, enabled, settings, registration_source, created_at, updated_at, created_by, change_seq)
+           VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
+             @enabled, @settings, @registration_source, @now, @now, @createdBy, @changeSeq)`,
+        )
+        .run({ id, ...digest, ...toColumns(input), now, createdBy, changeSeq }),
+    );
+    return { user: this.notify(id), apiKey };
   }
 
   update(id: string, input: ApiUserInput): ApiUser | null {
-    const result = this.db
-      .prepare(
-        `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
-           use_description = @use_description, roles = @roles, enabled = @enabled, settings = @settings,
-           registration_source = @registration_source, updated_at = @now WHERE id = @id`,
-      )
-      .run({ id, ...toColumns(input), now: new Date().toISOString() });
+    const result = this.write((changeSeq) =>
+      this.db
+        .prepare(
+          `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
+             use_description = @use_description, roles = @roles, enabled = @enabled, settings = @settings,
+             registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
+        )
+        .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq }),
+    );
     if (result.changes === 0) return null;
-    return this.notify(id, null);
+    return this.notify(id);
   }
 
   /** Replaces the user's key; the old one stops working at once. */
   regenerateKey(id: string): { user: ApiUser; apiKey: string } | null {
-    const before = this.row(id);
-    if (before === undefined) return null;
     const apiKey = generateToken();
     const digest = digestToken(this.secretKey, apiKey);
-    this.db
-      .prepare('UPDATE api_users SET api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now WHERE id = @id')
-      .run({ id, ...digest, now: new Date().toISOString() });
-    return { user: this.notify(id, before.api_key_prefix), apiKey };
+    const result = this.write((changeSeq) =>
+      this.db
+        .prepare(
+          `UPDATE api_users SET api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now,
+             change_seq = @changeSeq WHERE id = @id`,
+        )
+        .run({ id, ...digest, now: new Date().toISOString(), changeSeq }),
+    );
+    if (result.changes === 0) return null;
+    return { user: this.notify(id), apiKey };
   }
 
   get(id: string): ApiUser | null {
@@ -113,18 +125,37 @@ export class ApiUserRepository {
     return (this.db.prepare('SELECT count(*) AS n FROM api_users WHERE email = ? COLLATE NOCASE').get(email) as { n: number }).n;
   }
 
-  /** Every user's key record, for building the in-memory key index at start. */
-  *keyRecords(): IterableIterator<KeyRecord> {
-    for (const row of this.db.prepare('SELECT * FROM api_users').iterate() as IterableIterator<UserRow>) yield toKeyRecord(row);
+  /** Key records of the users written after change number `afterSeq` (all of them for 0), in change order. */
+  *keyRecords(afterSeq = 0): IterableIterator<KeyRecord> {
+    const rows = this.db.prepare('SELECT * FROM api_users WHERE change_seq > ? ORDER BY change_seq').iterate(afterSeq) as IterableIterator<UserRow>;
+    for (const row of rows) yield toKeyRecord(row);
+  }
+
+  /** Changes whenever another connection (another process, such as the CLI) commits to the store. */
+  externalDataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  /**
+   * Every write takes the next change number (migrations/005), so that another
+   * process's key index can ask for what changed since the last number it saw.
+   * Number and write commit together, under the write lock, so numbers follow
+   * commit order across processes and a reader never skips one.
+   */
+  private write(run: (changeSeq: number) => Database.RunResult): Database.RunResult {
+    return this.db.transaction(() => {
+      const { value } = this.db.prepare("UPDATE sequences SET value = value + 1 WHERE name = 'api_user_change' RETURNING value").get() as { value: number };
+      return run(value);
+    }).immediate();
   }
 
   private row(id: string): UserRow | undefined {
     return this.db.prepare('SELECT * FROM api_users WHERE id = ?').get(id) as UserRow | undefined;
   }
 
-  private notify(id: string, previousPrefix: string | null): ApiUser {
+  private notify(id: string): ApiUser {
     const record = toKeyRecord(this.row(id)!);
-    for (const listener of this.listeners) listener({ kind: 'upsert', record, previousPrefix });
+    for (const listener of this.listeners) listener({ kind: 'upsert', record });
     return record.user;
   }
 }
@@ -163,5 +194,5 @@ function toUser(row: UserRow): ApiUser {
 }
 
 function toKeyRecord(row: UserRow): KeyRecord {
-  return { prefix: row.api_key_prefix, hash: row.api_key_hash, user: toUser(row) };
+  return { prefix: row.api_key_prefix, hash: row.api_key_hash, user: toUser(row), changeSeq: row.change_seq };
 }

@@ -1,0 +1,63 @@
+// Users written by another process (the CLI, a second connection) reach a
+// running gateway's key index through refresh(), without a restart.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createContext, type AppContext } from '../../src/context.js';
+import { DEFAULT_USER_SETTINGS } from '../../src/api-users/model.js';
+import { testConfig } from '../helpers/config.js';
+
+const open: AppContext[] = [];
+afterEach(() => {
+  for (const context of open.splice(0)) context.close();
+});
+
+function twoProcesses(): { gateway: AppContext; cli: AppContext } {
+  const config = testConfig();
+  const gateway = createContext(config);
+  const cli = createContext(config);
+  open.push(gateway, cli);
+  return { gateway, cli };
+}
+
+const input = {
+  email: 'cli@example.com',
+  first_name: 'Cli',
+  last_name: 'User',
+  website: null,
+  use_description: null,
+  roles: [],
+  enabled: true,
+  settings: DEFAULT_USER_SETTINGS,
+  registration_source: 'cli',
+};
+
+describe('key index across processes', () => {
+  it('learns a key created by another process at the next refresh', () => {
+    const { gateway, cli } = twoProcesses();
+    const { apiKey } = cli.users.create(input, 'cli');
+    expect(gateway.keyIndex.find(apiKey)).toBeNull();
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)?.user.email).toBe('cli@example.com');
+  });
+
+  it('learns a disable and a regenerated key from another process, and forgets the old key', () => {
+    const { gateway, cli } = twoProcesses();
+    const { user, apiKey } = gateway.users.create(input, 'admin');
+    cli.users.update(user.id, { ...input, enabled: false });
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)?.user.enabled).toBe(false);
+
+    const regenerated = cli.users.regenerateKey(user.id)!;
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)).toBeNull();
+    expect(gateway.keyIndex.find(regenerated.apiKey)?.user.id).toBe(user.id);
+  });
+
+  it('sees its own writes at once, without a refresh', () => {
+    const { gateway } = twoProcesses();
+    const { user, apiKey } = gateway.users.create(input, 'admin');
+    expect(gateway.keyIndex.find(apiKey)).not.toBeNull();
+    const regenerated = gateway.users.regenerateKey(user.id)!;
+    expect(gateway.keyIndex.find(apiKey)).toBeNull();
+    expect(gateway.keyIndex.find(regenerated.apiKey)).not.toBeNull();
+  });
+});
