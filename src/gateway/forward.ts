@@ -162,6 +162,9 @@ function portOf(host: string, protocol: string): string {
   return protocol === 'https' ? '443' : '80';
 }
 
+/** Lengths of the response header names that need a closer look: hop-by-hop ones and Location. */
+const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location'].map((name) => name.length));
+
 /** The upstream's headers minus hop-by-hop ones, Location made public, plus the request id and rate-limit headers. */
 export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[]): string[] {
   const out: string[] = [];
@@ -169,11 +172,13 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[]): strin
   for (let index = 0; index < rawHeaders.length; index += 2) {
     // latin1 both ways keeps header bytes exactly as the upstream sent them.
     const name = rawHeaders[index]!.toString('latin1');
-    const lower = name.toLowerCase();
     let value = rawHeaders[index + 1]!.toString('latin1');
-    if (lower === 'connection') connection = value;
-    if (HOP_BY_HOP.has(lower)) continue;
-    if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
+    if (SPECIAL_NAME_LENGTHS.has(name.length)) {
+      const lower = name.toLowerCase();
+      if (lower === 'connection') connection = value;
+      if (HOP_BY_HOP.has(lower)) continue;
+      if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
+    }
     out.push(name, value);
   }
   const listed = connectionListed(connection);

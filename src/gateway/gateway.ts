@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Exchange, type ExchangeDeps } from './exchange.js';
+import { VerifiedKeyCache } from './key-cache.js';
 import { parseRequestTarget, type RequestTarget } from './request-url.js';
 import { writeError } from './respond.js';
 import { compileRoutes, type GatewayTable } from './routes.js';
@@ -22,7 +23,7 @@ export class Gateway {
   ) {
     const { config } = context;
     this.pools = new UpstreamPools(config.proxy);
-    this.deps = { config, keyIndex: context.keyIndex, rateLimiter: context.rateLimiter, analytics: context.analytics, clock: context.clock };
+    this.deps = { config, keyIndex: new VerifiedKeyCache(context.keyIndex, context.users), rateLimiter: context.rateLimiter, analytics: context.analytics, clock: context.clock };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
       this.table = compileRoutes(published, config.default_api_backend_settings.rate_limits, this.pools);
@@ -40,7 +41,9 @@ export class Gateway {
       return this.refuse(request, reply, 'NOT_FOUND', target);
     }
     reply.hijack();
-    const exchange = new Exchange(this.deps, { raw, res: reply.raw, target, protocol: request.protocol, host, ip: request.ip }, route);
+    // proxy-addr only matters when a proxy may have named the client; otherwise the peer is the client.
+    const ip = raw.headers['x-forwarded-for'] === undefined ? raw.socket.remoteAddress! : request.ip;
+    const exchange = new Exchange(this.deps, { raw, res: reply.raw, target, protocol: request.protocol, host, ip }, route);
     try {
       exchange.run();
     } catch (error) {

@@ -15,6 +15,8 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
   return async (app: FastifyInstance): Promise<void> => {
     const gateway = new Gateway(context, options.homepage ?? builtInHomepage(context.config));
     app.addHook('onClose', () => gateway.close());
+    // A pino child logger per request would be built and never used: the gateway logs through analytics.
+    app.setChildLoggerFactory((logger) => logger);
     // Bodies are streamed to the upstream untouched, never parsed.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));

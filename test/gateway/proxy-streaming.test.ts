@@ -90,7 +90,8 @@ describe('methods and bodies', () => {
     } finally {
       clearInterval(sampler);
     }
-    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    // Buffering the body anywhere would take at least its 200 MB; streaming leaves only garbage not yet collected.
+    expect(peak - before).toBeLessThan(128 * 1024 * 1024);
   }, 60_000);
 
   it('streams the response: the client reads the first chunk before the upstream has finished', async () => {

@@ -1,0 +1,71 @@
+// Parent-side handles on the bench's child processes.
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import type { LoadOptions, LoadResult, Ready, Usage, UsageReport } from './protocol.js';
+
+export interface ServerChild {
+  readonly port: number;
+  readonly url: string;
+  readonly apiKey: string | undefined;
+  readonly keys: readonly string[];
+  /** Sends a message and waits for the child's answer: its next message holding `answerKey`. */
+  ask<T>(message: unknown, answerKey: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+const script = (name: string) => new URL(`./${name}`, import.meta.url).pathname;
+
+function forkTs(name: string, args: readonly string[]): ChildProcess {
+  return fork(script(name), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts' | 'parasol.ts', args: readonly string[] = []): Promise<ServerChild> {
+  const child = forkTs(name, args);
+  const [message] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => Promise.reject(new Error(`${name} exited`)))])) as [Ready];
+  const { port, apiKey, keys = [] } = message.ready;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    keys,
+    ask<T>(request: unknown, answerKey: string): Promise<T> {
+      return new Promise((resolve) => {
+        const onMessage = (message: Record<string, unknown>) => {
+          if (!(answerKey in message)) return;
+          child.off('message', onMessage);
+          resolve(message as T);
+        };
+        child.on('message', onMessage);
+        child.send(request as object);
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs one load in its own process and returns what it measured. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const child = forkTs('load.ts', [JSON.stringify(options)]);
+  const [result] = (await once(child, 'message')) as [LoadResult];
+  await once(child, 'exit');
+  return result;
+}
+
+export async function usageOf(server: ServerChild): Promise<Usage> {
+  return (await server.ask<UsageReport>({ usage: true }, 'usage')).usage;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

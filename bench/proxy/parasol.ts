@@ -1,0 +1,116 @@
+// Case C: Parasol as `npm start` runs it (the compiled dist/), with a
+// published backend in front of the bench upstream and API users to call it.
+// argv: upstream port, then a JSON Scenario. Import only its types: it runs on load.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type * as ServeModule from '../../src/serve.js';
+import type * as LoadModule from '../../src/config/load.js';
+import type * as ServiceModule from '../../src/api-backends/service.js';
+import { answerUsageRequests, type PublishRequest, type Ready } from './protocol.js';
+
+export interface Scenario {
+  /** Config overrides over the bench defaults (merged one level deep). */
+  readonly config?: Record<string, unknown>;
+  /** Backends /svc0/ … /svcN-1/ besides /bench/ (memory check). */
+  readonly extraBackends?: number;
+  readonly users?: number;
+  /** How many users' clear keys to send back. */
+  readonly keysToReturn?: number;
+  /** The users' own rate_limit_mode is unlimited, so the limiter is skipped (limits off). */
+  readonly unlimitedUsers?: boolean;
+}
+
+/** Limits the limiter evaluates on every request but that never refuse one. */
+const NEVER_REACHED_LIMITS = [
+  { duration: 1000, limit_by: 'ip', limit: 1_000_000_000, response_headers: false },
+  { duration: 3_600_000, limit_by: 'api_key', limit: 1_000_000_000, response_headers: true },
+];
+
+const dist = new URL('../../dist/', import.meta.url).href;
+const { startServer } = (await import(`${dist}serve.js`)) as typeof ServeModule;
+const { loadConfig } = (await import(`${dist}config/load.js`)) as typeof LoadModule;
+const { saveApiBackend } = (await import(`${dist}api-backends/service.js`)) as typeof ServiceModule;
+
+const upstreamPort = Number(process.argv[2]);
+const scenario = JSON.parse(process.argv[3] ?? '{}') as Scenario;
+
+const server = await startServer(benchConfig(scenario.config ?? {}));
+const { context } = server;
+publish(backendInput('Bench', '/bench/', NEVER_REACHED_LIMITS));
+context.db.transaction(() => {
+  const ids = Array.from({ length: scenario.extraBackends ?? 0 }, (_, index) => save(backendInput(`Service ${index}`, `/svc${index}/`, NEVER_REACHED_LIMITS)));
+  if (ids.length > 0) context.publisher.publish(ids, null);
+})();
+const keys = createUsers(Math.max(scenario.users ?? 1, 1), scenario.keysToReturn ?? 1);
+
+answerUsageRequests();
+process.on('message', (message: PublishRequest) => {
+  if (!('publish' in message)) return;
+  publish(backendInput(`Churn ${message.publish}`, `/churn${message.publish}/`, NEVER_REACHED_LIMITS));
+  process.send!({ published: message.publish });
+});
+process.on('disconnect', () => void server.stop().then(() => process.exit(0)));
+process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0]!, keys } } satisfies Ready);
+
+function benchConfig(overrides: Record<string, unknown>) {
+  const dir = mkdtempSync(join(tmpdir(), 'parasol-bench-'));
+  const defaults: Record<string, unknown> = { listen: { host: '127.0.0.1', port: 0 }, data_dir: join(dir, 'data'), log_level: 'silent' };
+  const merged: Record<string, unknown> = { ...defaults };
+  for (const [key, value] of Object.entries(overrides)) {
+    const base = merged[key];
+    merged[key] = isObject(base) && isObject(value) ? { ...base, ...value } : value;
+  }
+  writeFileSync(join(dir, 'parasol.yml'), stringify(merged));
+  return loadConfig({ configPath: join(dir, 'parasol.yml'), env: {}, cwd: dir }).config;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function backendInput(name: string, prefix: string, rateLimits: unknown) {
+  return {
+    name,
+    frontend_host: '*',
+    backend_host: '127.0.0.1',
+    servers: [{ host: '127.0.0.1', port: upstreamPort }],
+    url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
+    settings: { rate_limit_mode: 'custom', rate_limits: rateLimits },
+  };
+}
+
+function save(input: unknown): string {
+  const saved = saveApiBackend(context.backends, input, { by: null });
+  if (saved === null || !saved.ok) throw new Error(`bench backend not saved: ${JSON.stringify(saved)}`);
+  return saved.value.id;
+}
+
+function publish(input: unknown): void {
+  context.publisher.publish([save(input)], null);
+}
+
+function createUsers(count: number, returned: number): string[] {
+  const keys: string[] = [];
+  context.db.transaction(() => {
+    for (let index = 0; index < count; index++) {
+      const { apiKey } = context.users.create(
+        {
+          email: `bench${index}@example.com`,
+          first_name: 'Bench',
+          last_name: `User ${index}`,
+          website: null,
+          use_description: null,
+          roles: [],
+          enabled: true,
+          settings: { rate_limit_mode: scenario.unlimitedUsers === true ? 'unlimited' : null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
+          registration_source: 'bench',
+        },
+        null,
+      );
+      if (index < returned) keys.push(apiKey);
+    }
+  })();
+  return keys;
+}

@@ -1,0 +1,57 @@
+// Messages between the bench orchestrator and its child processes (one per
+// server and per load generator, so none shares an event loop with another).
+
+/** A server child's first message. */
+export interface Ready {
+  readonly ready: { readonly port: number; readonly apiKey?: string; readonly keys?: readonly string[] };
+}
+
+/** What a load child measured. */
+export interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly total: number;
+}
+
+export interface LoadOptions {
+  readonly url: string;
+  readonly connections: number;
+  readonly seconds: number;
+  readonly headers: Record<string, string>;
+  /** Requests per second for a fixed-rate run; absent: as fast as the target answers. */
+  readonly rate?: number;
+}
+
+/** Parent → Parasol child: publish a change now (the load must not notice). */
+export interface PublishRequest {
+  readonly publish: number;
+}
+
+/** Parent → any server child: how much memory and CPU time it has used. */
+export interface UsageRequest {
+  readonly usage: true;
+}
+
+export interface Usage {
+  readonly rss: number;
+  readonly heapUsed: number;
+  /** CPU time (user + system) since the process started, in microseconds. */
+  readonly cpuMicros: number;
+}
+
+export interface UsageReport {
+  readonly usage: Usage;
+}
+
+/** Answers usage requests; every server child installs it. */
+export function answerUsageRequests(): void {
+  process.on('message', (message: UsageRequest) => {
+    if (!('usage' in message)) return;
+    const { rss, heapUsed } = process.memoryUsage();
+    const { user, system } = process.cpuUsage();
+    process.send!({ usage: { rss, heapUsed, cpuMicros: user + system } } satisfies UsageReport);
+  });
+}

@@ -1,0 +1,207 @@
+// `npm run bench`: Parasol's proxy against the bare upstream (A) and a
+// minimal undici proxy (B), interleaved and repeated, medians reported and
+// written to bench/results.json. Every server and every load generator runs
+// in its own process.
+//   npm run bench -- [--seconds 10] [--rounds 3] [--connections 50] [--pause-ms 2000]
+//
+// To compare a variant (analytics off, limits off, …) add a case below with
+// `parasol: { config: {...} }`: each distinct config gets its own Parasol process.
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { median, pause, runLoad, startServerChild, type ServerChild } from './proxy/children.js';
+import { measureLookup } from './proxy/lookup.js';
+import type { Scenario } from './proxy/parasol.js';
+import type { LoadResult } from './proxy/protocol.js';
+
+type Payload = 'small' | 'large';
+
+interface BenchCase {
+  readonly name: string;
+  /** A, B and C feed the ratios; other cases are reported beside them. */
+  readonly role?: 'A' | 'B' | 'C';
+  readonly target: 'upstream' | 'reference' | 'parasol';
+  readonly payloads?: readonly Payload[];
+  readonly parasol?: {
+    readonly config?: Record<string, unknown>;
+    /** Publishes a new backend this often during the run; the run must still see only 2xx. */
+    readonly publishEveryMs?: number;
+    /** The bench users are unlimited (their own rate_limit_mode), so the limiter is skipped. */
+    readonly unlimitedUsers?: boolean;
+  };
+}
+
+/** The same Parasol without analytics: C over this is the cost of logging every request (bar: at least 0.95). */
+const ANALYTICS_OFF: BenchCase = { name: 'C parasol, analytics off', target: 'parasol', payloads: ['small'], parasol: { config: { analytics: { enabled: false } } } };
+/** The same Parasol with an unlimited user: C (limits high enough never to refuse) over this is the cost of rate limiting (bar: at least 0.95). */
+const LIMITS_OFF: BenchCase = { name: 'C parasol, limits off (unlimited user)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true } };
+
+const CASES: readonly BenchCase[] = [
+  { name: 'A upstream direct', role: 'A', target: 'upstream' },
+  { name: 'B reference undici proxy', role: 'B', target: 'reference' },
+  { name: 'C parasol (key, limits, analytics)', role: 'C', target: 'parasol' },
+  { name: 'C parasol, publishing every 250 ms', target: 'parasol', payloads: ['small'], parasol: { publishEveryMs: 250 } },
+  ANALYTICS_OFF,
+  LIMITS_OFF,
+];
+
+const PAYLOADS: readonly Payload[] = ['small', 'large'];
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    'pause-ms': { type: 'string', default: '2000' },
+  },
+});
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const pauseMs = Number(values['pause-ms']);
+
+console.log(`routing lookup, 1,000 backends …`);
+const lookupNs = await measureLookup();
+console.log(`  ${lookupNs.toFixed(0)} ns per lookup`);
+
+const upstream = await startServerChild('upstream.ts');
+const reference = await startServerChild('reference-proxy.ts', [String(upstream.port)]);
+const parasols = new Map<string, ServerChild>();
+for (const benchCase of CASES) {
+  const key = parasolKey(benchCase);
+  if (key !== null && !parasols.has(key)) {
+    const scenario: Scenario = scenarioOf(benchCase);
+    parasols.set(key, await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenario)]));
+  }
+}
+
+function scenarioOf(benchCase: BenchCase): Scenario {
+  return { config: benchCase.parasol?.config ?? {}, unlimitedUsers: benchCase.parasol?.unlimitedUsers === true };
+}
+
+function parasolKey(benchCase: BenchCase): string | null {
+  return benchCase.target === 'parasol' ? JSON.stringify(scenarioOf(benchCase)) : null;
+}
+
+function serverFor(benchCase: BenchCase): ServerChild {
+  if (benchCase.target === 'upstream') return upstream;
+  if (benchCase.target === 'reference') return reference;
+  return parasols.get(parasolKey(benchCase)!)!;
+}
+
+function requestFor(benchCase: BenchCase, payload: Payload): { url: string; headers: Record<string, string> } {
+  const server = serverFor(benchCase);
+  if (benchCase.target !== 'parasol') return { url: `${server.url}/${payload}`, headers: {} };
+  return { url: `${server.url}/bench/${payload}`, headers: { 'X-Api-Key': server.apiKey! } };
+}
+
+let publishes = 0;
+
+async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<LoadResult> {
+  const server = serverFor(benchCase);
+  const every = benchCase.parasol?.publishEveryMs;
+  const publisher = every === undefined ? null : setInterval(() => void server.ask({ publish: ++publishes }, 'published'), every);
+  try {
+    return await runLoad({ ...requestFor(benchCase, payload), connections, seconds: options.seconds, rate: options.rate });
+  } finally {
+    if (publisher !== null) clearInterval(publisher);
+  }
+}
+
+const runs = new Map<string, LoadResult[]>();
+const runKey = (benchCase: BenchCase, payload: Payload) => `${benchCase.name} · ${payload}`;
+const payloadsOf = (benchCase: BenchCase) => benchCase.payloads ?? PAYLOADS;
+
+console.log('warming up …');
+for (const benchCase of CASES) for (const payload of payloadsOf(benchCase)) await measure(benchCase, payload, { seconds: 3 });
+
+for (let round = 1; round <= rounds; round++) {
+  for (const benchCase of CASES) {
+    for (const payload of payloadsOf(benchCase)) {
+      await pause(pauseMs);
+      const result = await measure(benchCase, payload, { seconds });
+      runs.set(runKey(benchCase, payload), [...(runs.get(runKey(benchCase, payload)) ?? []), result]);
+      console.log(`round ${round}  ${runKey(benchCase, payload).padEnd(52)} ${formatRun(result)}`);
+    }
+  }
+}
+
+const medians = Object.fromEntries([...runs].map(([key, results]) => [key, medianOf(results)]));
+const byRole = (role: 'A' | 'B' | 'C', payload: Payload) => medians[runKey(CASES.find((c) => c.role === role)!, payload)]!;
+const ratios = Object.fromEntries(
+  PAYLOADS.map((payload) => [payload, { 'C/B': byRole('C', payload).rps / byRole('B', payload).rps, 'C/A': byRole('C', payload).rps / byRole('A', payload).rps }]),
+);
+const analyticsOnOff = byRole('C', 'small').rps / medians[runKey(ANALYTICS_OFF, 'small')]!.rps;
+const limitsOnOff = byRole('C', 'small').rps / medians[runKey(LIMITS_OFF, 'small')]!.rps;
+
+// Added latency: A and C at half of C's peak rate (small payload), timed to the microsecond.
+const caseA = CASES.find((c) => c.role === 'A')!;
+const caseC = CASES.find((c) => c.role === 'C')!;
+const halfRate = Math.round(byRole('C', 'small').rps / 2);
+const latencyRuns: { A: LoadResult[]; C: LoadResult[] } = { A: [], C: [] };
+for (let round = 1; round <= rounds; round++) {
+  for (const [label, benchCase] of [['A', caseA], ['C', caseC]] as const) {
+    await pause(pauseMs);
+    const result = await measure(benchCase, 'small', { seconds, rate: halfRate });
+    latencyRuns[label].push(result);
+    console.log(`round ${round}  ${`${label} at ${halfRate} req/s`.padEnd(52)} ${formatRun(result, 3)}`);
+  }
+}
+const latencyA = medianOf(latencyRuns.A);
+const latencyC = medianOf(latencyRuns.C);
+const addedP50 = latencyC.p50 - latencyA.p50;
+
+const failures = [...runs.values(), latencyRuns.A, latencyRuns.C].flat().reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+  settings: { seconds, rounds, connections, pause_ms: pauseMs },
+  routing_lookup_1000_backends_ns: Math.round(lookupNs),
+  throughput: Object.fromEntries([...runs].map(([key, results]) => [key, { median: medians[key], runs: results }])),
+  ratios,
+  analytics_on_vs_off: analyticsOnOff,
+  limits_on_vs_off: limitsOnOff,
+  latency_at_half_c_peak: { rate: halfRate, A: latencyA, C: latencyC, added_p50_ms: addedP50 },
+  failed_requests: failures,
+  bars: {
+    'C/B >= 0.80 (small)': ratios.small!['C/B'] >= 0.8,
+    'C/B >= 0.80 (large)': ratios.large!['C/B'] >= 0.8,
+    'added p50 <= 0.5 ms at half rate': addedP50 <= 0.5,
+    'no non-2xx or errors': failures === 0,
+    'lookup < 5 µs': lookupNs < 5000,
+    'analytics on/off >= 0.95 (small)': analyticsOnOff >= 0.95,
+    'limits on/off >= 0.95 (small)': limitsOnOff >= 0.95,
+  },
+};
+writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+
+console.log('\nmedians');
+for (const [key, result] of Object.entries(medians)) console.log(`  ${key.padEnd(52)} ${formatRun(result)}`);
+for (const payload of PAYLOADS) {
+  console.log(`  ${payload}: C/B ${ratios[payload]!['C/B'].toFixed(3)}  C/A ${ratios[payload]!['C/A'].toFixed(3)}`);
+}
+console.log(`  p50 at ${halfRate} req/s: A ${latencyA.p50.toFixed(3)} ms, C ${latencyC.p50.toFixed(3)} ms, added ${addedP50.toFixed(3)} ms`);
+console.log(`  routing lookup with 1,000 backends: ${lookupNs.toFixed(0)} ns`);
+console.log(`  analytics on/off (small): ${analyticsOnOff.toFixed(3)}`);
+console.log(`  limits on/off (small): ${limitsOnOff.toFixed(3)}`);
+console.log(`  failed requests: ${failures}`);
+for (const [bar, met] of Object.entries(results.bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
+console.log('written to bench/results.json');
+
+await Promise.all([upstream, reference, ...parasols.values()].map((server) => server.stop()));
+
+function medianOf(results: readonly LoadResult[]): LoadResult {
+  return {
+    rps: median(results.map((r) => r.rps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    total: results.reduce((sum, r) => sum + r.total, 0),
+  };
+}
+
+function formatRun(result: LoadResult, digits = 0): string {
+  const fixed = (value: number) => value.toFixed(digits);
+  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  non-2xx ${result.non2xx}  errors ${result.errors}`;
+}
