@@ -8,6 +8,7 @@ export interface ServerChild {
   readonly url: string;
   readonly apiKey: string | undefined;
   readonly keys: readonly string[];
+  readonly dataDir: string | undefined;
   /** Sends a message and waits for the child's answer: its next message holding `answerKey`. */
   ask<T>(message: unknown, answerKey: string): Promise<T>;
   stop(): Promise<void>;
@@ -22,12 +23,13 @@ function forkTs(name: string, args: readonly string[]): ChildProcess {
 export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts' | 'parasol.ts', args: readonly string[] = []): Promise<ServerChild> {
   const child = forkTs(name, args);
   const [message] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => Promise.reject(new Error(`${name} exited`)))])) as [Ready];
-  const { port, apiKey, keys = [] } = message.ready;
+  const { port, apiKey, keys = [], dataDir } = message.ready;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
     apiKey,
     keys,
+    dataDir,
     ask<T>(request: unknown, answerKey: string): Promise<T> {
       return new Promise((resolve) => {
         const onMessage = (message: Record<string, unknown>) => {

@@ -8,9 +8,12 @@ import { stringify } from 'yaml';
 import type * as ServeModule from '../../src/serve.js';
 import type * as LoadModule from '../../src/config/load.js';
 import type * as ServiceModule from '../../src/api-backends/service.js';
+import type * as ValidateModule from '../../src/api-backends/validate.js';
 import { answerUsageRequests, type PublishRequest, type Ready } from './protocol.js';
 
 export interface Scenario {
+  /** Serve this data dir as it is (seeded by an earlier run) instead of a fresh one with the bench backend and user. */
+  readonly dataDir?: string;
   /** Config overrides over the bench defaults (merged one level deep). */
   readonly config?: Record<string, unknown>;
   /** Backends /svc0/ … /svcN-1/ besides /bench/ (memory check). */
@@ -32,19 +35,14 @@ const dist = new URL('../../dist/', import.meta.url).href;
 const { startServer } = (await import(`${dist}serve.js`)) as typeof ServeModule;
 const { loadConfig } = (await import(`${dist}config/load.js`)) as typeof LoadModule;
 const { saveApiBackend } = (await import(`${dist}api-backends/service.js`)) as typeof ServiceModule;
+const { parseApiBackend } = (await import(`${dist}api-backends/validate.js`)) as typeof ValidateModule;
 
 const upstreamPort = Number(process.argv[2]);
 const scenario = JSON.parse(process.argv[3] ?? '{}') as Scenario;
 
-const server = await startServer(benchConfig(scenario.config ?? {}));
+const server = await startServer(benchConfig(scenario.config ?? {}, scenario.dataDir));
 const { context } = server;
-publish(backendInput('Bench', '/bench/', NEVER_REACHED_LIMITS));
-context.db.transaction(() => {
-  const ids = Array.from({ length: scenario.extraBackends ?? 0 }, (_, index) => save(backendInput(`Service ${index}`, `/svc${index}/`, NEVER_REACHED_LIMITS)));
-  if (ids.length > 0) context.publisher.publish(ids, null);
-})();
-const keys = createUsers(Math.max(scenario.users ?? 1, 1), scenario.keysToReturn ?? 1);
-
+const keys = scenario.dataDir === undefined ? seed() : [];
 answerUsageRequests();
 process.on('message', (message: PublishRequest) => {
   if (!('publish' in message)) return;
@@ -52,11 +50,26 @@ process.on('message', (message: PublishRequest) => {
   process.send!({ published: message.publish });
 });
 process.on('disconnect', () => void server.stop().then(() => process.exit(0)));
-process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0]!, keys } } satisfies Ready);
+process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0], keys, dataDir: server.context.config.data_dir } } satisfies Ready);
 
-function benchConfig(overrides: Record<string, unknown>) {
+/** The bench backend at /bench/, the scenario's extra backends and users; returns the clear keys asked for. */
+function seed(): string[] {
+  publish(backendInput('Bench', '/bench/', NEVER_REACHED_LIMITS));
+  context.db.transaction(() => {
+    // Straight into the repository: the admin's per-save conflict check reads every draft, quadratic over 1,000.
+    const ids = Array.from({ length: scenario.extraBackends ?? 0 }, (_, index) => {
+      const parsed = parseApiBackend(backendInput(`Service ${index}`, `/svc${index}/`, NEVER_REACHED_LIMITS));
+      if (!parsed.ok) throw new Error(`bench backend invalid: ${JSON.stringify(parsed.errors)}`);
+      return context.backends.create(parsed.value, null).id;
+    });
+    if (ids.length > 0) context.publisher.publish(ids, null);
+  })();
+  return createUsers(Math.max(scenario.users ?? 1, 1), scenario.keysToReturn ?? 1);
+}
+
+function benchConfig(overrides: Record<string, unknown>, dataDir: string | undefined) {
   const dir = mkdtempSync(join(tmpdir(), 'parasol-bench-'));
-  const defaults: Record<string, unknown> = { listen: { host: '127.0.0.1', port: 0 }, data_dir: join(dir, 'data'), log_level: 'silent' };
+  const defaults: Record<string, unknown> = { listen: { host: '127.0.0.1', port: 0 }, data_dir: dataDir ?? join(dir, 'data'), log_level: 'silent' };
   const merged: Record<string, unknown> = { ...defaults };
   for (const [key, value] of Object.entries(overrides)) {
     const base = merged[key];

@@ -3,7 +3,7 @@
 
 /** A server child's first message. */
 export interface Ready {
-  readonly ready: { readonly port: number; readonly apiKey?: string; readonly keys?: readonly string[] };
+  readonly ready: { readonly port: number; readonly apiKey?: string; readonly keys?: readonly string[]; readonly dataDir?: string };
 }
 
 /** What a load child measured. */

@@ -1,31 +1,42 @@
 // Keys already verified, by their clear value, so a returning client costs a
-// map read instead of an HMAC. Any change to any user empties it: a disabled
-// user or a regenerated key counts from the next request.
+// map read instead of an HMAC. Any change to a user in this process empties
+// it at once (a disabled user or a regenerated key counts from the next
+// request); changes by another process (the CLI), which the key index picks
+// up on its one-second refresh, are caught by emptying it every second too.
 import type { KeyIndex } from '../api-users/key-index.js';
 import type { ApiUserRepository, KeyRecord } from '../api-users/repository.js';
+import type { Clock } from '../lib/clock.js';
 
 /** About 100 bytes per entry; emptied when full rather than tracking recency. */
 const MAX_ENTRIES = 50_000;
+/** As often as the key index refreshes from other processes' writes. */
+const MAX_AGE_MS = 1000;
 
 export class VerifiedKeyCache {
   private readonly verified = new Map<string, KeyRecord>();
+  private clearedAt: number;
 
   constructor(
     private readonly index: Pick<KeyIndex, 'find'>,
     users: Pick<ApiUserRepository, 'onChange'>,
+    private readonly clock: Clock,
   ) {
-    users.onChange(() => this.verified.clear());
+    this.clearedAt = clock.now();
+    users.onChange(() => this.clear());
   }
 
   /** As KeyIndex.find. Unknown keys are not remembered, so guessing cannot fill the cache. */
   find(apiKey: string): KeyRecord | null {
+    if (this.clock.now() - this.clearedAt >= MAX_AGE_MS || this.verified.size >= MAX_ENTRIES) this.clear();
     const cached = this.verified.get(apiKey);
     if (cached !== undefined) return cached;
     const record = this.index.find(apiKey);
-    if (record !== null) {
-      if (this.verified.size >= MAX_ENTRIES) this.verified.clear();
-      this.verified.set(apiKey, record);
-    }
+    if (record !== null) this.verified.set(apiKey, record);
     return record;
+  }
+
+  private clear(): void {
+    this.verified.clear();
+    this.clearedAt = this.clock.now();
   }
 }

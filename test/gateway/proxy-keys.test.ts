@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiUserRepository } from '../../src/api-users/repository.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { openStore } from '../../src/store/db.js';
 import { basicAuth, echoBackend, errorCode, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let fx: ProxyFixture;
@@ -155,5 +158,28 @@ describe('required roles', () => {
   it('checks the key before the roles', async () => {
     expect(errorCode(await send(fx.gw.url, '/roles/x', { headers: { 'X-Api-Key': 'invalid-key' } }))).toBe('API_KEY_INVALID');
     expect(errorCode(await send(fx.gw.url, '/roles/x'))).toBe('API_KEY_MISSING');
+  });
+});
+
+describe('changes made by another process', () => {
+  it('refuses a user disabled by another process once the key index has refreshed and a second has passed', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const local = await startProxyFixture({ context: { clock } });
+    try {
+      await local.gw.publishBackend(echoBackend(local.echo));
+      const call = () => send(local.gw.url, '/echo/a', { headers: { 'X-Api-Key': local.apiKey } });
+      expect((await call()).status).toBe(200);
+      // A second connection to the same store, as the CLI would open.
+      const otherDb = openStore(local.gw.context.config.data_dir);
+      const otherUsers = new ApiUserRepository(otherDb, local.gw.context.secretKey);
+      const user = otherUsers.get(local.userId)!;
+      otherUsers.update(user.id, { ...user, enabled: false });
+      otherDb.close();
+      local.gw.context.keyIndex.refresh();
+      clock.advance(1000);
+      expect(errorCode(await call())).toBe('API_KEY_DISABLED');
+    } finally {
+      await local.close();
+    }
   });
 });
