@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { median, pause, runLoad, startServerChild, type ServerChild } from './proxy/children.js';
+import { median, pause, runLoad, startServerChild, usageOf, type ServerChild } from './proxy/children.js';
 import { measureLookup } from './proxy/lookup.js';
 import type { Scenario } from './proxy/parasol.js';
 import type { LoadResult } from './proxy/protocol.js';
@@ -97,18 +97,26 @@ function requestFor(benchCase: BenchCase, payload: Payload): { url: string; head
 
 let publishes = 0;
 
-async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<LoadResult> {
+/** A load result plus the CPU time the measured server spent per request: steadier than req/s on a shared machine. */
+interface Measured extends LoadResult {
+  readonly cpuMicrosPerRequest: number;
+}
+
+async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<Measured> {
   const server = serverFor(benchCase);
   const every = benchCase.parasol?.publishEveryMs;
   const publisher = every === undefined ? null : setInterval(() => void server.ask({ publish: ++publishes }, 'published'), every);
+  const before = await usageOf(server);
   try {
-    return await runLoad({ ...requestFor(benchCase, payload), connections, seconds: options.seconds, rate: options.rate });
+    const result = await runLoad({ ...requestFor(benchCase, payload), connections, seconds: options.seconds, rate: options.rate });
+    const after = await usageOf(server);
+    return { ...result, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(result.total, 1) };
   } finally {
     if (publisher !== null) clearInterval(publisher);
   }
 }
 
-const runs = new Map<string, LoadResult[]>();
+const runs = new Map<string, Measured[]>();
 const runKey = (benchCase: BenchCase, payload: Payload) => `${benchCase.name} · ${payload}`;
 const payloadsOf = (benchCase: BenchCase) => benchCase.payloads ?? PAYLOADS;
 
@@ -129,7 +137,15 @@ for (let round = 1; round <= rounds; round++) {
 const medians = Object.fromEntries([...runs].map(([key, results]) => [key, medianOf(results)]));
 const byRole = (role: 'A' | 'B' | 'C', payload: Payload) => medians[runKey(CASES.find((c) => c.role === role)!, payload)]!;
 const ratios = Object.fromEntries(
-  PAYLOADS.map((payload) => [payload, { 'C/B': byRole('C', payload).rps / byRole('B', payload).rps, 'C/A': byRole('C', payload).rps / byRole('A', payload).rps }]),
+  PAYLOADS.map((payload) => [
+    payload,
+    {
+      'C/B': byRole('C', payload).rps / byRole('B', payload).rps,
+      'C/A': byRole('C', payload).rps / byRole('A', payload).rps,
+      /** B's CPU per request over C's: the throughput ratio a proxy-bound machine would see. */
+      'C/B by CPU per request': byRole('B', payload).cpuMicrosPerRequest / byRole('C', payload).cpuMicrosPerRequest,
+    },
+  ]),
 );
 const analyticsOnOff = byRole('C', 'small').rps / medians[runKey(ANALYTICS_OFF, 'small')]!.rps;
 const limitsOnOff = byRole('C', 'small').rps / medians[runKey(LIMITS_OFF, 'small')]!.rps;
@@ -138,7 +154,7 @@ const limitsOnOff = byRole('C', 'small').rps / medians[runKey(LIMITS_OFF, 'small
 const caseA = CASES.find((c) => c.role === 'A')!;
 const caseC = CASES.find((c) => c.role === 'C')!;
 const halfRate = Math.round(byRole('C', 'small').rps / 2);
-const latencyRuns: { A: LoadResult[]; C: LoadResult[] } = { A: [], C: [] };
+const latencyRuns: { A: Measured[]; C: Measured[] } = { A: [], C: [] };
 for (let round = 1; round <= rounds; round++) {
   for (const [label, benchCase] of [['A', caseA], ['C', caseC]] as const) {
     await pause(pauseMs);
@@ -178,7 +194,8 @@ writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(resu
 console.log('\nmedians');
 for (const [key, result] of Object.entries(medians)) console.log(`  ${key.padEnd(52)} ${formatRun(result)}`);
 for (const payload of PAYLOADS) {
-  console.log(`  ${payload}: C/B ${ratios[payload]!['C/B'].toFixed(3)}  C/A ${ratios[payload]!['C/A'].toFixed(3)}`);
+  const ratio = ratios[payload]!;
+  console.log(`  ${payload}: C/B ${ratio['C/B'].toFixed(3)}  C/A ${ratio['C/A'].toFixed(3)}  C/B by CPU per request ${ratio['C/B by CPU per request'].toFixed(3)}`);
 }
 console.log(`  p50 at ${halfRate} req/s: A ${latencyA.p50.toFixed(3)} ms, C ${latencyC.p50.toFixed(3)} ms, added ${addedP50.toFixed(3)} ms`);
 console.log(`  routing lookup with 1,000 backends: ${lookupNs.toFixed(0)} ns`);
@@ -190,9 +207,10 @@ console.log('written to bench/results.json');
 
 await Promise.all([upstream, reference, ...parasols.values()].map((server) => server.stop()));
 
-function medianOf(results: readonly LoadResult[]): LoadResult {
+function medianOf(results: readonly Measured[]): Measured {
   return {
     rps: median(results.map((r) => r.rps)),
+    cpuMicrosPerRequest: median(results.map((r) => r.cpuMicrosPerRequest)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
@@ -201,7 +219,7 @@ function medianOf(results: readonly LoadResult[]): LoadResult {
   };
 }
 
-function formatRun(result: LoadResult, digits = 0): string {
+function formatRun(result: Measured, digits = 0): string {
   const fixed = (value: number) => value.toFixed(digits);
-  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  non-2xx ${result.non2xx}  errors ${result.errors}`;
+  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req  non-2xx ${result.non2xx}  errors ${result.errors}`;
 }

@@ -1,6 +1,6 @@
 // The data plane: every request that is not for the gateway's own endpoints
 // goes through one catch-all route into the gateway.
-import { METHODS } from 'node:http';
+import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Gateway, type PageHandler } from './gateway.js';
@@ -25,5 +25,23 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
       if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
     }
     app.all('/*', (request, reply) => gateway.handle(request, reply));
+    takeMatchedRequestsFirst(app, gateway);
   };
+}
+
+/**
+ * Requests a backend will take go straight to the gateway; Fastify's request
+ * listener gets the rest, and every request once the server starts closing.
+ * Fastify is created with its listener as the server's only 'request'
+ * listener; if that ever changes, everything simply goes through Fastify.
+ */
+function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway): void {
+  const listeners = app.server.listeners('request');
+  if (listeners.length !== 1) return;
+  const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
+  app.server.removeListener('request', fastifyListener);
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
+  });
+  app.addHook('preClose', () => gateway.stopDirectHandling());
 }

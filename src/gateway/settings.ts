@@ -6,6 +6,9 @@ import type { ApiUser } from '../api-users/model.js';
 import { NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
 
+/** An empty list of limits: unlimited. */
+const UNLIMITED: readonly RateLimit[] = Object.freeze([]);
+
 export interface EffectiveSettings {
   readonly disableApiKey: boolean;
   readonly requireHttps: boolean;
@@ -103,7 +106,6 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
   };
 }
 
-const UNLIMITED: readonly RateLimit[] = Object.freeze([]);
 
 /** The user's own limit mode wins over the backend's (already resolved against the defaults). */
 export function limitsFor(settings: EffectiveSettings, user: ApiUser | null): readonly RateLimit[] {

@@ -18,12 +18,11 @@ function loggedEntries(): AnalyticsEntry[] {
   return fx.gw.context.db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as AnalyticsEntry[];
 }
 
-/** Entries are recorded when the response closes, which the client may see a moment before the server does. */
+/** Entries are recorded when the response closes, which the client may see a moment before the server does: poll, up to 2 s. */
 async function entryFor(requestId: string): Promise<AnalyticsEntry | undefined> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+  for (const deadline = Date.now() + 2000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
     const entry = loggedEntries().find((row) => row.request_id === requestId);
     if (entry !== undefined) return entry;
-    await new Promise((resolve) => setImmediate(resolve));
   }
   return undefined;
 }
@@ -53,6 +52,13 @@ describe('analytics entries', () => {
     expect(entry!.upstream_time).toBeGreaterThan(0);
     expect(entry!.response_time).toBeGreaterThanOrEqual(entry!.upstream_time!);
     expect(entry!.gateway_overhead).toBeCloseTo(entry!.response_time - entry!.upstream_time!, 2);
+  });
+
+  it('records the client named by a trusted proxy (loopback) as request_ip', async () => {
+    const reply = await send(fx.gw.url, '/echo/proxied', { headers: { 'X-Api-Key': fx.apiKey, 'x-forwarded-for': '203.0.113.9' } });
+    expect(reply.echoed.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+    const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
+    expect(entry!.request_ip).toBe('203.0.113.9');
   });
 
   it('records a denied request with the lowercase code and no upstream time', async () => {

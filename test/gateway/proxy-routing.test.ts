@@ -31,6 +31,10 @@ afterAll(() => fx.close());
 const get = (path: string, host?: string) => send(fx.gw.url, path, { headers: { 'x-api-key': fx.apiKey, ...(host ? { host } : {}) } });
 
 describe('routing', () => {
+  it('forwards percent-encoded paths as sent', async () => {
+    expect((await get('/x/incoming/a%20b/%C3%A9?q=%2F')).echoed.url).toBe('/info/outgoing/a%20b/%C3%A9?q=%2F');
+  });
+
   it('replaces the prefix once and keeps the rest of the path and the query', async () => {
     const reply = await get('/x/incoming/foo/x/incoming/bar?p=1&q=%20');
     expect(reply.status).toBe(200);
@@ -108,6 +112,12 @@ describe('root backend', () => {
       await local.gw.publishBackend(echoBackend(local.echo, { url_matches: [{ frontend_prefix: '/', backend_prefix: '/root/' }] }));
       const reply = await send(local.gw.url, '/', { headers: { 'x-api-key': local.apiKey } });
       expect(reply.echoed.path).toBe('/root/');
+      expect((await send(local.gw.url, '/elsewhere', { headers: { 'x-api-key': local.apiKey } })).echoed.path).toBe('/root/elsewhere');
+      // The gateway's own endpoints stay its own.
+      const before = local.echo.requests.length;
+      const health = await send(local.gw.url, '/api-umbrella/v1/health');
+      expect([health.status, JSON.parse(health.text)]).toEqual([200, { status: 'green' }]);
+      expect(local.echo.requests.length).toBe(before);
     } finally {
       await local.close();
     }
