@@ -20,7 +20,12 @@ export interface ClientAddress {
   readonly protocol: 'http' | 'https';
 }
 
+/** Answers remembered per address: BlockList.check builds a SocketAddress per call, a few µs each. */
+const MAX_REMEMBERED = 10_000;
+
 export class ProxyTrust {
+  private readonly answers = new Map<string, boolean>();
+
   private constructor(private readonly trusted: BlockList) {}
 
   /** null when an entry is neither an address, a CIDR range nor a named range. */
@@ -40,6 +45,16 @@ export class ProxyTrust {
 
   isTrusted(address: string | undefined): boolean {
     if (address === undefined) return false;
+    let answer = this.answers.get(address);
+    if (answer === undefined) {
+      if (this.answers.size >= MAX_REMEMBERED) this.answers.clear();
+      answer = this.check(address);
+      this.answers.set(address, answer);
+    }
+    return answer;
+  }
+
+  private check(address: string): boolean {
     const mapped = IPV4_MAPPED.exec(address);
     if (mapped !== null) return this.trusted.check(mapped[1]!, 'ipv4');
     const family = isIP(address);
