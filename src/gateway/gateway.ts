@@ -9,7 +9,7 @@ import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { parseRequestTarget, type RequestTarget } from './request-url.js';
-import { writeError } from './respond.js';
+import { writeError, type ErrorRequest } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { UpstreamPools } from './upstreams.js';
 
@@ -76,36 +76,31 @@ export class Gateway {
     this.closing = true;
   }
 
+  /** Nothing thrown here may reach Node's request listener: that would end the process. */
   private proxy(client: ClientRequest, route: GatewayRoute): void {
-    const exchange = new Exchange(this.deps, client, route);
     try {
-      exchange.run();
+      new Exchange(this.deps, client, route).run();
     } catch (error) {
       this.context.logger.error({ err: error }, 'proxy request failed');
-      if (!client.res.headersSent) exchange.fail('INTERNAL_SERVER_ERROR');
+      if (client.res.headersSent) client.res.destroy();
+      else writeError(client.res, this.context.config, errorRequestOf(client.raw, client.target, client.protocol, client.host), 'INTERNAL_SERVER_ERROR');
     }
   }
 
   /** Requests no backend takes: not logged as analytics, answered in the client's format. */
   private refuse(request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): undefined {
     reply.hijack();
-    const { raw } = request;
-    writeError(reply.raw, this.context.config, {
-      method: raw.method!,
-      headers: raw.headers,
-      url: raw.url!,
-      path: target.path,
-      query: target.query,
-      protocol: request.protocol,
-      host: request.host,
-      requestId: null,
-    }, code);
+    writeError(reply.raw, this.context.config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
     return undefined;
   }
 
   close(): Promise<void> {
     return this.pools.close();
   }
+}
+
+function errorRequestOf(raw: IncomingMessage, target: RequestTarget, protocol: string, host: string): ErrorRequest {
+  return { method: raw.method!, headers: raw.headers, url: raw.url!, path: target.path, query: target.query, protocol, host, requestId: null };
 }
 
 function isReserved(path: string): boolean {
