@@ -6,6 +6,13 @@ import { Worker } from 'node:worker_threads';
 import type { AnalyticsEntry } from './log-entry.js';
 import { SETTLED, STOPPED, type FromWriter, type ToWriter, type WriterData } from './writer-protocol.js';
 
+/**
+ * The writer only turns batches into INSERTs: a small young generation is
+ * plenty, and V8's default would hold tens of MB of RSS for a thread that
+ * keeps almost nothing alive.
+ */
+const WRITER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+
 export interface WriterThreadEvents {
   /** The thread has opened its store and takes batches. */
   onReady(): void;
@@ -92,11 +99,11 @@ export class WriterThread {
     (this.worker ?? this.start()).postMessage(message);
   }
 
-
   /** Started on first use, so commands that never log spawn no thread. */
   private start(): Worker {
     const workerData: WriterData = { dataDir: this.dataDir, progress: this.progress.buffer as SharedArrayBuffer };
-    const worker = SOURCE ? new Worker(TS_WORKER, { eval: true, workerData }) : new Worker(WORKER_URL, { workerData });
+    const options = { workerData, resourceLimits: WRITER_HEAP_LIMITS };
+    const worker = SOURCE ? new Worker(TS_WORKER, { ...options, eval: true }) : new Worker(WORKER_URL, options);
     // Never keeps a stopping process alive: stop() drains it explicitly.
     worker.unref();
     worker.on('message', (message: FromWriter) => this.receive(message));

@@ -25,6 +25,9 @@ export interface ApiUser {
   readonly created_by: string | null;
 }
 
+/** What the proxy needs of a key's user, and all the key index keeps in memory for each of them. */
+export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'roles' | 'settings'>;
+
 /** The editable fields of an API user. */
 export type ApiUserInput = Pick<ApiUser, 'email' | 'first_name' | 'last_name' | 'website' | 'use_description' | 'roles' | 'enabled' | 'settings' | 'registration_source'>;
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { digestToken, generateToken } from '../lib/secret-token.js';
-import type { ApiUser, ApiUserInput, ApiUserSettings } from './model.js';
+import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type ApiUserSettings, type KeyHolder } from './model.js';
 
 interface UserRow {
   id: string;
@@ -30,7 +30,7 @@ interface UserRow {
 export interface KeyRecord {
   readonly prefix: string;
   readonly hash: Buffer;
-  readonly user: ApiUser;
+  readonly user: KeyHolder;
   /** The user's change number: higher for every write. */
   readonly changeSeq: number;
 }
@@ -127,7 +127,9 @@ export class ApiUserRepository {
 
   /** Key records of the users written after change number `afterSeq` (all of them for 0), in change order. */
   *keyRecords(afterSeq = 0): IterableIterator<KeyRecord> {
-    const rows = this.db.prepare('SELECT * FROM api_users WHERE change_seq > ? ORDER BY change_seq').iterate(afterSeq) as IterableIterator<UserRow>;
+    const rows = this.db
+      .prepare(`SELECT ${KEY_RECORD_COLUMNS} FROM api_users WHERE change_seq > ? ORDER BY change_seq`)
+      .iterate(afterSeq) as IterableIterator<KeyRecordRow>;
     for (const row of rows) yield toKeyRecord(row);
   }
 
@@ -154,9 +156,10 @@ export class ApiUserRepository {
   }
 
   private notify(id: string): ApiUser {
-    const record = toKeyRecord(this.row(id)!);
+    const row = this.row(id)!;
+    const record = toKeyRecord(row);
     for (const listener of this.listeners) listener({ kind: 'upsert', record });
-    return record.user;
+    return toUser(row);
   }
 }
 
@@ -193,6 +196,23 @@ function toUser(row: UserRow): ApiUser {
   });
 }
 
-function toKeyRecord(row: UserRow): KeyRecord {
-  return { prefix: row.api_key_prefix, hash: row.api_key_hash, user: toUser(row), changeSeq: row.change_seq };
+const KEY_RECORD_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, roles, settings, change_seq';
+type KeyRecordRow = Pick<UserRow, 'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'roles' | 'settings' | 'change_seq'>;
+
+// Most users have no roles and default settings: they share one frozen value
+// each, which keeps the key index small (100,000 users in memory).
+const NO_ROLES: readonly string[] = Object.freeze([]);
+const DEFAULT_SETTINGS_JSON = new Set(['{}', JSON.stringify(DEFAULT_USER_SETTINGS)]);
+
+function toKeyRecord(row: KeyRecordRow): KeyRecord {
+  const user: KeyHolder = Object.freeze({
+    id: row.id,
+    email: row.email,
+    api_key_preview: row.api_key_preview,
+    enabled: row.enabled === 1,
+    roles: row.roles === '[]' ? NO_ROLES : Object.freeze(JSON.parse(row.roles) as string[]),
+    settings: DEFAULT_SETTINGS_JSON.has(row.settings) ? DEFAULT_USER_SETTINGS : Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
+  });
+  // A copy from Buffer's shared pool: a 32-byte slice costs far less than the store's own buffer per row.
+  return { prefix: row.api_key_prefix, hash: Buffer.from(row.api_key_hash), user, changeSeq: row.change_seq };
 }

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { AnalyticsRecorder } from '../analytics/log-entry.js';
 import type { KeyIndex } from '../api-users/key-index.js';
-import type { ApiUser } from '../api-users/model.js';
+import type { KeyHolder } from '../api-users/model.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimitDecision, RateLimiter, RateLimitHeaders } from '../rate-limit/limiter.js';
@@ -60,7 +60,7 @@ export class Exchange implements ErrorRequest {
   /** The path the upstream gets: frontend_prefix replaced once by backend_prefix. */
   readonly backendPath: string;
   readonly settings: EffectiveSettings;
-  user: ApiUser | null = null;
+  user: KeyHolder | null = null;
   keyPrefix: string | null = null;
   keySource: KeySource | null = null;
   /** Lowercase error code when the gateway refused the request. */
@@ -160,7 +160,7 @@ export class Exchange implements ErrorRequest {
   };
 }
 
-function holdsRoles(user: ApiUser | null, required: readonly string[]): boolean {
+function holdsRoles(user: KeyHolder | null, required: readonly string[]): boolean {
   if (required.length === 0) return true;
   if (user === null) return false;
   for (const role of required) if (!user.roles.includes(role)) return false;

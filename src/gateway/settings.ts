@@ -2,7 +2,7 @@
 // settings and each sub-setting merged over them, compiled into what the
 // hot path needs (header sets, query edits, limits) so a request only picks one.
 import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMethod } from '../api-backends/model.js';
-import type { ApiUser } from '../api-users/model.js';
+import type { KeyHolder } from '../api-users/model.js';
 import { NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
 
@@ -108,7 +108,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
 
 
 /** The user's own limit mode wins over the backend's (already resolved against the defaults). */
-export function limitsFor(settings: EffectiveSettings, user: ApiUser | null): readonly RateLimit[] {
+export function limitsFor(settings: EffectiveSettings, user: KeyHolder | null): readonly RateLimit[] {
   const mode = user?.settings.rate_limit_mode ?? null;
   if (mode === 'unlimited') return UNLIMITED;
   if (mode === 'custom') return user!.settings.rate_limits;

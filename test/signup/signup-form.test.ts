@@ -60,8 +60,8 @@ describe('POST /signup/', () => {
     expect(response.body).toContain(`?api_key=${key}`);
     expect(response.body).toContain(`curl -u &#39;${key}:&#39;`);
 
-    const record = running.context.keyIndex.find(key)!;
-    expect(record.user).toMatchObject({ email: 'ada@example.com', first_name: 'Ada', registration_source: 'web', roles: [], enabled: true });
+    const user = running.context.users.get(running.context.keyIndex.find(key)!.user.id);
+    expect(user).toMatchObject({ email: 'ada@example.com', first_name: 'Ada', registration_source: 'web', roles: [], enabled: true });
   });
 
   it('gives a new, different key on every signup, also for the same email', async () => {
