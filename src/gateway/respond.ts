@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { RateLimitHeaders } from '../rate-limit/limiter.js';
 import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type MessageUrls } from './errors.js';
 import { REQUEST_ID_HEADER } from './headers.js';
+import { baseUrl } from '../lib/base-url.js';
 
 /** What an error response depends on in the request. */
 export interface ErrorRequest {
@@ -52,12 +53,12 @@ export function rateLimitHeaders(limit: RateLimitHeaders): string[] {
 
 /** base_url is public_url when set, else what the client called; signup and contact pages hang off it. */
 export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protocol' | 'host' | 'url'>): MessageUrls {
-  const baseUrl = config.public_url === null ? `${request.protocol}://${request.host}` : config.public_url.replace(/\/+$/, '');
+  const base = baseUrl(config, request);
   const colon = request.host.lastIndexOf(':');
   const hostname = colon > request.host.lastIndexOf(']') ? request.host.slice(0, colon) : request.host;
   return {
-    signup_url: `${baseUrl}/signup/`,
-    contact_url: config.contact_url ?? `${baseUrl}/contact/`,
+    signup_url: `${base}/signup/`,
+    contact_url: config.contact_url ?? `${base}/contact/`,
     https_url: `https://${hostname}${request.url}`,
   };
 }

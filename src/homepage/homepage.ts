@@ -12,7 +12,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../config/load.js';
 import type { AppContext } from '../context.js';
 import { packagePath } from '../lib/package-path.js';
-import { keyExamples, publicBaseUrl } from '../signup/key-examples.js';
+import { baseUrl } from '../lib/base-url.js';
+import { keyExamples } from '../signup/key-examples.js';
 
 export type HomepageHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
@@ -38,7 +39,7 @@ export async function homepageHandler(context: AppContext): Promise<HomepageHand
   }
   const eta = new Eta({ views: packagePath('views'), cache: true });
   return (request, reply) => {
-    const examples = keyExamples(publicBaseUrl(context.config, request), KEY_PLACEHOLDER, context.publisher.current);
+    const examples = keyExamples(baseUrl(context.config, request), KEY_PLACEHOLDER, context.publisher.current);
     return sendHtml(reply, BUILT_IN_HEADERS, eta.render('home/index', { title: 'Home', siteName: context.config.site_name, examples, keyPlaceholder: KEY_PLACEHOLDER }));
   };
 }

@@ -1,10 +1,8 @@
 // The three ways to pass an API key (X-Api-Key header, api_key parameter,
 // HTTP Basic username), as ready-to-run requests for the signup success
 // page, the homepage and the welcome email.
-import type { FastifyRequest } from 'fastify';
 import type { ApiBackend } from '../api-backends/model.js';
 import { isWildcardHost } from '../api-backends/validate.js';
-import type { Config } from '../config/schema.js';
 import type { PublishedConfig } from '../publish/published-config.js';
 
 export interface KeyExamples {
@@ -19,11 +17,6 @@ export interface KeyExamples {
 
 const PLACEHOLDER_PATH = '/your/api/path';
 
-/** The gateway's public base URL: public_url when configured, else what the request came to. */
-export function publicBaseUrl(config: Config, request: FastifyRequest): string {
-  if (config.public_url !== null) return config.public_url.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
-}
 
 export function keyExamples(baseUrl: string, apiKey: string, published: PublishedConfig): KeyExamples {
   const backend = published.apis.find(openToNewKeys) ?? null;

@@ -6,7 +6,8 @@ import { generateToken } from '../lib/secret-token.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { checkSignupLimit, filledHoneypot, HONEYPOT_FIELD } from './abuse.js';
-import { keyExamples, publicBaseUrl } from './key-examples.js';
+import { baseUrl } from '../lib/base-url.js';
+import { keyExamples } from './key-examples.js';
 import { parseSignup } from './signup-input.js';
 import type { Signups } from './signups.js';
 
@@ -68,7 +69,7 @@ function renderForm(context: AppContext, reply: FastifyReply, values: FormBody, 
 }
 
 function renderCreated(context: AppContext, request: FastifyRequest, reply: FastifyReply, email: string, apiKey: string): FastifyReply {
-  const examples = keyExamples(publicBaseUrl(context.config, request), apiKey, context.publisher.current);
+  const examples = keyExamples(baseUrl(context.config, request), apiKey, context.publisher.current);
   // The key is on this page and nowhere else: keep it out of every cache.
   return reply.header('cache-control', 'no-store').view('signup/created', { email, apiKey, examples });
 }

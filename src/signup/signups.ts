@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import type { Mailer } from '../mailer/mailer.js';
 import { alreadyRegisteredEmail, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
 import { keyExamples } from './key-examples.js';
+import { configuredBaseUrl } from '../lib/base-url.js';
 
 export type SignupResult =
   | { readonly kind: 'created'; readonly user: ApiUser; readonly apiKey: string }
@@ -25,7 +26,8 @@ export class Signups {
         'signup.allow_duplicate_emails: false needs mailer.smtp.host: keys are then sent only by email, so that signup never tells whether an address already has one',
       );
     }
-    this.site = { siteName: config.site_name, contactUrl: config.contact_url ?? (config.public_url === null ? null : `${config.public_url.replace(/\/+$/, '')}/contact/`) };
+    const publicUrl = configuredBaseUrl(config);
+    this.site = { siteName: config.site_name, contactUrl: config.contact_url ?? (publicUrl === null ? null : `${publicUrl}/contact/`) };
   }
 
   /** A developer's own signup (the form, or the JSON API with a key-creator key). */
@@ -54,7 +56,7 @@ export class Signups {
 
   private sendWelcome(user: ApiUser, apiKey: string): void {
     // Only public_url is trusted in mail: a Host header is the sender's to choose.
-    const { public_url: publicUrl } = this.context.config;
+    const publicUrl = configuredBaseUrl(this.context.config);
     const examples = publicUrl === null ? null : keyExamples(publicUrl, apiKey, this.context.publisher.current);
     this.send(welcomeEmail(this.site, user, apiKey, examples), { user_id: user.id });
   }
