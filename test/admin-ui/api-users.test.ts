@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiUserInput } from '../../src/api-users/model.js';
+import { apiUserInput } from '../helpers/users.js';
 import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
@@ -9,22 +11,8 @@ beforeEach(async () => {
 });
 afterEach(() => running.close());
 
-function addUser(email: string, overrides: Record<string, unknown> = {}) {
-  return running.context.users.create(
-    {
-      email,
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      website: null,
-      use_description: null,
-      roles: [],
-      enabled: true,
-      settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
-      registration_source: 'test',
-      ...overrides,
-    },
-    'test',
-  );
+function addUser(email: string, overrides: Partial<ApiUserInput> = {}) {
+  return running.context.users.create(apiUserInput({ email, first_name: 'Ada', last_name: 'Lovelace', ...overrides }), 'test');
 }
 
 describe('API Users', () => {

@@ -2,7 +2,7 @@
 // running gateway's key index through refresh(), without a restart.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createContext, type AppContext } from '../../src/context.js';
-import { DEFAULT_USER_SETTINGS } from '../../src/api-users/model.js';
+import { apiUserInput } from '../helpers/users.js';
 import { testConfig } from '../helpers/config.js';
 
 const open: AppContext[] = [];
@@ -18,17 +18,7 @@ function twoProcesses(): { gateway: AppContext; cli: AppContext } {
   return { gateway, cli };
 }
 
-const input = {
-  email: 'cli@example.com',
-  first_name: 'Cli',
-  last_name: 'User',
-  website: null,
-  use_description: null,
-  roles: [],
-  enabled: true,
-  settings: DEFAULT_USER_SETTINGS,
-  registration_source: 'cli',
-};
+const input = apiUserInput({ email: 'cli@example.com', registration_source: 'cli' });
 
 describe('key index across processes', () => {
   it('learns a key created by another process at the next refresh', () => {

@@ -4,6 +4,8 @@ import type { Config } from '../../src/config/schema.js';
 import { startServer, type RunningServer } from '../../src/serve.js';
 import type { ContextOptions } from '../../src/context.js';
 import { testConfig } from './config.js';
+import { apiUserInput } from './users.js';
+import type { ApiUserInput } from '../../src/api-users/model.js';
 
 export interface TestGateway extends RunningServer {
   readonly adminToken: string;
@@ -47,21 +49,7 @@ export async function startWithConfig(config: Config, options: ContextOptions = 
       return id;
     },
     async createUser(user = {}) {
-      const { user: created, apiKey } = server.context.users.create(
-        {
-          email: 'user@example.com',
-          first_name: 'Test',
-          last_name: 'User',
-          website: null,
-          use_description: null,
-          roles: [],
-          enabled: true,
-          settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
-          registration_source: 'test',
-          ...user,
-        } as never,
-        'test',
-      );
+      const { user: created, apiKey } = server.context.users.create(apiUserInput(user as Partial<ApiUserInput>), 'test');
       return { id: created.id, apiKey };
     },
   };

@@ -1,32 +1,8 @@
-// A real app (real config loader, SQLite in a temp dir, every plugin) driven
-// with inject(), and the steps of filling in the signup form.
+// The signup tests' app (see helpers/app.ts) and the steps of filling in the signup form.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { createContext, type AppContext, type ContextOptions } from '../../src/context.js';
-import { buildServer } from '../../src/server.js';
-import { testConfig } from '../helpers/config.js';
 import type { EchoUpstream } from '../helpers/echo-upstream.js';
 
-export interface SignupApp {
-  readonly app: FastifyInstance;
-  readonly context: AppContext;
-  close(): Promise<void>;
-}
-
-export async function startSignupApp(overrides: Record<string, unknown> = {}, options: ContextOptions = {}): Promise<SignupApp> {
-  const context = createContext(testConfig(overrides), options);
-  const app = await buildServer(context).catch((error: unknown) => {
-    context.close();
-    throw error;
-  });
-  return {
-    app,
-    context,
-    async close() {
-      await app.close();
-      context.close();
-    },
-  };
-}
+export { startInjectedApp as startSignupApp, type InjectedApp as SignupApp } from '../helpers/app.js';
 
 export const VALID_SIGNUP = {
   first_name: 'Ada',

@@ -3,31 +3,13 @@
 // page it loaded) and remembers cookies across requests.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Admin } from '../../../src/admins/repository.js';
-import { createContext, type AppContext, type ContextOptions } from '../../../src/context.js';
-import { buildServer } from '../../../src/server.js';
-import { testConfig } from '../../helpers/config.js';
+import type { AppContext } from '../../../src/context.js';
+import { startInjectedApp, type InjectedApp } from '../../helpers/app.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
-export interface AdminApp {
-  readonly app: FastifyInstance;
-  readonly context: AppContext;
-  close(): Promise<void>;
-}
-
-export async function startAdminApp(overrides: Record<string, unknown> = {}, options: ContextOptions = {}): Promise<AdminApp> {
-  const context = createContext(testConfig(overrides), options);
-  const app = await buildServer(context);
-  await app.ready();
-  return {
-    app,
-    context,
-    async close() {
-      await app.close();
-      context.close();
-    },
-  };
-}
+export type AdminApp = InjectedApp;
+export const startAdminApp = startInjectedApp;
 
 export async function createAdmin(context: AppContext, email = 'ops@example.com', superuser = true): Promise<Admin> {
   return (await context.admins.create({ email, password: PASSWORD, superuser }))!.admin;
