@@ -57,7 +57,12 @@ export async function serveUntilSignalled(config: Config): Promise<void> {
   const server = await startServer(config);
   const { logger } = server.context;
   logger.info({ url: server.url, data_dir: config.data_dir }, 'Parasol is listening');
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
+    // One stop is enough: npm forwards a terminal's Ctrl-C that the process group already got,
+    // and a repeat must not cut the graceful stop short (it is bounded by shutdown_timeout_ms).
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     server.stop().then(
       () => process.exit(0),
@@ -67,6 +72,6 @@ export async function serveUntilSignalled(config: Config): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }

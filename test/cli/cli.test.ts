@@ -1,6 +1,7 @@
 // The built CLI, run as a user runs it: a child process with a config file.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -111,6 +112,35 @@ describe('parasol serve lifecycle', () => {
     server.kill('SIGTERM');
     const [code] = (await once(server, 'exit')) as [number];
     expect(code).toBe(0);
+    expect(existsSync(join(serveDir, 'data', 'parasol.pid'))).toBe(false);
+  });
+});
+
+describe('parasol serve signals', () => {
+  it('a repeated signal does not cut the graceful stop short', async () => {
+    const serveDir = tempDir();
+    const serveConfig = join(serveDir, 'parasol.yml');
+    writeFileSync(
+      serveConfig,
+      `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\nproxy:\n  shutdown_timeout_ms: 2000\n`,
+    );
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => output.includes('Parasol is listening'));
+    const url = new URL((JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url);
+    // A request still arriving keeps the stop busy until shutdown_timeout_ms.
+    const client = connect(Number(url.port), url.hostname);
+    await once(client, 'connect');
+    client.write('GET /api-umbrella/v1/health HTTP/1.1\r\nHost: x\r\n');
+    client.on('error', () => undefined);
+
+    // What a terminal's Ctrl-C under `npm start` delivers: the group's SIGINT, then npm's forwarded copy.
+    server.kill('SIGINT');
+    await waitFor(() => output.includes('shutting down'));
+    server.kill('SIGINT');
+    const [code, signal] = (await once(server, 'exit')) as [number | null, string | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(existsSync(join(serveDir, 'data', 'parasol.pid'))).toBe(false);
   });
 });
