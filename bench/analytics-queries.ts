@@ -1,16 +1,18 @@
 // With 1,000,000 entries over 30 days in the store: how long the default
-// Filter Logs view takes (14 days, first page, highlights and chart), and how
-// much RSS grows while a CSV of 100,000 rows streams.
+// Filter Logs view takes (14 days, first page, highlights and chart) through
+// the reader thread, how long the main event loop was held meanwhile, and
+// how much RSS grows while a CSV of 100,000 rows streams.
 //   npm run bench:analytics-queries -- [--data-dir DIR] [--runs 10]
 // The data dir is seeded with scripts/seed-analytics when it has fewer rows.
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entriesCsv } from '../src/analytics/csv.js';
-import { AnalyticsQueries } from '../src/analytics/log-queries.js';
 import { parseLogQuery, type LogQuery } from '../src/analytics/query/log-query.js';
+import { ReaderThread } from '../src/analytics/reader-thread.js';
 import { openStore, type Db } from '../src/store/db.js';
 import { seedAnalytics } from '../scripts/seed-analytics.js';
 
@@ -24,12 +26,17 @@ const runs = Number(values.runs);
 
 const db = openStore(dataDir);
 ensureSeeded(db);
-const queries = new AnalyticsQueries(db);
+const reader = new ReaderThread(dataDir);
 const now = Date.now();
 
-const timings = defaultViewTimings(runs);
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+const timings = await defaultViewTimings(runs);
+loop.disable();
 console.log(`default view (14 days, first page, highlights, chart): median ${ms(median(timings))}, max ${ms(Math.max(...timings))} over ${runs} runs`);
+console.log(`  main event loop meanwhile: delay max ${ms(loop.max / 1e6)}, p99 ${ms(loop.percentile(99) / 1e6)}`);
 await csvMemory();
+await reader.stop();
 db.close();
 
 function ensureSeeded(store: Db): void {
@@ -41,13 +48,12 @@ function ensureSeeded(store: Db): void {
   console.log('(seeding grew this process: run again for a clean RSS figure)');
 }
 
-function defaultViewTimings(count: number): number[] {
+async function defaultViewTimings(count: number): Promise<number[]> {
   const timings: number[] = [];
   for (let run = 0; run < count; run++) {
     const started = performance.now();
     const query = mustParse({});
-    const summary = queries.summary(query);
-    const page = queries.entries(query);
+    const [summary, page] = await Promise.all([reader.summary(query), reader.entries(query)]);
     timings.push(performance.now() - started);
     if (run === 0) console.log(`  ${summary.hits} hits, ${summary.unique_users} users, ${summary.unique_ips} IPs, ${page.length} rows on the first page`);
   }
@@ -74,7 +80,7 @@ async function csvMemory(): Promise<void> {
       setImmediate(done);
     },
   });
-  await pipeline(entriesCsv(queries, query), sink);
+  await pipeline(await entriesCsv(reader, query), sink);
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `CSV: ${rows} rows, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s; RSS growth ${((peak - before) / 1e6).toFixed(1)} MB (before ${(before / 1e6).toFixed(0)} MB, peak ${(peak / 1e6).toFixed(0)} MB)`,

@@ -1,11 +1,13 @@
 // Analytics in the admin: the pages and the JSON/CSV endpoints for scripts.
 import type { PageRoutes } from '../../web/plugin.js';
-import { AnalyticsQueries } from '../log-queries.js';
+import { ReaderThread } from '../reader-thread.js';
 import { analyticsPages } from './pages.js';
 import { statsJsonRoutes } from './stats-json.js';
 
 export const analyticsRoutes: PageRoutes = async (app, context) => {
-  const queries = new AnalyticsQueries(context.db);
-  statsJsonRoutes(app, context, queries);
-  analyticsPages(app, context, queries);
+  // Started by the first query; stopped with the server, so the process can exit.
+  const reader = new ReaderThread(context.config.data_dir);
+  app.addHook('onClose', () => reader.stop());
+  statsJsonRoutes(app, context, reader);
+  analyticsPages(app, context, reader);
 };

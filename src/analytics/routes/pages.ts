@@ -5,11 +5,11 @@ import { renderAdminPage } from '../../admin-ui/page.js';
 import { requireAdminSession } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { fieldNamed, type FieldName } from '../fields.js';
-import type { AnalyticsQueries } from '../log-queries.js';
 import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-range.js';
 import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import type { ReaderThread } from '../reader-thread.js';
 import {
   chartModel,
   FORM_OPTIONS,
@@ -41,14 +41,13 @@ const LOG_COLUMNS: readonly FieldName[] = [
   'request_user_agent',
 ];
 
-export function analyticsPages(app: FastifyInstance, context: AppContext, queries: AnalyticsQueries): void {
+export function analyticsPages(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
   const signedIn = { preHandler: requireAdminSession(context) };
 
   app.get(LOGS_PATH, signedIn, async (request, reply) => {
     const view = await viewOrError(context, request, reply, LOGS_PATH, 'Filter Logs');
     if (view === null) return reply;
-    const summary = queries.summary(view);
-    const entries = queries.entries(view);
+    const [summary, entries] = await Promise.all([reader.summary(view), reader.entries(view)]);
     return renderAnalyticsPage(context, reply, LOGS_PATH, 'Filter Logs', view, {
       summary,
       entries,
@@ -63,7 +62,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, querie
   app.get(USERS_PATH, signedIn, async (request, reply) => {
     const view = await viewOrError(context, request, reply, USERS_PATH, 'By Users');
     if (view === null) return reply;
-    const users = queries.userHits(view);
+    const users = await reader.userHits(view);
     const shown = users.slice(view.offset, view.offset + view.limit);
     return renderAnalyticsPage(context, reply, USERS_PATH, 'By Users', view, {
       users: shown,

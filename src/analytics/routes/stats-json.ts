@@ -6,24 +6,24 @@ import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { csvFilename, entriesCsv, usersCsv } from '../csv.js';
-import type { AnalyticsQueries } from '../log-queries.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import type { ReaderThread } from '../reader-thread.js';
 
-export function statsJsonRoutes(app: FastifyInstance, context: AppContext, queries: AnalyticsQueries): void {
+export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
   const authenticated = { preHandler: requireAdmin(context) };
 
   app.get('/admin/stats/logs.json', authenticated, async (request, reply) => {
     const query = parsedOr400(context, request, reply, 100);
     if (query === null) return reply;
-    const total = queries.count(query);
+    const [total, data] = await Promise.all([reader.count(query), reader.entries(query)]);
     // As API Umbrella: both totals are the number of matching entries.
-    return { recordsTotal: total, recordsFiltered: total, data: queries.entries(query) };
+    return { recordsTotal: total, recordsFiltered: total, data };
   });
 
   app.get('/admin/stats/logs.csv', authenticated, async (request, reply) => {
     const query = parsedOr400(context, request, reply);
     if (query === null) return reply;
-    return sendCsv(reply, csvFilename('logs', query)).send(entriesCsv(queries, query));
+    return sendCsv(reply, csvFilename('logs', query)).send(await entriesCsv(reader, query));
   });
 
   app.get('/admin/stats/summary.json', authenticated, async (request, reply) => {
@@ -33,7 +33,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, queri
       start_at: new Date(query.range.startAt).toISOString(),
       end_at: new Date(query.range.endAt).toISOString(),
       interval: query.interval,
-      ...queries.summary(query),
+      ...(await reader.summary(query)),
       dropped_entries: context.analytics.dropped,
     };
   });
@@ -41,14 +41,14 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, queri
   app.get('/admin/stats/users.json', authenticated, async (request, reply) => {
     const query = parsedOr400(context, request, reply, 100);
     if (query === null) return reply;
-    const users = queries.userHits(query);
+    const users = await reader.userHits(query);
     return { recordsTotal: users.length, recordsFiltered: users.length, data: users.slice(query.offset, query.offset + query.limit) };
   });
 
   app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
     const query = parsedOr400(context, request, reply);
     if (query === null) return reply;
-    return sendCsv(reply, csvFilename('users', query)).send(usersCsv(queries.userHits(query)));
+    return sendCsv(reply, csvFilename('users', query)).send(usersCsv(await reader.userHits(query)));
   });
 }
 

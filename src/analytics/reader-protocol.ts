@@ -1,0 +1,30 @@
+// Messages between the main thread and the analytics reader thread. Every
+// request with an id is answered once, with the same id.
+import type { AnalyticsQueries } from './log-queries.js';
+import type { LogQuery } from './query/log-query.js';
+
+export interface ReaderData {
+  readonly dataDir: string;
+}
+
+/** The AnalyticsQueries methods that answer in one go. */
+export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits';
+export type Answer<N extends QueryName> = ReturnType<AnalyticsQueries[N]>;
+
+/** Rows per CSV message: one keyset page of AnalyticsQueries.csvRows. */
+export const CSV_BATCH_ROWS = 1_000;
+
+export interface CsvBatch {
+  readonly rows: unknown[][];
+  /** No rows after these; the reader has already forgotten the cursor. */
+  readonly done: boolean;
+}
+
+export type ToReader =
+  | { type: 'query'; id: number; name: QueryName; query: LogQuery }
+  | { type: 'csv-open'; cursor: number; query: LogQuery }
+  | { type: 'csv-next'; id: number; cursor: number }
+  | { type: 'csv-close'; cursor: number }
+  | { type: 'open-cursors'; id: number };
+
+export type FromReader = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };

@@ -1,0 +1,66 @@
+// The analytics reader thread: runs the admin's queries (AnalyticsQueries) on
+// its own connection, so a query over millions of rows never holds up the
+// proxy's event loop. Requests queue in the message port and are answered one
+// at a time; WAL lets it read while the writer thread writes.
+import { parentPort, workerData } from 'node:worker_threads';
+import { yieldCpuToMainThread } from '../lib/worker-script.js';
+import { openStore } from '../store/db.js';
+import { AnalyticsQueries } from './log-queries.js';
+import { CSV_BATCH_ROWS, type CsvBatch, type FromReader, type ReaderData, type ToReader } from './reader-protocol.js';
+
+const { dataDir } = workerData as ReaderData;
+yieldCpuToMainThread();
+const db = openStore(dataDir);
+// The reader never writes, whatever it is asked.
+db.pragma('query_only = ON');
+const queries = new AnalyticsQueries(db);
+/** Open CSV downloads: each a keyset-paged generator, read one batch per request. */
+const cursors = new Map<number, Generator<unknown[]>>();
+const port = parentPort!;
+
+port.on('message', (message: ToReader) => {
+  switch (message.type) {
+    case 'query':
+      return answer(message.id, () => queries[message.name](message.query));
+    case 'csv-open':
+      return void cursors.set(message.cursor, queries.csvRows(message.query, CSV_BATCH_ROWS));
+    case 'csv-next':
+      return answer(message.id, () => nextBatch(message.cursor));
+    case 'csv-close':
+      cursors.get(message.cursor)?.return(undefined);
+      return void cursors.delete(message.cursor);
+    case 'open-cursors':
+      return answer(message.id, () => cursors.size);
+  }
+});
+
+/** A failing query is an answer, not a crash: the thread goes on with the next request. */
+function answer(id: number, run: () => unknown): void {
+  let reply: FromReader;
+  try {
+    reply = { id, ok: true, value: run() };
+  } catch (error) {
+    reply = { id, ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(reply);
+}
+
+function nextBatch(id: number): CsvBatch {
+  const cursor = cursors.get(id);
+  if (cursor === undefined) throw new Error(`no open CSV download ${id}`);
+  const rows: unknown[][] = [];
+  try {
+    while (rows.length < CSV_BATCH_ROWS) {
+      const next = cursor.next();
+      if (next.done) {
+        cursors.delete(id);
+        return { rows, done: true };
+      }
+      rows.push(next.value);
+    }
+  } catch (error) {
+    cursors.delete(id);
+    throw error;
+  }
+  return { rows, done: false };
+}

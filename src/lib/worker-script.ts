@@ -1,0 +1,37 @@
+// Starts a worker thread from a module of this package, whether the package
+// runs compiled (dist/, plain JS) or from its TypeScript sources (tests, tsx).
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+// This file is .ts exactly when the whole package runs from source.
+const SOURCE = fileURLToPath(import.meta.url).endsWith('.ts');
+
+/**
+ * `moduleUrl` names the worker module as an import would, with `.js`
+ * (`new URL('./reader-worker.js', import.meta.url)`). From source it is
+ * TypeScript, which Node 20 workers load neither through execArgv nor
+ * registered hooks; tsx's tsImport does, from a small eval'd loader.
+ */
+export function startWorker(moduleUrl: URL, options: WorkerOptions = {}): Worker {
+  if (!SOURCE) return new Worker(moduleUrl, options);
+  const source = new URL(moduleUrl.href.replace(/\.js$/, '.ts'));
+  const loader = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(source.href)}, ${JSON.stringify(import.meta.url)}))`;
+  return new Worker(loader, { ...options, eval: true });
+}
+
+/**
+ * Called inside a worker: on Linux a thread has its own nice value, so at
+ * nice 10 the main thread (the proxy) wins the CPU whenever both want it,
+ * and the worker still runs at full speed when there is CPU to spare.
+ * Elsewhere the thread keeps the normal priority.
+ */
+export function yieldCpuToMainThread(): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId)) setPriority(threadId, 10);
+  } catch {
+    // Not Linux (or no /proc): normal priority.
+  }
+}
