@@ -33,7 +33,7 @@ export function seedAnalytics(db: Db, options: SeedOptions): void {
     for (let i = first; i < Math.min(first + BATCH, options.count); i++) {
       batch.push(syntheticEntry(i, Math.floor(startAt + (i * span) / options.count), random));
     }
-    writer.write(batch);
+    writer.writeEntries(batch);
   }
 }
 

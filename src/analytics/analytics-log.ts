@@ -6,13 +6,14 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../store/db.js';
 import { AnalyticsBuffer } from './buffer.js';
+import type { EntryBatch } from './entry-batch.js';
 import type { AnalyticsEntry, AnalyticsRecorder } from './log-entry.js';
 import { retentionCutoff } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
 import { WriterThread } from './writer-thread.js';
 
 /** At most this many entries per batch; a bigger backlog goes in several, one per event-loop turn. */
-const MAX_BATCH = 5_000;
+const BATCH_SIZE = 5_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 const FIRST_PRUNE_AFTER_MS = 5_000;
 const DROP_LOG_EVERY_MS = 60_000;
@@ -56,7 +57,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
       },
     });
     // Entries handed to the writer thread still count against max_buffer until stored.
-    this.buffer = new AnalyticsBuffer(config.max_buffer, () => this.thread.inFlight);
+    this.buffer = new AnalyticsBuffer(config.max_buffer, BATCH_SIZE, () => this.thread.inFlight);
     this.writer = new AnalyticsWriter(db);
     this.logger = logger;
     this.clock = clock;
@@ -88,10 +89,9 @@ export class AnalyticsLog implements AnalyticsRecorder {
   flush(): number {
     if (!this.thread.waitIdle(DRAIN_TIMEOUT_MS)) this.logger.error({ in_flight: this.thread.inFlight }, 'analytics: writer thread did not finish in time');
     let written = 0;
-    while (this.buffer.size > 0) {
-      const batch = this.buffer.take(MAX_BATCH);
+    for (let batch = this.buffer.take(); batch !== null; batch = this.buffer.take()) {
       if (!this.writeHere(batch)) break;
-      written += batch.length;
+      written += batch.count;
     }
     return written;
   }
@@ -113,13 +113,13 @@ export class AnalyticsLog implements AnalyticsRecorder {
     if (this.buffer.size === 0) return;
     const viaThread = this.thread.usable;
     if (viaThread && !this.thread.readyToWrite()) return;
-    const batch = this.buffer.take(MAX_BATCH);
+    const batch = this.buffer.take()!;
     if (viaThread) this.thread.write(batch);
     else if (!this.writeHere(batch)) return;
     if (this.buffer.size > 0) setImmediate(() => this.drain());
   }
 
-  private writeHere(batch: AnalyticsEntry[]): boolean {
+  private writeHere(batch: EntryBatch): boolean {
     try {
       this.writer.write(batch);
       return true;
@@ -129,9 +129,9 @@ export class AnalyticsLog implements AnalyticsRecorder {
     }
   }
 
-  private retryLater(batch: AnalyticsEntry[], error: string): void {
+  private retryLater(batch: EntryBatch, error: string): void {
     this.buffer.putBack(batch);
-    this.logger.error({ error, entries: batch.length }, 'analytics: writing entries failed; will retry');
+    this.logger.error({ error, entries: batch.count }, 'analytics: writing entries failed; will retry');
   }
 
   private logDrops(force: boolean): void {

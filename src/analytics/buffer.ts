@@ -1,44 +1,51 @@
-// Entries wait here between the proxy and the writer. Bounded: once full, new
-// entries are dropped and counted, so a slow disk never costs the proxy memory
-// or time.
-import { FIELD_CAPS } from './fields.js';
+// Entries wait here between the proxy and the writer, packed into batches as
+// they arrive. Bounded: once full, new entries are dropped and counted, so a
+// slow disk never costs the proxy memory or time.
+import { EntryBatchBuilder, firstEntries, type EntryBatch } from './entry-batch.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
 export class AnalyticsBuffer {
-  private pending: AnalyticsEntry[] = [];
+  /** Full batches, oldest first; entries after them are in `builder`. */
+  private readonly sealed: EntryBatch[] = [];
+  private sealedCount = 0;
+  private readonly builder = new EntryBatchBuilder();
   private droppedCount = 0;
 
   /** `heldElsewhere`: entries taken out but not yet stored, which still count against the bound. */
   constructor(
     private readonly maxEntries: number,
+    private readonly batchSize: number,
     private readonly heldElsewhere: () => number = () => 0,
   ) {}
 
-  /** Never throws, never blocks: O(1) unless a field is over its cap. */
+  /** Never throws, never blocks. */
   push(entry: AnalyticsEntry): void {
-    if (this.pending.length + this.heldElsewhere() >= this.maxEntries) {
+    if (this.size + this.heldElsewhere() >= this.maxEntries) {
       this.droppedCount++;
       return;
     }
-    this.pending.push(capFields(entry));
+    this.builder.add(entry);
+    if (this.builder.size >= this.batchSize) this.seal(this.builder.take());
   }
 
-  /** Takes up to `limit` of the oldest entries out of the buffer. */
-  take(limit: number): AnalyticsEntry[] {
-    if (this.pending.length <= limit) {
-      const all = this.pending;
-      this.pending = [];
-      return all;
+  /** Takes the oldest batch out of the buffer; null when it is empty. */
+  take(): EntryBatch | null {
+    const batch = this.sealed.shift();
+    if (batch !== undefined) {
+      this.sealedCount -= batch.count;
+      return batch;
     }
-    return this.pending.splice(0, limit);
+    return this.builder.size === 0 ? null : this.builder.take();
   }
 
   /** Puts back a batch that could not be written, as far as there is room; the rest counts as dropped. */
-  putBack(batch: readonly AnalyticsEntry[]): void {
-    const room = Math.max(0, this.maxEntries - this.pending.length - this.heldElsewhere());
-    const kept = batch.slice(0, room);
-    this.droppedCount += batch.length - kept.length;
-    this.pending = kept.concat(this.pending);
+  putBack(batch: EntryBatch): void {
+    const room = Math.max(0, this.maxEntries - this.size - this.heldElsewhere());
+    const kept = firstEntries(batch, room);
+    this.droppedCount += batch.count - kept.count;
+    if (kept.count === 0) return;
+    this.sealed.unshift(kept);
+    this.sealedCount += kept.count;
   }
 
   countDropped(count: number): void {
@@ -46,23 +53,16 @@ export class AnalyticsBuffer {
   }
 
   get size(): number {
-    return this.pending.length;
+    return this.sealedCount + this.builder.size;
   }
 
   /** Entries dropped since start because the buffer was full (or the log closed). */
   get dropped(): number {
     return this.droppedCount;
   }
-}
 
-function capFields(entry: AnalyticsEntry): AnalyticsEntry {
-  let capped: Record<string, unknown> | null = null;
-  for (const [name, cap] of FIELD_CAPS) {
-    const value = entry[name];
-    if (typeof value === 'string' && value.length > cap) {
-      capped ??= { ...entry };
-      capped[name] = value.slice(0, cap);
-    }
+  private seal(batch: EntryBatch): void {
+    this.sealed.push(batch);
+    this.sealedCount += batch.count;
   }
-  return (capped as AnalyticsEntry | null) ?? entry;
 }

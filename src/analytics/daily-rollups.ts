@@ -2,7 +2,13 @@
 // The writer adds each batch in the same transaction as its rows; a batch is
 // summed in memory first, so a thousand entries cost a few dozen upserts.
 import type { Db } from '../store/db.js';
-import type { AnalyticsEntry } from './log-entry.js';
+import { fieldReader, type EntryBatch } from './entry-batch.js';
+
+const requestAtOf = fieldReader('request_at');
+const deniedCodeOf = fieldReader('gatekeeper_denied_code');
+const ipOf = fieldReader('request_ip');
+const userIdOf = fieldReader('user_id');
+const emailOf = fieldReader('user_email');
 
 export const DAY_MS = 86_400_000;
 
@@ -45,33 +51,34 @@ export class DailyRollups {
   }
 
   /** Call inside the transaction that inserts the batch's rows. */
-  add(batch: readonly AnalyticsEntry[]): void {
+  add(batch: EntryBatch): void {
     const users = new Map<string, UserDay>();
     const ips = new Map<string, IpDay>();
-    for (const entry of batch) {
-      const denied = isDenied(entry) ? 1 : 0;
-      const day = dayOf(entry.request_at);
-      const ipKey = `${denied}|${day}|${entry.request_ip}`;
+    for (let index = 0; index < batch.count; index++) {
+      const requestAt = requestAtOf(batch, index);
+      const deniedCode = deniedCodeOf(batch, index);
+      // The same test as the filter "gatekeeper_denied_code is empty", negated.
+      const denied = deniedCode !== null && deniedCode !== '' ? 1 : 0;
+      const day = dayOf(requestAt);
+      const ip = ipOf(batch, index);
+      const ipKey = `${denied}|${day}|${ip}`;
       const ipDay = ips.get(ipKey);
-      if (ipDay === undefined) ips.set(ipKey, { denied, day, request_ip: entry.request_ip, hits: 1 });
+      if (ipDay === undefined) ips.set(ipKey, { denied, day, request_ip: ip, hits: 1 });
       else ipDay.hits++;
-      if (entry.user_id === null) continue;
-      const userKey = `${denied}|${day}|${entry.user_id}`;
+      const userId = userIdOf(batch, index);
+      if (userId === null) continue;
+      const email = emailOf(batch, index);
+      const userKey = `${denied}|${day}|${userId}`;
       const userDay = users.get(userKey);
       if (userDay === undefined) {
-        users.set(userKey, { denied, day, user_id: entry.user_id, user_email: entry.user_email, hits: 1, last_request_at: entry.request_at });
+        users.set(userKey, { denied, day, user_id: userId, user_email: email, hits: 1, last_request_at: requestAt });
       } else {
         userDay.hits++;
-        userDay.last_request_at = Math.max(userDay.last_request_at, entry.request_at);
-        userDay.user_email = entry.user_email ?? userDay.user_email;
+        userDay.last_request_at = Math.max(userDay.last_request_at, requestAt);
+        userDay.user_email = email ?? userDay.user_email;
       }
     }
     for (const row of users.values()) this.upsertUser(row);
     for (const row of ips.values()) this.upsertIp(row);
   }
-}
-
-/** The same test as the filter "gatekeeper_denied_code is empty", negated. */
-export function isDenied(entry: Pick<AnalyticsEntry, 'gatekeeper_denied_code'>): boolean {
-  return entry.gatekeeper_denied_code !== null && entry.gatekeeper_denied_code !== '';
 }

@@ -1,5 +1,5 @@
 // Messages between the main thread and the analytics writer thread.
-import type { AnalyticsEntry } from './log-entry.js';
+import type { EntryBatch } from './entry-batch.js';
 
 export interface WriterData {
   readonly dataDir: string;
@@ -10,10 +10,10 @@ export interface WriterData {
 export const SETTLED = 0;
 export const STOPPED = 1;
 
-export type ToWriter = { type: 'write'; entries: AnalyticsEntry[] } | { type: 'prune'; cutoff: number } | { type: 'stop' };
+export type ToWriter = { type: 'write'; batch: EntryBatch } | { type: 'prune'; cutoff: number } | { type: 'stop' };
 
 export type FromWriter =
   | { type: 'ready' }
-  | { type: 'failed'; entries: AnalyticsEntry[]; error: string }
+  | { type: 'failed'; batch: EntryBatch; error: string }
   | { type: 'pruned'; deleted: number }
   | { type: 'prune-failed'; error: string };

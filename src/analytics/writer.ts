@@ -4,41 +4,45 @@
 // insert per row, which matters because the writer shares the CPU with the proxy.
 import type { Db } from '../store/db.js';
 import { DailyRollups } from './daily-rollups.js';
-import { FIELDS } from './fields.js';
+import { batchOf, PACKED_ORDER, readRow, type EntryBatch } from './entry-batch.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
-const COLUMNS = FIELDS.map((info) => info.name);
 const ROWS_PER_INSERT = 50;
+const WIDTH = PACKED_ORDER.length;
 
 export class AnalyticsWriter {
-  private readonly writeBatch: (batch: readonly AnalyticsEntry[]) => void;
+  private readonly writeBatch: (batch: EntryBatch) => void;
 
   constructor(db: Db) {
     const insert = (rows: number) =>
-      db.prepare(`INSERT INTO analytics_logs (${COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`);
+      db.prepare(`INSERT INTO analytics_logs (${PACKED_ORDER.join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${PACKED_ORDER.map(() => '?').join(', ')})`).join(', ')}`);
     const many = insert(ROWS_PER_INSERT);
     const one = insert(1);
+    const manyValues: unknown[] = new Array(ROWS_PER_INSERT * WIDTH);
+    const oneValues: unknown[] = new Array(WIDTH);
     const rollups = new DailyRollups(db);
-    this.writeBatch = db.transaction((batch: readonly AnalyticsEntry[]) => {
-      const values: unknown[] = [];
-      const whole = batch.length - (batch.length % ROWS_PER_INSERT);
-      for (let index = 0; index < batch.length; index++) {
-        const entry = batch[index]!;
-        for (const column of COLUMNS) values.push(entry[column]);
-        if (index < whole && (index + 1) % ROWS_PER_INSERT === 0) {
-          many.run(values);
-          values.length = 0;
-        } else if (index >= whole) {
-          one.run(values);
-          values.length = 0;
-        }
+    this.writeBatch = db.transaction((batch: EntryBatch) => {
+      const whole = batch.count - (batch.count % ROWS_PER_INSERT);
+      for (let index = 0; index < whole; index++) {
+        const slot = index % ROWS_PER_INSERT;
+        readRow(batch, index, manyValues, slot * WIDTH);
+        if (slot === ROWS_PER_INSERT - 1) many.run(manyValues);
+      }
+      for (let index = whole; index < batch.count; index++) {
+        readRow(batch, index, oneValues);
+        one.run(oneValues);
       }
       rollups.add(batch);
     });
   }
 
   /** All or nothing: on an error no entry of the batch is stored. */
-  write(batch: readonly AnalyticsEntry[]): void {
-    if (batch.length > 0) this.writeBatch(batch);
+  write(batch: EntryBatch): void {
+    if (batch.count > 0) this.writeBatch(batch);
+  }
+
+  /** The same for entries not yet in a batch (tests, the seed script). */
+  writeEntries(entries: readonly AnalyticsEntry[]): void {
+    this.write(batchOf(entries));
   }
 }

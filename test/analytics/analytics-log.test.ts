@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,6 +6,14 @@ import { AnalyticsLog } from '../../src/analytics/analytics-log.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Db } from '../../src/store/db.js';
 import { entry, storedCount, T0, tempStore } from './fixtures.js';
+
+const SCHED_IDLE = 5;
+
+/** Field 41 of /proc/<pid>/task/<tid>/stat, counted after the command name (which may hold spaces). */
+function schedulingPolicyOf(task: string): number {
+  const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
+}
 
 const silent = pino({ level: 'silent' });
 const open: AnalyticsLog[] = [];
@@ -54,6 +63,16 @@ describe('analytics log: buffer and writer', () => {
     log.record(entry());
     await expect.poll(() => storedCount(db), { timeout: 1_000, interval: 10 }).toBe(1);
     expect(log.pending).toBe(0);
+  });
+
+  it.runIf(process.platform === 'linux' && existsSync('/usr/bin/chrt'))('runs the writer thread under SCHED_IDLE, so it only takes CPU the proxy leaves', async () => {
+    const before = new Set(readdirSync('/proc/self/task'));
+    const db = tempStore();
+    const log = analyticsLog(db, { flush_interval_ms: 20 });
+    log.record(entry());
+    await expect.poll(() => storedCount(db), { timeout: 2_000, interval: 10 }).toBe(1);
+    const started = readdirSync('/proc/self/task').filter((task) => !before.has(task));
+    expect(started.filter((task) => schedulingPolicyOf(task) === SCHED_IDLE)).toHaveLength(1);
   });
 
   it('gets a batch the writer thread could not store back, and stores it once the store recovers', async () => {

@@ -9,7 +9,7 @@ const NOW = T0 + 3_600_000;
 
 function storeWith(entries: AnalyticsEntry[]): AnalyticsQueries {
   const db = tempStore();
-  new AnalyticsWriter(db).write(entries);
+  new AnalyticsWriter(db).writeEntries(entries);
   return new AnalyticsQueries(db);
 }
 

@@ -9,8 +9,8 @@ describe('analytics retention', () => {
     const writer = new AnalyticsWriter(db);
     const midnight = T0 - (T0 % DAY);
     // 5,000 old entries: more than one batch.
-    writer.write(Array.from({ length: 5_000 }, (_, index) => entry({ request_at: midnight - 11 * DAY + index, request_ip: `10.0.${index % 50}.1` })));
-    writer.write([entry({ request_id: 'edge', request_at: midnight - 10 * DAY }), entry({ request_id: 'new', request_at: T0 })]);
+    writer.writeEntries(Array.from({ length: 5_000 }, (_, index) => entry({ request_at: midnight - 11 * DAY + index, request_ip: `10.0.${index % 50}.1` })));
+    writer.writeEntries([entry({ request_id: 'edge', request_at: midnight - 10 * DAY }), entry({ request_id: 'new', request_at: T0 })]);
     const pruner = new RetentionPruner(db);
     const cutoff = retentionCutoff(T0, 10);
 
@@ -25,7 +25,7 @@ describe('analytics retention', () => {
 
   it('runs one pruning at a time and stops when the store closes', async () => {
     const db = tempStore();
-    new AnalyticsWriter(db).write(Array.from({ length: 4_500 }, (_, index) => entry({ request_at: index })));
+    new AnalyticsWriter(db).writeEntries(Array.from({ length: 4_500 }, (_, index) => entry({ request_at: index })));
     const pruner = new RetentionPruner(db);
     const first = pruner.prune(T0);
     expect(pruner.prune(T0)).toBe(first);

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { batchOf, EntryBatchBuilder, entryAt, fieldReader, firstEntries, PACKED_ORDER, type EntryBatch } from '../../src/analytics/entry-batch.js';
+import { FIELDS } from '../../src/analytics/fields.js';
+import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
+import { entry } from './fixtures.js';
+
+function entriesOf(batch: EntryBatch): AnalyticsEntry[] {
+  return Array.from({ length: batch.count }, (_, index) => entryAt(batch, index));
+}
+
+describe('entry batches', () => {
+  it('pack every field once', () => {
+    expect([...PACKED_ORDER].sort()).toEqual(FIELDS.map((info) => info.name).sort());
+  });
+
+  it('give back every entry as added, nulls included, past the first capacity', () => {
+    const entries = Array.from({ length: 300 }, (_, index) =>
+      entry({ request_id: `r${index}`, upstream_time: index % 3 === 0 ? null : index / 7, user_id: index % 2 === 0 ? null : `u${index % 5}`, request_url_query: '' }),
+    );
+    expect(entriesOf(batchOf(entries))).toEqual(entries);
+  });
+
+  it('keep a string that repeats once per batch', () => {
+    const batch = batchOf([entry({ request_ip: '192.0.2.9' }), entry({ request_ip: '192.0.2.9' }), entry({ request_ip: '192.0.2.10' })]);
+    expect(batch.strings.filter((value) => value.startsWith('192.0.2.'))).toEqual(['192.0.2.9', '192.0.2.10']);
+  });
+
+  it('cut long client-controlled strings to their caps', () => {
+    const [stored] = entriesOf(batchOf([entry({ request_user_agent: 'a'.repeat(5_000), request_url_query: `q=${'x'.repeat(9_000)}` })]));
+    expect(stored!.request_user_agent).toHaveLength(1024);
+    expect(stored!.request_url_query).toHaveLength(4096);
+  });
+
+  it('start empty again after take()', () => {
+    const builder = new EntryBatchBuilder();
+    builder.add(entry({ request_id: 'first' }));
+    expect(builder.take().count).toBe(1);
+    builder.add(entry({ request_id: 'second' }));
+    const batch = builder.take();
+    expect(entriesOf(batch).map((stored) => stored.request_id)).toEqual(['second']);
+    expect(builder.size).toBe(0);
+  });
+
+  it('read a single field without the others', () => {
+    const batch = batchOf([entry({ request_at: 5, user_email: null }), entry({ request_at: 6, user_email: 'b@example.com' })]);
+    expect([0, 1].map((index) => fieldReader('request_at')(batch, index))).toEqual([5, 6]);
+    expect([0, 1].map((index) => fieldReader('user_email')(batch, index))).toEqual([null, 'b@example.com']);
+    expect(fieldReader('request_id')(batch, 1)).toBe(entriesOf(batch)[1]!.request_id);
+  });
+
+  it('cut a batch to its first entries', () => {
+    const entries = [entry({ request_id: 'a' }), entry({ request_id: 'b' }), entry({ request_id: 'c' })];
+    expect(entriesOf(firstEntries(batchOf(entries), 2))).toEqual(entries.slice(0, 2));
+    expect(firstEntries(batchOf(entries), 0).count).toBe(0);
+  });
+});
