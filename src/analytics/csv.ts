@@ -1,42 +1,50 @@
-// CSV downloads, streamed: rows are read a batch at a time, in the reader
-// thread, as the client drains the response, so memory stays flat for any
-// number of rows and a client that goes away stops the reading.
-import { stringify } from 'csv-stringify';
-import { pipeline, Readable } from 'node:stream';
+// CSV downloads. The entries are formatted in the reader thread a batch at a
+// time, as the client drains the response: memory stays flat for any number
+// of rows, the main thread only forwards text, and a client that goes away
+// stops the reading. Times are ISO 8601 (UTC), which spreadsheets read; null
+// is an empty cell.
+import { stringify } from 'csv-stringify/sync';
+import { Readable } from 'node:stream';
 import { FIELDS } from './fields.js';
 import type { UserHits } from './log-queries.js';
 import type { LogQuery } from './query/log-query.js';
 import type { CsvCursor, ReaderThread } from './reader-thread.js';
 
-/**
- * Times are ISO 8601 (UTC), which spreadsheets read; null is an empty cell.
- * Resolves once the first batch is read, so a failing query is an error
- * answer (500) rather than a download cut short.
- */
+const ENTRY_COLUMNS = FIELDS.map((info) => info.name);
+const USER_COLUMNS = ['user_id', 'user_email', 'hits', 'last_request_at'];
+
+/** Rows of AnalyticsQueries.csvRows as CSV lines, after the header line for the first batch. */
+export function entryCsvLines(rows: unknown[][], first: boolean): string {
+  return stringify(rows, first ? { header: true, columns: ENTRY_COLUMNS } : {});
+}
+
+/** Resolves once the first batch is read, so a failing query is an error answer (500) rather than a download cut short. */
 export async function entriesCsv(reader: ReaderThread, query: LogQuery): Promise<Readable> {
   const cursor = reader.openCsv(query);
-  const first = await cursor.next();
-  return toCsv(cursorStream(cursor, first), FIELDS.map((info) => info.name));
+  return cursorStream(cursor, await cursor.next());
 }
 
-export function usersCsv(users: readonly UserHits[]): Readable {
+/** The users are in memory already (the By Users list). */
+export function usersCsv(users: readonly UserHits[]): string {
   const rows = users.map((user) => [user.user_id, user.user_email, user.hits, new Date(user.last_request_at).toISOString()]);
-  return toCsv(Readable.from(rows), ['user_id', 'user_email', 'hits', 'last_request_at']);
+  return stringify(rows, { header: true, columns: USER_COLUMNS });
 }
 
-/** Pulls a batch whenever the stream wants more; destroying the stream (end, error, client gone) closes the cursor. */
-function cursorStream(cursor: CsvCursor, first: unknown[][] | null): Readable {
+/**
+ * Pulls a batch whenever the stream wants more; destroying the stream (end,
+ * error, client gone) closes the cursor. The text stays a string down to the
+ * socket: as Buffers, the batches would sit in memory outside the heap until
+ * a garbage collection that a heap this small hardly ever needs.
+ */
+function cursorStream(cursor: CsvCursor, first: string | null): Readable {
   let pending = first;
   return new Readable({
-    objectMode: true,
+    encoding: 'utf8',
     read() {
-      const rows = pending === null ? cursor.next() : Promise.resolve(pending);
+      const text = pending === null ? cursor.next() : Promise.resolve(pending);
       pending = null;
-      rows.then(
-        (batch) => {
-          if (batch === null) this.push(null);
-          else for (const row of batch) this.push(row);
-        },
+      text.then(
+        (chunk) => this.push(chunk),
         (error: unknown) => this.destroy(error as Error),
       );
     },
@@ -45,13 +53,6 @@ function cursorStream(cursor: CsvCursor, first: unknown[][] | null): Readable {
       done(error);
     },
   });
-}
-
-/** A failing source destroys the CSV stream too, which aborts the download instead of leaving it hanging. */
-function toCsv(rows: Readable, header: string[]): Readable {
-  const csv = stringify({ header: true, columns: header });
-  pipeline(rows, csv, () => undefined);
-  return csv;
 }
 
 export function csvFilename(kind: string, query: LogQuery): string {

@@ -11,11 +11,12 @@ export interface ReaderData {
 export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits';
 export type Answer<N extends QueryName> = ReturnType<AnalyticsQueries[N]>;
 
-/** Rows per CSV message: one keyset page of AnalyticsQueries.csvRows. */
+/** Rows per CSV message: one keyset page of AnalyticsQueries.csvRows, formatted in the reader thread. */
 export const CSV_BATCH_ROWS = 1_000;
 
 export interface CsvBatch {
-  readonly rows: unknown[][];
+  /** Up to CSV_BATCH_ROWS lines of CSV, after the header line in the first batch; '' for none. */
+  readonly text: string;
   /** No rows after these; the reader has already forgotten the cursor. */
   readonly done: boolean;
 }

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { yieldCpuToMainThread } from '../lib/worker-script.js';
 import { openStore } from '../store/db.js';
+import { entryCsvLines } from './csv.js';
 import { AnalyticsQueries } from './log-queries.js';
 import { CSV_BATCH_ROWS, type CsvBatch, type FromReader, type ReaderData, type ToReader } from './reader-protocol.js';
 
@@ -15,7 +16,7 @@ const db = openStore(dataDir);
 db.pragma('query_only = ON');
 const queries = new AnalyticsQueries(db);
 /** Open CSV downloads: each a keyset-paged generator, read one batch per request. */
-const cursors = new Map<number, Generator<unknown[]>>();
+const cursors = new Map<number, { readonly rows: Generator<unknown[]>; started: boolean }>();
 const port = parentPort!;
 
 port.on('message', (message: ToReader) => {
@@ -23,11 +24,11 @@ port.on('message', (message: ToReader) => {
     case 'query':
       return answer(message.id, () => queries[message.name](message.query));
     case 'csv-open':
-      return void cursors.set(message.cursor, queries.csvRows(message.query, CSV_BATCH_ROWS));
+      return void cursors.set(message.cursor, { rows: queries.csvRows(message.query, CSV_BATCH_ROWS), started: false });
     case 'csv-next':
       return answer(message.id, () => nextBatch(message.cursor));
     case 'csv-close':
-      cursors.get(message.cursor)?.return(undefined);
+      cursors.get(message.cursor)?.rows.return(undefined);
       return void cursors.delete(message.cursor);
     case 'open-cursors':
       return answer(message.id, () => cursors.size);
@@ -49,18 +50,19 @@ function nextBatch(id: number): CsvBatch {
   const cursor = cursors.get(id);
   if (cursor === undefined) throw new Error(`no open CSV download ${id}`);
   const rows: unknown[][] = [];
+  let done = false;
   try {
-    while (rows.length < CSV_BATCH_ROWS) {
-      const next = cursor.next();
-      if (next.done) {
-        cursors.delete(id);
-        return { rows, done: true };
-      }
-      rows.push(next.value);
+    while (rows.length < CSV_BATCH_ROWS && !done) {
+      const next = cursor.rows.next();
+      if (next.done) done = true;
+      else rows.push(next.value);
     }
   } catch (error) {
     cursors.delete(id);
     throw error;
   }
-  return { rows, done: false };
+  if (done) cursors.delete(id);
+  const text = rows.length === 0 && cursor.started ? '' : entryCsvLines(rows, !cursor.started);
+  cursor.started = true;
+  return { text, done };
 }

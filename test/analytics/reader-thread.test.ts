@@ -47,6 +47,9 @@ function timeline(count: number): AnalyticsEntry[] {
   return Array.from({ length: count }, (_, index) => entry({ request_id: `t${index}`, request_at: T0 - index, user_id: `u${index % 7}` }));
 }
 
+/** Every CSV line ends with a newline. */
+const lineCount = (text: string | null) => (text === null ? 0 : text.split('\n').length - 1);
+
 async function csvText(reader: ReaderThread, query: LogQuery): Promise<string> {
   let text = '';
   for await (const chunk of await entriesCsv(reader, query)) text += String(chunk);
@@ -117,20 +120,26 @@ describe('analytics reader thread: CSV in batches', () => {
     expect(await reader.openCsvCursors()).toBe(0);
   });
 
+  it('answers the header line alone when nothing matches', async () => {
+    const reader = readerOf(storeWith(timeline(3)));
+    expect(await csvText(reader, view({ search: 'nothing like it' }))).toBe(`${FIELDS.map((info) => info.name).join(',')}\n`);
+  });
+
   it('ends when the rows end exactly on a batch boundary', async () => {
     const entries = timeline(2 * CSV_BATCH_ROWS);
     const reader = readerOf(storeWith(entries));
     const cursor = reader.openCsv(view({}));
-    const sizes: number[] = [];
-    for (let rows = await cursor.next(); rows !== null; rows = await cursor.next()) sizes.push(rows.length);
-    expect(sizes).toEqual([CSV_BATCH_ROWS, CSV_BATCH_ROWS]);
+    const lines: number[] = [];
+    for (let text = await cursor.next(); text !== null; text = await cursor.next()) lines.push(lineCount(text));
+    // The header line comes first.
+    expect(lines).toEqual([CSV_BATCH_ROWS + 1, CSV_BATCH_ROWS]);
     expect(await cursor.next()).toBeNull();
   });
 
   it('stops reading when the consumer stops early', async () => {
     const reader = readerOf(storeWith(timeline(5 * CSV_BATCH_ROWS)));
     const cursor = reader.openCsv(view({}));
-    expect(await cursor.next()).toHaveLength(CSV_BATCH_ROWS);
+    expect(lineCount(await cursor.next())).toBe(CSV_BATCH_ROWS + 1);
     expect(await reader.openCsvCursors()).toBe(1);
     cursor.close();
     expect(await reader.openCsvCursors()).toBe(0);
@@ -151,12 +160,12 @@ describe('analytics reader thread: failures', () => {
     const db = storeWith(timeline(3 * CSV_BATCH_ROWS));
     const reader = readerOf(db);
     const cursor = reader.openCsv(view({}));
-    expect(await cursor.next()).toHaveLength(CSV_BATCH_ROWS);
+    expect(lineCount(await cursor.next())).toBe(CSV_BATCH_ROWS + 1);
     const broken = { ...view({}), order: { field: 'no_such_column', direction: 'desc' } } as unknown as LogQuery;
     await expect(reader.entries(broken)).rejects.toThrow(/no such column/);
     expect(await reader.count(view({}))).toBe(3 * CSV_BATCH_ROWS);
     // A restarted thread would not know the cursor.
-    expect(await cursor.next()).toHaveLength(CSV_BATCH_ROWS);
+    expect(lineCount(await cursor.next())).toBe(CSV_BATCH_ROWS);
   });
 
   it('starts the thread again on the next query after it died', async () => {
