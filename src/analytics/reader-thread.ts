@@ -10,10 +10,10 @@ import type { Answer, CsvBatch, FromReader, QueryName, ReaderData, ToReader } fr
 
 const WORKER_URL = new URL('./reader-worker.js', import.meta.url);
 /**
- * Rows are garbage as soon as they are formatted: a small young generation
- * is plenty, and with V8's defaults a 100,000-row CSV would grow the
- * thread's heap by some 25 MB more. The old generation still holds large
- * answers (By Users over every user).
+ * CSV rows are garbage as soon as they are formatted: a small young
+ * generation is plenty, where V8's defaults let a large download grow the
+ * thread's heap by tens of MB. The old generation still holds large answers
+ * (By Users over every user).
  */
 const READER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
 

@@ -1,5 +1,6 @@
-// Starts a worker thread from a module of this package, whether the package
-// runs compiled (dist/, plain JS) or from its TypeScript sources (tests, tsx).
+// Worker threads of this package: starting one from its module whether the
+// package runs compiled (dist/, plain JS) or from its TypeScript sources
+// (tests, tsx), and, inside one, leaving the CPU to the main thread first.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +25,9 @@ export function startWorker(moduleUrl: URL, options: WorkerOptions = {}): Worker
 /**
  * Called inside a worker: on Linux a thread has its own nice value, so at
  * nice 10 the main thread (the proxy) wins the CPU whenever both want it,
- * and the worker still runs at full speed when there is CPU to spare.
- * Elsewhere the thread keeps the normal priority.
+ * while the worker still makes progress (an admin waits for its answers)
+ * and runs at full speed when there is CPU to spare. Elsewhere the thread
+ * keeps the normal priority.
  */
 export function yieldCpuToMainThread(): void {
   try {
