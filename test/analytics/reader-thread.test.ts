@@ -168,6 +168,14 @@ describe('analytics reader thread: failures', () => {
     expect(lineCount(await cursor.next())).toBe(CSV_BATCH_ROWS);
   });
 
+  it('rejects a CSV whose query fails before any of it is sent (the route answers 500)', async () => {
+    const reader = readerOf(storeWith(timeline(3)));
+    const broken = { ...view({}), rules: [{ field: 'no_such_field', operator: 'equal', value: 'x' }] } as unknown as LogQuery;
+    await expect(entriesCsv(reader, broken)).rejects.toThrow();
+    expect(await reader.openCsvCursors()).toBe(0);
+    expect(await csvText(reader, view({}))).toContain('t2');
+  });
+
   it('starts the thread again on the next query after it died', async () => {
     const dataDir = join(tempDir('parasol-reader-'), 'data');
     // A file where the data dir should be: the thread cannot open the store and dies.
