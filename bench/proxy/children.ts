@@ -17,7 +17,9 @@ export interface ServerChild {
 const script = (name: string) => new URL(`./${name}`, import.meta.url).pathname;
 
 function forkTs(name: string, args: readonly string[]): ChildProcess {
-  return fork(script(name), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_PARASOL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles Parasol's own process.
+  const extra = name === 'parasol.ts' && process.env.BENCH_PARASOL_NODE_ARGS ? process.env.BENCH_PARASOL_NODE_ARGS.split(' ') : [];
+  return fork(script(name), args, { execArgv: ['--import', 'tsx', ...extra], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts' | 'parasol.ts', args: readonly string[] = []): Promise<ServerChild> {

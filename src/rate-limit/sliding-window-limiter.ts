@@ -24,23 +24,36 @@ export class SlidingWindowLimiter implements RateLimiter {
     return this.decide(request, false);
   }
 
+  /** Runs once per proxied request: plain loops, and no promise unless the store answers with one. */
   private decide(request: RateLimitRequest, counting: boolean): Awaitable<RateLimitDecision> {
     const { limits } = request;
     if (limits.length === 0) return UNLIMITED;
     const now = this.clock.now();
-    const counters = limits.map((limit) => counterName(limit, request));
-    const counts: Awaitable<number>[] = [];
-    limits.forEach(({ duration }, at) => {
+    const counters: string[] = new Array(limits.length);
+    const counts: Awaitable<number>[] = new Array(2 * limits.length);
+    let waiting = false;
+    for (let at = 0; at < limits.length; at++) {
+      const { duration } = limits[at]!;
       const expiresAt = currentWindowExpiry(now, duration);
-      counts.push(this.store.get(counters[at]!, expiresAt), this.store.get(counters[at]!, expiresAt - duration));
-    });
-    return whenAll(counts, (values) => {
-      const decision = judge(limits, values, now);
-      // A refused request counts against no limit, so a client that keeps retrying is not locked out for longer.
-      if (!counting || !decision.allowed) return decision;
-      const increments = limits.map(({ duration }, at) => this.store.increment(counters[at]!, currentWindowExpiry(now, duration)));
-      return whenAll(increments, () => decision);
-    });
+      const counter = (counters[at] = counterName(limits[at]!, request));
+      const current = (counts[2 * at] = this.store.get(counter, expiresAt));
+      const previous = (counts[2 * at + 1] = this.store.get(counter, expiresAt - duration));
+      waiting ||= current instanceof Promise || previous instanceof Promise;
+    }
+    if (waiting) return Promise.all(counts).then((values) => this.conclude(limits, counters, values, now, counting));
+    return this.conclude(limits, counters, counts as number[], now, counting);
+  }
+
+  private conclude(limits: readonly RateLimit[], counters: readonly string[], counts: readonly number[], now: number, counting: boolean): Awaitable<RateLimitDecision> {
+    const decision = judge(limits, counts, now);
+    // A refused request counts against no limit, so a client that keeps retrying is not locked out for longer.
+    if (!counting || !decision.allowed) return decision;
+    let pending: Promise<number>[] | null = null;
+    for (let at = 0; at < limits.length; at++) {
+      const counted = this.store.increment(counters[at]!, currentWindowExpiry(now, limits[at]!.duration));
+      if (counted instanceof Promise) (pending ??= []).push(counted);
+    }
+    return pending === null ? decision : Promise.all(pending).then(() => decision);
   }
 }
 
@@ -87,10 +100,4 @@ function judge(limits: readonly RateLimit[], counts: readonly number[], now: num
 /** A passing request uses one of what remains; a refused one uses none. Never negative. */
 function remainingAfter({ limit, estimate }: { limit: number; estimate: number }, refused: boolean): RateLimitHeaders {
   return { limit, remaining: Math.max(0, limit - estimate - (refused ? 0 : 1)) };
-}
-
-/** Calls `then` at once when every value is already there (the in-memory store), or once the promises settle. */
-function whenAll<T, R>(values: readonly Awaitable<T>[], then: (settled: T[]) => Awaitable<R>): Awaitable<R> {
-  if (values.some((value) => value instanceof Promise)) return Promise.all(values).then(then);
-  return then(values as T[]);
 }
