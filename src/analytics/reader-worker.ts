@@ -10,7 +10,7 @@ import { AnalyticsQueries } from './log-queries.js';
 import { CSV_BATCH_ROWS, type CsvBatch, type FromReader, type ReaderData, type ToReader } from './reader-protocol.js';
 
 const { dataDir } = workerData as ReaderData;
-yieldCpuToMainThread();
+yieldCpuToMainThread('low');
 const db = openStore(dataDir);
 // The reader never writes, whatever it is asked.
 db.pragma('query_only = ON');

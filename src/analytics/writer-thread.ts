@@ -1,8 +1,8 @@
 // The main thread's handle on the analytics writer thread: posts batches
 // (two moved typed arrays and a few strings, instead of several µs of SQLite
 // work an entry), knows how many are still in flight, and can wait for them.
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../lib/worker-script.js';
 import { transferablesOf, type EntryBatch } from './entry-batch.js';
 import { SETTLED, STOPPED, type FromWriter, type ToWriter, type WriterData } from './writer-protocol.js';
 
@@ -24,11 +24,7 @@ export interface WriterThreadEvents {
   onPruneFailed(error: string): void;
 }
 
-// From dist/ the worker is plain JS. From src/ (tests, tsx) it is TypeScript, which
-// Node 20 workers load neither through execArgv nor registered hooks; tsx's tsImport does.
-const SOURCE = fileURLToPath(import.meta.url).endsWith('.ts');
-const WORKER_URL = new URL(SOURCE ? './writer-worker.ts' : './writer-worker.js', import.meta.url);
-const TS_WORKER = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(WORKER_URL.href)}, ${JSON.stringify(import.meta.url)}))`;
+const WORKER_URL = new URL('./writer-worker.js', import.meta.url);
 
 export class WriterThread {
   private readonly progress = new Int32Array(new SharedArrayBuffer(8));
@@ -104,7 +100,7 @@ export class WriterThread {
   private start(): Worker {
     const workerData: WriterData = { dataDir: this.dataDir, progress: this.progress.buffer as SharedArrayBuffer };
     const options = { workerData, resourceLimits: WRITER_HEAP_LIMITS };
-    const worker = SOURCE ? new Worker(TS_WORKER, { ...options, eval: true }) : new Worker(WORKER_URL, options);
+    const worker = startWorker(WORKER_URL, options);
     // Never keeps a stopping process alive: stop() drains it explicitly.
     worker.unref();
     worker.on('message', (message: FromWriter) => this.receive(message));

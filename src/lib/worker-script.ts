@@ -1,6 +1,7 @@
 // Worker threads of this package: starting one from its module whether the
 // package runs compiled (dist/, plain JS) or from its TypeScript sources
 // (tests, tsx), and, inside one, leaving the CPU to the main thread first.
+import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,17 +24,40 @@ export function startWorker(moduleUrl: URL, options: WorkerOptions = {}): Worker
 }
 
 /**
- * Called inside a worker: on Linux a thread has its own nice value, so at
- * nice 10 the main thread (the proxy) wins the CPU whenever both want it,
- * while the worker still makes progress (an admin waits for its answers)
- * and runs at full speed when there is CPU to spare. Elsewhere the thread
- * keeps the normal priority.
+ * Called inside a worker; on Linux a thread has its own scheduling policy.
+ * - `low` (nice 10): the main thread (the proxy) wins the CPU whenever both
+ *   want it, while the worker still makes progress (an admin waits for its
+ *   answers) and runs at full speed when there is CPU to spare.
+ * - `idle` (SCHED_IDLE, set through util-linux's chrt, which every Debian and
+ *   RPM system has; nice 19 without it): the worker runs only on CPU time
+ *   nothing else wants, for work nobody waits on (the analytics writer).
+ * Elsewhere the thread keeps the normal priority.
  */
-export function yieldCpuToMainThread(): void {
+export function yieldCpuToMainThread(level: 'low' | 'idle'): void {
+  const threadId = ownThreadId();
+  if (threadId === null) return;
+  if (level === 'idle' && setIdlePolicy(threadId)) return;
+  try {
+    setPriority(threadId, level === 'idle' ? 19 : 10);
+  } catch {
+    // Not allowed here: normal priority.
+  }
+}
+
+function ownThreadId(): number | null {
   try {
     const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(threadId)) setPriority(threadId, 10);
+    return Number.isInteger(threadId) ? threadId : null;
   } catch {
-    // Not Linux (or no /proc): normal priority.
+    return null; // Not Linux (or no /proc).
+  }
+}
+
+function setIdlePolicy(threadId: number): boolean {
+  try {
+    execFileSync('chrt', ['--idle', '--pid', '0', String(threadId)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }
