@@ -1,5 +1,6 @@
 // Turns an admin's API backend input (API Umbrella's JSON shape) into a typed
 // ApiBackendConfig, or field errors with API Umbrella's messages.
+import { isAddressOrRange } from '../lib/address-ranges.js';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
   BACKEND_PROTOCOLS,
@@ -169,7 +170,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     disable_api_key: toBoolean(raw.disable_api_key),
     required_roles: stringList(raw.required_roles ?? raw.required_roles_string),
     required_roles_override: toBoolean(raw.required_roles_override) ?? false,
-    allowed_ips: stringList(raw.allowed_ips),
+    allowed_ips: parseAllowedIps(raw.allowed_ips, `${at}.allowed_ips`, errors),
     allowed_referers: stringList(raw.allowed_referers),
     rate_limit_mode: rateLimitMode as RateLimitMode,
     rate_limits: rateLimits.ok ? rateLimits.value : [],
@@ -206,6 +207,15 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector): 
 export function stringList(raw: unknown): string[] {
   const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : [];
   return items.filter((item): item is string => typeof item === 'string').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** Backends' and users' allowed_ips: each entry an address or a CIDR range, so the proxy never meets one it cannot evaluate. */
+export function parseAllowedIps(raw: unknown, field: string, errors: ErrorCollector): string[] {
+  const entries = stringList(raw);
+  for (const entry of entries) {
+    if (!isAddressOrRange(entry)) errors.add(field, `contains "${entry}", which is not an IP address or CIDR range (such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32)`);
+  }
+  return entries;
 }
 
 function stringRecord(raw: unknown): Record<string, string> {

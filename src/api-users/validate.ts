@@ -1,6 +1,6 @@
 // API user input with API Umbrella's signup messages; the admin API, the
 // signup form and the JSON signup API share it.
-import { stringList } from '../api-backends/validate.js';
+import { parseAllowedIps, stringList } from '../api-backends/validate.js';
 import { RATE_LIMIT_MODES, type RateLimitMode } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
@@ -83,7 +83,7 @@ function parseUserSettings(raw: unknown, errors: ErrorCollector): ApiUserSetting
   return {
     rate_limit_mode: mode as RateLimitMode,
     rate_limits: limits.ok ? limits.value : [],
-    allowed_ips: stringList(raw.allowed_ips),
+    allowed_ips: parseAllowedIps(raw.allowed_ips, 'settings.allowed_ips', errors),
     allowed_referers: stringList(raw.allowed_referers),
   };
 }

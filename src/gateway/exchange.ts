@@ -1,6 +1,6 @@
 // One proxied request from match to log entry: the checks in API Umbrella's
-// order (settings → key → roles → rate limits), then the upstream call, and
-// one analytics entry when the response is over.
+// order (settings → HTTPS → key → roles → IPs and referers → rate limits),
+// then the upstream call, and one analytics entry when the response is over.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import type { RateLimitDecision, RateLimiter, RateLimitHeaders } from '../rate-limit/limiter.js';
 import { analyticsEntry } from './analytics-entry.js';
 import { extractApiKey, type KeySource } from './api-key.js';
+import { userRestrictions } from './client-restrictions.js';
 import type { ErrorCode } from './errors.js';
 import { UpstreamCall } from './forward.js';
 import { nextRequestId } from './request-id.js';
@@ -107,12 +108,21 @@ export class Exchange implements ErrorRequest {
       return this.deny('API_KEY_MISSING');
     }
     if (!holdsRoles(this.user, settings.requiredRoles)) return this.deny('API_KEY_UNAUTHORIZED');
+    if (!this.fromAllowedClient()) return this.deny('API_KEY_UNAUTHORIZED');
     this.checkRateLimits();
   }
 
   /** Called by the upstream call when the upstream could not answer. */
   fail(code: ErrorCode): void {
     writeError(this.res, this.deps.config, this, code, { rateLimit: this.rateLimit });
+  }
+
+  /** The backend's lists and the user's are each enforced on their own, not merged. */
+  private fromAllowedClient(): boolean {
+    const api = this.settings.clientRestrictions;
+    if (api !== null && !api.admits(this)) return false;
+    const user = this.user === null ? null : userRestrictions(this.user.settings);
+    return user === null || user.admits(this);
   }
 
   private checkRateLimits(): void {

@@ -2,7 +2,7 @@
 // answers Fastify's trustProxy (proxy-addr) gives for request.ip, .host and
 // .protocol, for the requests the gateway takes before Fastify routes them.
 import type { IncomingMessage } from 'node:http';
-import { BlockList, isIP } from 'node:net';
+import { AddressRanges } from '../lib/address-ranges.js';
 
 /** proxy-addr's named ranges, which Fastify's trustProxy accepts too. */
 const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
@@ -11,8 +11,6 @@ const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
   uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
 };
 
-const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
-
 export interface ClientAddress {
   readonly ip: string;
   /** Host header, or the last X-Forwarded-Host from a trusted proxy. */
@@ -20,45 +18,17 @@ export interface ClientAddress {
   readonly protocol: 'http' | 'https';
 }
 
-/** Answers remembered per address: BlockList.check builds a SocketAddress per call, a few µs each. */
-const MAX_REMEMBERED = 10_000;
-
 export class ProxyTrust {
-  private readonly answers = new Map<string, boolean>();
-
-  private constructor(private readonly trusted: BlockList) {}
+  private constructor(private readonly trusted: AddressRanges) {}
 
   /** null when an entry is neither an address, a CIDR range nor a named range. */
   static compile(entries: readonly string[]): ProxyTrust | null {
-    const trusted = new BlockList();
-    for (const entry of entries.flatMap((item) => NAMED_RANGES[item] ?? [item])) {
-      const [address = '', bits] = entry.split('/');
-      const family = isIP(address);
-      if (family === 0) return null;
-      const type = family === 4 ? 'ipv4' : 'ipv6';
-      if (bits === undefined) trusted.addAddress(address, type);
-      else if (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)) trusted.addSubnet(address, Number(bits), type);
-      else return null;
-    }
-    return new ProxyTrust(trusted);
+    const trusted = AddressRanges.compile(entries.flatMap((item) => NAMED_RANGES[item] ?? [item]));
+    return trusted === null ? null : new ProxyTrust(trusted);
   }
 
   isTrusted(address: string | undefined): boolean {
-    if (address === undefined) return false;
-    let answer = this.answers.get(address);
-    if (answer === undefined) {
-      if (this.answers.size >= MAX_REMEMBERED) this.answers.clear();
-      answer = this.check(address);
-      this.answers.set(address, answer);
-    }
-    return answer;
-  }
-
-  private check(address: string): boolean {
-    const mapped = IPV4_MAPPED.exec(address);
-    if (mapped !== null) return this.trusted.check(mapped[1]!, 'ipv4');
-    const family = isIP(address);
-    return family !== 0 && this.trusted.check(address, family === 4 ? 'ipv4' : 'ipv6');
+    return this.trusted.has(address);
   }
 
   clientOf(request: IncomingMessage): ClientAddress {

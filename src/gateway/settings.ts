@@ -3,6 +3,7 @@
 // hot path needs (header sets, query edits, limits) so a request only picks one.
 import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
+import { ClientRestrictions } from './client-restrictions.js';
 import { NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
 
@@ -26,6 +27,8 @@ export interface EffectiveSettings {
   readonly queryAppend: QueryAppend | null;
   /** "Basic …" for http_basic_auth, replacing the client's Authorization. */
   readonly authorization: string | null;
+  /** allowed_ips and allowed_referers; null when neither is set. */
+  readonly clientRestrictions: ClientRestrictions | null;
 }
 
 interface CompiledSubSetting {
@@ -103,6 +106,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     ]),
     queryAppend: parseQueryAppend(settings.append_query_string),
     authorization: settings.http_basic_auth === null ? null : `Basic ${Buffer.from(settings.http_basic_auth).toString('base64')}`,
+    clientRestrictions: ClientRestrictions.compile(settings),
   };
 }
 

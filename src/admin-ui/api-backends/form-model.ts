@@ -229,6 +229,7 @@ const FIELD_LABELS: Record<string, string> = {
   duration: 'Duration',
   limit: 'Limit',
   limit_by: 'Limit By',
+  allowed_ips: 'Allowed IP Addresses',
   error_data: 'Error Data',
 };
 
