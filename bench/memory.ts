@@ -30,7 +30,7 @@ const started = Date.now();
 const servingScenario: Scenario = { dataDir, config: JSON.parse(process.env.MEMORY_CONFIG ?? '{}') as Record<string, unknown> };
 const parasol = await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(servingScenario)]);
 const idle = await usageOf(parasol);
-console.log(`  ready in ${((Date.now() - started) / 1000).toFixed(1)} s, RSS ${mb(idle.rss)} MB`);
+console.log(`  ready in ${((Date.now() - started) / 1000).toFixed(1)} s, RSS ${mb(idle.rss)} MB (main thread's heap: ${mb(idle.heapUsed)} MB used of ${mb(idle.heapTotal)} MB)`);
 
 console.log(`warming up: ${REQUESTS} requests over ${KEYS} keys …`);
 const load = fork(new URL('./proxy/memory-load.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'] });
@@ -38,7 +38,7 @@ load.send({ url: parasol.url, keys, backends: BACKENDS - 1, requests: REQUESTS, 
 const [{ statuses }] = (await once(load, 'message')) as [{ statuses: Record<string, number> }];
 const warm = await usageOf(parasol);
 console.log(`  statuses ${JSON.stringify(statuses)}`);
-console.log(`  RSS ${mb(warm.rss)} MB (heap used ${mb(warm.heapUsed)} MB)`);
+console.log(`  RSS ${mb(warm.rss)} MB (main thread's heap: ${mb(warm.heapUsed)} MB used of ${mb(warm.heapTotal)} MB; outside the heap: ${mb(warm.external)} MB)`);
 
 const passed = warm.rss < BAR_BYTES;
 const results = {

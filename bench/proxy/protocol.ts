@@ -38,6 +38,9 @@ export interface UsageRequest {
 export interface Usage {
   readonly rss: number;
   readonly heapUsed: number;
+  readonly heapTotal: number;
+  /** C++ objects tied to JS ones, typed arrays' buffers among them. */
+  readonly external: number;
   /** CPU time (user + system) since the process started, in microseconds. */
   readonly cpuMicros: number;
 }
@@ -50,8 +53,8 @@ export interface UsageReport {
 export function answerUsageRequests(): void {
   process.on('message', (message: UsageRequest) => {
     if (!('usage' in message)) return;
-    const { rss, heapUsed } = process.memoryUsage();
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     const { user, system } = process.cpuUsage();
-    process.send!({ usage: { rss, heapUsed, cpuMicros: user + system } } satisfies UsageReport);
+    process.send!({ usage: { rss, heapUsed, heapTotal, external, cpuMicros: user + system } } satisfies UsageReport);
   });
 }

@@ -1,10 +1,15 @@
-// Analytics entries on their way to the writer thread, kept column by column:
-// numbers in a Float64Array, the strings that repeat from request to request
-// (method, host, IP, user, backend, …) once per batch with an index per
-// entry, and only the strings of each request's own (id, path, query) one by
-// one. Handing a batch to the thread then moves two typed arrays and copies a
-// few strings, where 5,000 entry objects cost more to clone, to rebuild in
-// the thread and to collect than the proxy spends on them.
+// Analytics entries on their way to the writer thread, kept column by column
+// in three typed arrays: numbers in a Float64Array, every string as UTF-8 in
+// one byte buffer, and where each string starts and ends in an Int32Array.
+// A string equal to the one before in its column (the same method, host,
+// user, backend, … request after request) points at the bytes already
+// written instead of writing them again.
+//
+// Handing a batch to the thread moves the three arrays without copying, where
+// 5,000 entry objects cost more to clone, to rebuild in the thread and to
+// collect than the proxy spends on them; and nothing of a request stays on
+// the proxy's heap until its batch leaves, so the garbage collector never
+// promotes it to the old generation only to sweep it later.
 import { FIELD_CAPS, type FieldName } from './fields.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
@@ -19,8 +24,7 @@ export const NUMBER_FIELDS = [
   'gateway_overhead',
 ] as const satisfies readonly FieldName[];
 
-/** Strings that repeat across requests: one copy per batch. */
-export const SHARED_FIELDS = [
+export const STRING_FIELDS = [
   'request_method',
   'request_scheme',
   'request_host',
@@ -32,44 +36,52 @@ export const SHARED_FIELDS = [
   'user_email',
   'api_key_preview',
   'gatekeeper_denied_code',
+  'request_id',
+  'request_path',
+  'request_url_query',
 ] as const satisfies readonly FieldName[];
 
-/** Strings that differ for (almost) every request. */
-export const OWN_FIELDS = ['request_id', 'request_path', 'request_url_query'] as const satisfies readonly FieldName[];
-
 /** Every field once, in the order readRow() gives the values. */
-export const PACKED_ORDER: readonly FieldName[] = [...NUMBER_FIELDS, ...SHARED_FIELDS, ...OWN_FIELDS];
+export const PACKED_ORDER: readonly FieldName[] = [...NUMBER_FIELDS, ...STRING_FIELDS];
 
 /** What crosses to the writer thread: no object per entry. */
 export interface EntryBatch {
   readonly count: number;
-  /** NUMBER_FIELDS.length numbers per entry. */
+  /** NUMBER_FIELDS.length numbers per entry (and maybe unused room after them). */
   readonly numbers: Float64Array;
-  /** SHARED_FIELDS.length indexes into `strings` per entry; -1 is null. */
-  readonly refs: Int32Array;
-  readonly strings: readonly string[];
-  /** OWN_FIELDS.length strings per entry. */
-  readonly own: readonly string[];
+  /** Per entry and STRING_FIELDS column, the string's start and end in `bytes`; a start of -1 is null. */
+  readonly spans: Int32Array;
+  /** The strings' UTF-8 bytes. */
+  readonly bytes: Uint8Array;
 }
 
 const NUMBERS = NUMBER_FIELDS.length;
-const SHARED = SHARED_FIELDS.length;
-const OWN = OWN_FIELDS.length;
+const STRINGS = STRING_FIELDS.length;
+const SPAN = 2 * STRINGS;
 const CAP = Object.fromEntries(FIELD_CAPS) as Record<(typeof FIELD_CAPS)[number][0], number>;
 const FIRST_CAPACITY = 64;
+/** Bytes to start with per entry: an id and a short path fit. */
+const BYTES_PER_ENTRY = 64;
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
+const MAX_UTF8_PER_UNIT = 3;
 
 /** Collects entries into the next EntryBatch. */
 export class EntryBatchBuilder {
   private count = 0;
   private capacity = FIRST_CAPACITY;
   private numbers = new Float64Array(FIRST_CAPACITY * NUMBERS);
-  private refs = new Int32Array(FIRST_CAPACITY * SHARED);
-  private strings: string[] = [];
-  private stringIndex = new Map<string, number>();
-  private own: string[] = [];
-  /** Per SHARED_FIELDS column: the last value added and its index. */
-  private lastValues: (string | null)[] = new Array(SHARED).fill(null);
-  private readonly lastRefs = new Int32Array(SHARED);
+  private spans = new Int32Array(FIRST_CAPACITY * SPAN);
+  private bytes!: Uint8Array<ArrayBuffer>;
+  /** The same memory as `bytes`, for Buffer's fast UTF-8 write. */
+  private writer!: Buffer;
+  private byteLength = 0;
+  /** Per STRING_FIELDS column: the last string written and where its bytes are. */
+  private lastValues: (string | null)[] = new Array(STRINGS).fill(null);
+  private readonly lastSpans = new Int32Array(SPAN);
+
+  constructor() {
+    this.setBytes(new Uint8Array(FIRST_CAPACITY * BYTES_PER_ENTRY));
+  }
 
   get size(): number {
     return this.count;
@@ -77,77 +89,97 @@ export class EntryBatchBuilder {
 
   /**
    * Runs once per proxied request: every field is named (a loop over field
-   * names would make each read a megamorphic lookup), and a value equal to
-   * the one before in its column reuses its index without hashing it.
-   * Long client-controlled strings are cut to their FIELD_CAPS length.
+   * names would make each read a megamorphic lookup). Long client-controlled
+   * strings are cut to their FIELD_CAPS length.
    */
   add(entry: AnalyticsEntry): void {
     if (this.count === this.capacity) this.grow();
     const numbers = this.numbers;
-    let at = this.count * NUMBERS;
-    numbers[at++] = entry.request_at;
-    numbers[at++] = entry.request_size;
-    numbers[at++] = entry.response_status;
-    numbers[at++] = entry.response_size;
-    numbers[at++] = entry.response_time;
-    numbers[at++] = entry.upstream_time ?? NaN;
-    numbers[at] = entry.gateway_overhead;
-    const refs = this.refs;
-    at = this.count * SHARED;
-    refs[at] = this.refOf(0, entry.request_method);
-    refs[at + 1] = this.refOf(1, entry.request_scheme);
-    refs[at + 2] = this.refOf(2, capped(entry.request_host, CAP.request_host));
-    refs[at + 3] = this.refOf(3, entry.request_ip);
-    refs[at + 4] = this.refOf(4, capped(entry.request_user_agent, CAP.request_user_agent));
-    refs[at + 5] = this.refOf(5, capped(entry.request_referer, CAP.request_referer));
-    refs[at + 6] = this.refOf(6, entry.api_backend_id);
-    refs[at + 7] = this.refOf(7, entry.user_id);
-    refs[at + 8] = this.refOf(8, capped(entry.user_email, CAP.user_email));
-    refs[at + 9] = this.refOf(9, entry.api_key_preview);
-    refs[at + 10] = this.refOf(10, entry.gatekeeper_denied_code);
-    this.own.push(entry.request_id, capped(entry.request_path, CAP.request_path)!, capped(entry.request_url_query, CAP.request_url_query)!);
+    const at = this.count * NUMBERS;
+    numbers[at] = entry.request_at;
+    numbers[at + 1] = entry.request_size;
+    numbers[at + 2] = entry.response_status;
+    numbers[at + 3] = entry.response_size;
+    numbers[at + 4] = entry.response_time;
+    numbers[at + 5] = entry.upstream_time ?? NaN;
+    numbers[at + 6] = entry.gateway_overhead;
+    const span = this.count * SPAN;
+    this.text(span, 0, entry.request_method);
+    this.text(span, 1, entry.request_scheme);
+    this.text(span, 2, capped(entry.request_host, CAP.request_host));
+    this.text(span, 3, entry.request_ip);
+    this.text(span, 4, capped(entry.request_user_agent, CAP.request_user_agent));
+    this.text(span, 5, capped(entry.request_referer, CAP.request_referer));
+    this.text(span, 6, entry.api_backend_id);
+    this.text(span, 7, entry.user_id);
+    this.text(span, 8, capped(entry.user_email, CAP.user_email));
+    this.text(span, 9, entry.api_key_preview);
+    this.text(span, 10, entry.gatekeeper_denied_code);
+    this.text(span, 11, entry.request_id);
+    this.text(span, 12, capped(entry.request_path, CAP.request_path));
+    this.text(span, 13, capped(entry.request_url_query, CAP.request_url_query));
     this.count++;
   }
 
-  /** Hands out what was added and starts an empty batch. */
+  /**
+   * Hands out what was added (its typed arrays as they are, room to spare
+   * included: they are moved, not copied) and starts an empty batch sized
+   * like this one, so a steady load never regrows it.
+   */
   take(): EntryBatch {
-    const batch: EntryBatch = {
-      count: this.count,
-      numbers: this.numbers.slice(0, this.count * NUMBERS),
-      refs: this.refs.slice(0, this.count * SHARED),
-      strings: this.strings,
-      own: this.own,
-    };
+    const batch: EntryBatch = { count: this.count, numbers: this.numbers, spans: this.spans, bytes: this.bytes };
+    this.capacity = Math.max(FIRST_CAPACITY, this.count);
+    this.numbers = new Float64Array(this.capacity * NUMBERS);
+    this.spans = new Int32Array(this.capacity * SPAN);
+    this.setBytes(new Uint8Array(Math.max(FIRST_CAPACITY * BYTES_PER_ENTRY, this.byteLength)));
+    this.byteLength = 0;
+    this.lastValues = new Array(STRINGS).fill(null);
     this.count = 0;
-    this.strings = [];
-    this.stringIndex = new Map();
-    this.own = [];
-    this.lastValues = new Array(SHARED).fill(null);
     return batch;
   }
 
-  private refOf(column: number, value: string | null): number {
-    if (value === null) return -1;
-    if (value === this.lastValues[column]) return this.lastRefs[column]!;
-    let ref = this.stringIndex.get(value);
-    if (ref === undefined) {
-      ref = this.strings.push(value) - 1;
-      this.stringIndex.set(value, ref);
+  private text(span: number, column: number, value: string | null): void {
+    const at = span + 2 * column;
+    const last = 2 * column;
+    if (value === null) {
+      this.spans[at] = -1;
+      this.spans[at + 1] = -1;
+      return;
     }
-    this.lastValues[column] = value;
-    this.lastRefs[column] = ref;
-    return ref;
+    if (value !== this.lastValues[column]) {
+      this.lastSpans[last] = this.byteLength;
+      this.lastSpans[last + 1] = this.write(value);
+      this.lastValues[column] = value;
+    }
+    this.spans[at] = this.lastSpans[last]!;
+    this.spans[at + 1] = this.lastSpans[last + 1]!;
+  }
+
+  /** Appends the string's UTF-8 bytes; answers where they end. */
+  private write(value: string): number {
+    const room = this.byteLength + value.length * MAX_UTF8_PER_UNIT;
+    if (room > this.bytes.length) this.setBytes(grown(this.bytes, room, this.byteLength));
+    this.byteLength += this.writer.write(value, this.byteLength);
+    return this.byteLength;
+  }
+
+  private setBytes(bytes: Uint8Array<ArrayBuffer>): void {
+    this.bytes = bytes;
+    this.writer = Buffer.from(bytes.buffer);
   }
 
   private grow(): void {
     this.capacity *= 2;
-    const numbers = new Float64Array(this.capacity * NUMBERS);
-    numbers.set(this.numbers);
-    const refs = new Int32Array(this.capacity * SHARED);
-    refs.set(this.refs);
-    this.numbers = numbers;
-    this.refs = refs;
+    this.numbers = grown(this.numbers, this.capacity * NUMBERS);
+    this.spans = grown(this.spans, this.capacity * SPAN);
   }
+}
+
+/** A copy at least `length` long (twice as long as before, at least) holding the first `used` items. */
+function grown<T extends Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Uint8Array<ArrayBuffer>>(array: T, length: number, used = array.length): T {
+  const copy = new (array.constructor as new (length: number) => T)(Math.max(length, 2 * array.length));
+  copy.set(array.subarray(0, used));
+  return copy;
 }
 
 function capped(value: string | null, cap: number): string | null {
@@ -163,42 +195,22 @@ export function batchOf(entries: readonly AnalyticsEntry[]): EntryBatch {
 
 /**
  * Entry `index`'s values in PACKED_ORDER, written into `row` (reused from
- * entry to entry by the writer, so reading a batch allocates nothing per entry).
+ * entry to entry by the writer).
  */
 export function readRow(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
   let to = offset;
   const numberAt = index * NUMBERS;
-  for (let field = 0; field < NUMBERS; field++) {
-    const value = batch.numbers[numberAt + field]!;
-    row[to++] = Number.isNaN(value) ? null : value;
-  }
-  const refAt = index * SHARED;
-  for (let field = 0; field < SHARED; field++) {
-    const ref = batch.refs[refAt + field]!;
-    row[to++] = ref < 0 ? null : batch.strings[ref];
-  }
-  const ownAt = index * OWN;
-  for (let field = 0; field < OWN; field++) row[to++] = batch.own[ownAt + field];
+  for (let field = 0; field < NUMBERS; field++) row[to++] = numberOf(batch, numberAt + field);
+  const span = index * SPAN;
+  for (let column = 0; column < STRINGS; column++) row[to++] = stringAt(batch, span, column);
 }
 
 /** Reads one field of any entry of a batch, without reading the others. */
 export function fieldReader<Name extends FieldName>(name: Name): (batch: EntryBatch, index: number) => AnalyticsEntry[Name] {
   const number = (NUMBER_FIELDS as readonly FieldName[]).indexOf(name);
-  const shared = (SHARED_FIELDS as readonly FieldName[]).indexOf(name);
-  const own = (OWN_FIELDS as readonly FieldName[]).indexOf(name);
-  if (number >= 0) {
-    return (batch, index) => {
-      const value = batch.numbers[index * NUMBERS + number]!;
-      return (Number.isNaN(value) ? null : value) as AnalyticsEntry[Name];
-    };
-  }
-  if (shared >= 0) {
-    return (batch, index) => {
-      const ref = batch.refs[index * SHARED + shared]!;
-      return (ref < 0 ? null : batch.strings[ref]) as AnalyticsEntry[Name];
-    };
-  }
-  return (batch, index) => batch.own[index * OWN + own] as AnalyticsEntry[Name];
+  if (number >= 0) return (batch, index) => numberOf(batch, index * NUMBERS + number) as AnalyticsEntry[Name];
+  const column = (STRING_FIELDS as readonly FieldName[]).indexOf(name);
+  return (batch, index) => stringAt(batch, index * SPAN, column) as AnalyticsEntry[Name];
 }
 
 /** Entry `index` as an object again (a put-back batch, tests): not for the hot path. */
@@ -218,5 +230,27 @@ export function firstEntries(batch: EntryBatch, count: number): EntryBatch {
 
 /** The buffers postMessage can move instead of copying. */
 export function transferablesOf(batch: EntryBatch): ArrayBuffer[] {
-  return [batch.numbers.buffer as ArrayBuffer, batch.refs.buffer as ArrayBuffer];
+  return [batch.numbers.buffer, batch.spans.buffer, batch.bytes.buffer] as ArrayBuffer[];
+}
+
+function numberOf(batch: EntryBatch, slot: number): number | null {
+  const value = batch.numbers[slot]!;
+  return Number.isNaN(value) ? null : value;
+}
+
+const utf8 = new TextDecoder();
+/** Per column, the last string decoded: a repeated span is decoded once. */
+const decodedFrom: (Uint8Array | null)[] = new Array(STRINGS).fill(null);
+const decodedAt = new Int32Array(STRINGS);
+const decoded: string[] = new Array(STRINGS).fill('');
+
+function stringAt(batch: EntryBatch, span: number, column: number): string | null {
+  const start = batch.spans[span + 2 * column]!;
+  if (start < 0) return null;
+  if (decodedFrom[column] !== batch.bytes || decodedAt[column] !== start) {
+    decoded[column] = utf8.decode(batch.bytes.subarray(start, batch.spans[span + 2 * column + 1]));
+    decodedFrom[column] = batch.bytes;
+    decodedAt[column] = start;
+  }
+  return decoded[column]!;
 }

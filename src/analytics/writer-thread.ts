@@ -11,7 +11,7 @@ import { SETTLED, STOPPED, type FromWriter, type ToWriter, type WriterData } fro
  * plenty, and V8's default would hold tens of MB of RSS for a thread that
  * keeps almost nothing alive.
  */
-const WRITER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+const WRITER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 };
 
 export interface WriterThreadEvents {
   /** The thread has opened its store and takes batches. */
