@@ -1,7 +1,9 @@
 // Writes batches of entries into analytics_logs and the daily rollups, one
 // transaction per batch. Rows go in ROWS_PER_INSERT at a time with positional
 // parameters: about 4 µs an entry instead of 6-7 for one named-parameter
-// insert per row, which matters because the writer shares the CPU with the proxy.
+// insert per row, which matters because the writer shares the CPU with the
+// proxy. Of those 4 µs, binding the 21 parameters is about 2.5 (better-sqlite3
+// converts each value on its own) and SQLite's insert with both indexes 1.4.
 import type { Db } from '../store/db.js';
 import { DailyRollups } from './daily-rollups.js';
 import { batchOf, PACKED_ORDER, readRow, type EntryBatch } from './entry-batch.js';
