@@ -3,6 +3,7 @@
 // parseApiBackend(). Validation itself stays in src/api-backends.
 import type { ApiBackendConfig, ApiSettings, SubSetting } from '../../api-backends/model.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
+import { joinLines, splitLines } from '../line-list.js';
 import { rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
 import { BLANK_RATE_LIMIT_ROW, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 
@@ -45,7 +46,6 @@ export interface ApiBackendForm {
 }
 
 const tristate = (value: boolean | null): string => (value === null ? '' : String(value));
-const lines = (items: readonly string[]): string => items.join('\n');
 
 function blankSettings(): SettingsForm {
   return settingsFromConfig(null);
@@ -103,8 +103,8 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
     http_basic_auth: settings?.http_basic_auth ?? '',
     rate_limit_mode: settings?.rate_limit_mode ?? '',
     rate_limits: (settings?.rate_limits ?? []).map(rowFromRateLimit),
-    allowed_ips: lines(settings?.allowed_ips ?? []),
-    allowed_referers: lines(settings?.allowed_referers ?? []),
+    allowed_ips: joinLines(settings?.allowed_ips ?? []),
+    allowed_referers: joinLines(settings?.allowed_referers ?? []),
     rate_limit_bucket_name: settings?.rate_limit_bucket_name ?? '',
     disable_analytics: tristate(settings?.disable_analytics ?? null),
     error_templates: { json: templates.json ?? '', xml: templates.xml ?? '', csv: templates.csv ?? '', html: templates.html ?? '' },
@@ -182,10 +182,6 @@ function settingsInput(settings: SettingsForm, at: string, errors: FieldErrors):
     error_templates: Object.fromEntries(Object.entries(settings.error_templates).filter(([, template]) => template.trim() !== '')),
     error_data: parseErrorData(settings.error_data, `${at}.error_data`, errors),
   };
-}
-
-function splitLines(text: string): string[] {
-  return text.split(/[\r\n,]+/).map((line) => line.trim()).filter((line) => line !== '');
 }
 
 function parseErrorData(text: string, field: string, errors: FieldErrors): unknown {

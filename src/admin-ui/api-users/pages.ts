@@ -1,6 +1,6 @@
 // Users › API Users: a searchable, paged list; add (the key is shown once);
-// view and edit roles, enabled state and per-user rate limits; regenerate
-// the key (shown once).
+// view and edit roles, enabled state, per-user rate limits and the IPs and
+// referers the key is restricted to; regenerate the key (shown once).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
 import { parseApiUser } from '../../api-users/validate.js';
@@ -8,6 +8,7 @@ import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
+import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
@@ -25,10 +26,18 @@ export interface ApiUserForm {
   use_description: string;
   roles: string;
   enabled: boolean;
-  settings: { rate_limit_mode: string; rate_limits: RateLimitRow[] };
+  settings: { rate_limit_mode: string; rate_limits: RateLimitRow[]; allowed_ips: string; allowed_referers: string };
 }
 
-const LABELS: Record<string, string> = { email: 'Email', first_name: 'First Name', last_name: 'Last Name', website: 'Website', use_description: 'Use description' };
+const LABELS: Record<string, string> = {
+  email: 'Email',
+  first_name: 'First Name',
+  last_name: 'Last Name',
+  website: 'Website',
+  use_description: 'Use description',
+  'settings.allowed_ips': 'Restrict Access to IPs',
+  'settings.allowed_referers': 'Restrict Access to HTTP Referers',
+};
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
 
 export function apiUserPages(app: FastifyInstance, context: AppContext): void {
@@ -47,7 +56,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
 
   app.post('/api_users', async (request, reply) => {
     const tree = decodeNestedForm(request.body);
-    const form = formFromSubmission(tree);
+    const form = formFromSubmission(tree, null);
     const rowAction = rowActionOf(tree);
     if (rowAction !== null) {
       applyRowAction(form, rowAction, BLANKS);
@@ -68,7 +77,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const user = users.get(request.params.id);
     if (user === null) return notFound(reply);
     const tree = decodeNestedForm(request.body);
-    const form = formFromSubmission(tree);
+    const form = formFromSubmission(tree, user);
     const rowAction = rowActionOf(tree);
     if (rowAction !== null) {
       applyRowAction(form, rowAction, BLANKS);
@@ -113,11 +122,16 @@ function formFromUser(user: ApiUser | null): ApiUserForm {
     use_description: user?.use_description ?? '',
     roles: (user?.roles ?? []).join(', '),
     enabled: user?.enabled ?? true,
-    settings: { rate_limit_mode: user?.settings.rate_limit_mode ?? '', rate_limits: (user?.settings.rate_limits ?? []).map(rowFromRateLimit) },
+    settings: {
+      rate_limit_mode: user?.settings.rate_limit_mode ?? '',
+      rate_limits: (user?.settings.rate_limits ?? []).map(rowFromRateLimit),
+      allowed_ips: joinLines(user?.settings.allowed_ips ?? []),
+      allowed_referers: joinLines(user?.settings.allowed_referers ?? []),
+    },
   };
 }
 
-function formFromSubmission(tree: FormTree): ApiUserForm {
+function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm {
   const settings = treeOf(tree, 'settings');
   return {
     email: textOf(tree, 'email').trim(),
@@ -130,11 +144,18 @@ function formFromSubmission(tree: FormTree): ApiUserForm {
     settings: {
       rate_limit_mode: textOf(settings, 'rate_limit_mode'),
       rate_limits: rowsOf(settings, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),
+      allowed_ips: listText(settings, 'allowed_ips', saved),
+      allowed_referers: listText(settings, 'allowed_referers', saved),
     },
   };
 }
 
-/** What parseApiUser() takes; IP and referer restrictions set through the API are kept as they are. */
+/** A restriction list's textarea as sent; a post without the field (not from this form) keeps the saved list. */
+function listText(settings: FormTree, key: 'allowed_ips' | 'allowed_referers', saved: ApiUser | null): string {
+  return key in settings ? textOf(settings, key) : joinLines(saved?.settings[key] ?? []);
+}
+
+/** What parseApiUser() takes. */
 function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, unknown> {
   return {
     ...form,
@@ -142,8 +163,8 @@ function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, 
     settings: {
       rate_limit_mode: form.settings.rate_limit_mode,
       rate_limits: form.settings.rate_limits.map(rateLimitInput),
-      allowed_ips: existing?.settings.allowed_ips ?? [],
-      allowed_referers: existing?.settings.allowed_referers ?? [],
+      allowed_ips: splitLines(form.settings.allowed_ips),
+      allowed_referers: splitLines(form.settings.allowed_referers),
     },
     registration_source: existing?.registration_source ?? 'web_admin',
   };
