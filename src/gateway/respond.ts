@@ -3,7 +3,8 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { RateLimitHeaders } from '../rate-limit/limiter.js';
-import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type MessageUrls } from './errors.js';
+import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type ErrorFormat } from './errors.js';
+import { renderCustomError, type ErrorResponses, type ErrorUrls, type RenderedError } from './error-templates.js';
 import { REQUEST_ID_HEADER } from './headers.js';
 import { baseUrl } from '../lib/base-url.js';
 
@@ -18,6 +19,8 @@ export interface ErrorRequest {
   readonly protocol: string;
   readonly host: string;
   readonly requestId: string | null;
+  /** The backend's effective settings, once the request has one: its error_templates and error_data apply. */
+  readonly settings?: { readonly errorResponses: ErrorResponses | null };
 }
 
 export interface ErrorExtras {
@@ -26,11 +29,11 @@ export interface ErrorExtras {
 }
 
 export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): void {
-  const { format, contentType } = negotiateFormat(request.path, request.query, request.headers.accept);
-  const body = renderErrorBody(format, code, errorMessage(code, messageUrls(config, request)));
+  const negotiated = negotiateFormat(request.path, request.query, request.headers.accept);
+  const { status, contentType, body } = renderError(config, request, code, negotiated.format);
   const headers = [
     'Content-Type',
-    contentType,
+    contentType ?? negotiated.contentType,
     'Content-Length',
     String(Buffer.byteLength(body)),
     'Access-Control-Allow-Origin',
@@ -43,7 +46,7 @@ export function writeError(res: ServerResponse, config: Config, request: ErrorRe
   if (request.requestId !== null) headers.push(REQUEST_ID_HEADER, request.requestId);
   if (extras.rateLimit) headers.push(...rateLimitHeaders(extras.rateLimit));
   if (extras.retryAfterSeconds !== undefined) headers.push('Retry-After', String(extras.retryAfterSeconds));
-  res.writeHead(ERRORS[code].status, headers);
+  res.writeHead(status, headers);
   res.end(request.method === 'HEAD' ? undefined : body);
 }
 
@@ -51,12 +54,19 @@ export function rateLimitHeaders(limit: RateLimitHeaders): string[] {
   return ['X-RateLimit-Limit', String(limit.limit), 'X-RateLimit-Remaining', String(Math.max(limit.remaining, 0))];
 }
 
+function renderError(config: Config, request: ErrorRequest, code: ErrorCode, format: ErrorFormat): RenderedError {
+  const custom = request.settings?.errorResponses ?? null;
+  if (custom !== null) return renderCustomError(custom, code, format, messageUrls(config, request));
+  return { status: ERRORS[code].status, contentType: null, body: renderErrorBody(format, code, errorMessage(code, messageUrls(config, request))) };
+}
+
 /** base_url is public_url when set, else what the client called; signup and contact pages hang off it. */
-export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protocol' | 'host' | 'url'>): MessageUrls {
+export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protocol' | 'host' | 'url'>): ErrorUrls {
   const base = baseUrl(config, request);
   const colon = request.host.lastIndexOf(':');
   const hostname = colon > request.host.lastIndexOf(']') ? request.host.slice(0, colon) : request.host;
   return {
+    base_url: base,
     signup_url: `${base}/signup/`,
     contact_url: config.contact_url ?? `${base}/contact/`,
     https_url: `https://${hostname}${request.url}`,

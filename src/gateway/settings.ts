@@ -4,6 +4,7 @@
 import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
 import { ClientRestrictions } from './client-restrictions.js';
+import { compileErrorResponses, type ErrorResponses } from './error-templates.js';
 import { NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
 
@@ -29,6 +30,8 @@ export interface EffectiveSettings {
   readonly authorization: string | null;
   /** allowed_ips and allowed_referers; null when neither is set. */
   readonly clientRestrictions: ClientRestrictions | null;
+  /** error_templates and error_data; null when neither is set. */
+  readonly errorResponses: ErrorResponses | null;
 }
 
 interface CompiledSubSetting {
@@ -107,6 +110,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     queryAppend: parseQueryAppend(settings.append_query_string),
     authorization: settings.http_basic_auth === null ? null : `Basic ${Buffer.from(settings.http_basic_auth).toString('base64')}`,
     clientRestrictions: ClientRestrictions.compile(settings),
+    errorResponses: compileErrorResponses(settings),
   };
 }
 
