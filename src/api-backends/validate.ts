@@ -218,7 +218,13 @@ export function parseAllowedIps(raw: unknown, field: string, errors: ErrorCollec
   return entries;
 }
 
+/** Text values kept; numbers kept as text too (`"status_code": 429` as API Umbrella's configs write it); anything else dropped. */
 function stringRecord(raw: unknown): Record<string, string> {
   if (!isPlainObject(raw)) return {};
-  return Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const kept: [string, string][] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value === 'string') kept.push([name, value]);
+    else if (typeof value === 'number' && Number.isFinite(value)) kept.push([name, String(value)]);
+  }
+  return Object.fromEntries(kept);
 }

@@ -88,7 +88,7 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     rate_limits: ownLimits ? child.rate_limits : parent.rate_limits,
     rate_limit_bucket_name: child.rate_limit_bucket_name ?? parent.rate_limit_bucket_name,
     error_templates: { ...parent.error_templates, ...child.error_templates },
-    error_data: { ...parent.error_data, ...child.error_data },
+    error_data: mergedErrorData(parent.error_data, child.error_data),
     disable_analytics: child.disable_analytics ?? parent.disable_analytics,
   };
 }
@@ -121,4 +121,11 @@ export function limitsFor(settings: EffectiveSettings, user: KeyHolder | null): 
   if (mode === 'unlimited') return UNLIMITED;
   if (mode === 'custom') return user!.settings.rate_limits;
   return settings.rateLimits;
+}
+
+/** Per error code, the child's entries over the parent's (a sub-setting that only rewords a message keeps the backend's status_code), as API Umbrella deep-merges. */
+function mergedErrorData(parent: ApiSettings['error_data'], child: ApiSettings['error_data']): ApiSettings['error_data'] {
+  const merged: Record<string, Readonly<Record<string, string>>> = { ...parent };
+  for (const [code, data] of Object.entries(child)) merged[code] = { ...parent[code], ...data };
+  return merged;
 }

@@ -36,6 +36,22 @@ describe('error_data', () => {
     expect(JSON.parse(invalid.text).error.code).toBe('API_KEY_INVALID');
   });
 
+  it('takes a numeric status_code, as API Umbrella configs write it', async () => {
+    await backendAt('numeric', { error_data: { api_key_missing: { status_code: 429 } } });
+    expect((await send(fx.gw.url, '/numeric/a')).status).toBe(429);
+  });
+
+  it("keeps the backend's entries for a code a sub-setting only partly overrides", async () => {
+    await backendAt(
+      'partly',
+      { error_data: { api_key_missing: { status_code: '401', message: 'backend message' } } },
+      { sub_settings: [{ http_method: 'any', regex: '^/backend/special', settings: { error_data: { api_key_missing: { message: 'sub-setting message' } } } }] },
+    );
+    const reply = await send(fx.gw.url, '/partly/special');
+    expect(reply.status).toBe(401);
+    expect(JSON.parse(reply.text).error.message).toBe('sub-setting message');
+  });
+
   it('uses common.contact_url in the default messages, itself rendered over base_url', async () => {
     await backendAt('common', { error_data: { common: { contact_url: '{{base_url}}/help/' } } });
     const reply = await send(fx.gw.url, '/common/a', { headers: { 'X-Api-Key': disabledKey } });
