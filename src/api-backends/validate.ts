@@ -1,6 +1,7 @@
 // Turns an admin's API backend input (API Umbrella's JSON shape) into a typed
 // ApiBackendConfig, or field errors with API Umbrella's messages.
 import { isAddressOrRange } from '../lib/address-ranges.js';
+import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
   BACKEND_PROTOCOLS,
@@ -175,9 +176,9 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     rate_limit_mode: rateLimitMode as RateLimitMode,
     rate_limits: rateLimits.ok ? rateLimits.value : [],
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
-    error_templates: stringRecord(raw.error_templates),
+    error_templates: checkedTemplates(stringRecord(raw.error_templates), `${at}.error_templates`, errors),
     error_data: isPlainObject(raw.error_data)
-      ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, stringRecord(data)]))
+      ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, checkedTemplates(stringRecord(data), `${at}.error_data.${code}`, errors)]))
       : {},
     disable_analytics: toBoolean(raw.disable_analytics),
   };
@@ -216,6 +217,18 @@ export function parseAllowedIps(raw: unknown, field: string, errors: ErrorCollec
     if (!isAddressOrRange(entry)) errors.add(field, `contains "${entry}", which is not an IP address or CIDR range (such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32)`);
   }
   return entries;
+}
+
+/** Error templates and error data values are Mustache templates: one that cannot be parsed is refused here, not answered with 500s later. */
+function checkedTemplates(values: Record<string, string>, at: string, errors: ErrorCollector): Record<string, string> {
+  for (const [name, template] of Object.entries(values)) {
+    try {
+      Mustache.parse(template);
+    } catch (error) {
+      errors.add(`${at}.${name}`, `is not a valid template (${(error as Error).message.split('\n')[0]})`);
+    }
+  }
+  return values;
 }
 
 /** Text values kept; numbers kept as text too (`"status_code": 429` as API Umbrella's configs write it); anything else dropped. */

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiSettings } from '../../src/api-backends/model.js';
+import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { echoBackend, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let fx: ProxyFixture;
@@ -8,6 +10,15 @@ beforeAll(async () => {
   disabledKey = (await fx.gw.createUser({ email: 'disabled@example.com', enabled: false })).apiKey;
 });
 afterAll(() => fx.close());
+
+/** Stores and publishes a backend past validation, as an earlier version that did not check templates may have stored it. */
+function storedUnchecked(name: string, settings: Partial<ApiSettings>): void {
+  const parsed = parseApiBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: `/${name}/`, backend_prefix: '/backend/' }] }));
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  const { backends, publisher } = fx.gw.context;
+  const created = backends.create({ ...parsed.value, settings: { ...parsed.value.settings, ...settings } }, null);
+  publisher.publish([created.id], null);
+}
 
 /** Publishes an echo backend under /<name>/ with these settings. */
 async function backendAt(name: string, settings: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<void> {
@@ -111,15 +122,25 @@ describe('error_templates', () => {
     expect(reply.text).toBe(JSON.stringify({ error: { code: 'API_KEY_MISSING', message: `No api_key was supplied. Get one at ${fx.gw.url}/signup/` } }));
   });
 
-  it('answers 500 text/plain for a template that cannot render, and keeps serving', async () => {
-    await backendAt('broken', { error_templates: { json: '{"error": {{#code}}}' } });
+  it('refuses a template that cannot be parsed when it is saved, naming the field', async () => {
+    const input = (settings: Record<string, unknown>) => ({ api: echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/refused/', backend_prefix: '/' }], settings }) });
+    const template = await fx.gw.adminApi('POST', '/apis', input({ error_templates: { json: '{"error": {{#code}}}' } }));
+    expect(template.status).toBe(422);
+    expect(JSON.stringify(template.body)).toContain('settings.error_templates.json');
+    const message = await fx.gw.adminApi('POST', '/apis', input({ error_data: { api_key_missing: { message: 'Hi {{/x}}' } } }));
+    expect(message.status).toBe(422);
+    expect(JSON.stringify(message.body)).toContain('settings.error_data.api_key_missing.message');
+  });
+
+  it('answers 500 text/plain for a stored template that cannot render (saved before templates were checked), and keeps serving', async () => {
+    await storedUnchecked('broken', { error_templates: { json: '{"error": {{#code}}}' } });
     for (let round = 0; round < 2; round++) {
       const reply = await send(fx.gw.url, '/broken/a');
       expect(reply.status).toBe(500);
       expect(reply.headers['content-type']).toBe('text/plain');
       expect(reply.text).toBe('Internal Server Error');
     }
-    await backendAt('broken-message', { error_data: { api_key_missing: { message: 'Hi {{/x}}' } } });
+    await storedUnchecked('broken-message', { error_data: { api_key_missing: { message: 'Hi {{/x}}' } } });
     expect((await send(fx.gw.url, '/broken-message/a')).status).toBe(500);
     const fine = await send(fx.gw.url, '/message/a', { headers: { 'X-Api-Key': fx.apiKey } });
     expect(fine.status).toBe(200);
