@@ -32,5 +32,7 @@ export interface AnalyticsEntry {
 
 /** Where the proxy hands entries; it must return at once and never throw. */
 export interface AnalyticsRecorder {
+  /** false: record() keeps nothing, so the proxy need not build entries at all. */
+  readonly enabled: boolean;
   record(entry: AnalyticsEntry): void;
 }

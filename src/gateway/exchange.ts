@@ -166,7 +166,7 @@ export class Exchange implements ErrorRequest {
   private readonly onClose = (): void => {
     // A client that leaves mid-request stops the upstream call too.
     this.call?.abort();
-    if (!this.settings.disableAnalytics) this.deps.analytics.record(analyticsEntry(this));
+    if (this.deps.analytics.enabled && !this.settings.disableAnalytics) this.deps.analytics.record(analyticsEntry(this));
   };
 }
 

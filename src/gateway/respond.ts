@@ -55,9 +55,10 @@ export function rateLimitHeaders(limit: RateLimitHeaders): string[] {
 }
 
 function renderError(config: Config, request: ErrorRequest, code: ErrorCode, format: ErrorFormat): RenderedError {
+  const urls = messageUrls(config, request);
   const custom = request.settings?.errorResponses ?? null;
-  if (custom !== null) return renderCustomError(custom, code, format, messageUrls(config, request));
-  return { status: ERRORS[code].status, contentType: null, body: renderErrorBody(format, code, errorMessage(code, messageUrls(config, request))) };
+  if (custom !== null) return renderCustomError(custom, code, format, urls);
+  return { status: ERRORS[code].status, contentType: null, body: renderErrorBody(format, code, errorMessage(code, urls)) };
 }
 
 /** base_url is public_url when set, else what the client called; signup and contact pages hang off it. */
