@@ -1,18 +1,53 @@
-// The hot path's view of API keys: every key record in memory, by lookup
+// The hot path's view of API keys: every user's key in memory, by lookup
 // prefix. Writes in this process reach it at once through the repository's
 // change events; writes by another process (the CLI) are picked up by
 // refresh(), which the context runs every second. A request never waits on
 // SQLite to check a key.
-import { lookupPrefix, tokenMatches } from '../lib/secret-token.js';
-import type { ApiUserRepository, KeyRecord } from './repository.js';
+//
+// A gateway holds 100,000 users or more, so they are kept as columns by slot
+// number rather than as an object each: HMACs and flags in typed arrays, the
+// prefix table in key-prefix-table.ts, and only the id and email as strings
+// (handed out with every found key). What few users have beyond the defaults
+// (roles, own settings, an imported preview) sits in a sparse map.
+import { timingSafeEqual } from 'node:crypto';
+import { hmac, lookupPrefix, previewOf } from '../lib/secret-token.js';
+import { INITIAL_SLOTS, withRoom } from './key-columns.js';
+import { NO_SLOT, PrefixTable } from './key-prefix-table.js';
+import { DEFAULT_USER_SETTINGS, type ApiUserSettings, type KeyHolder } from './model.js';
+import type { ApiUserRepository, KeyRow } from './repository.js';
 
 export const MIN_KEY_LENGTH = 4;
 export const MAX_KEY_LENGTH = 60;
 
+/** HMAC-SHA256 bytes per slot. */
+const HASH_BYTES = 32;
+
+/** A key that find() verified: its user, and the lookup prefix that analytics record. */
+export interface FoundKey {
+  readonly prefix: string;
+  readonly user: KeyHolder;
+}
+
+/** A user's fields that differ from what almost every user has. */
+interface Extras {
+  /** Only when it is not previewOf(key), as for some imported users. */
+  preview?: string;
+  roles?: readonly string[];
+  settings?: ApiUserSettings;
+}
+
+const NO_ROLES: readonly string[] = Object.freeze([]);
+const DEFAULT_SETTINGS_JSON = new Set(['{}', JSON.stringify(DEFAULT_USER_SETTINGS)]);
+
 export class KeyIndex {
-  private readonly byPrefix = new Map<string, KeyRecord>();
-  /** The prefix each user's record is filed under, to unfile it when the key changes. */
-  private readonly prefixByUser = new Map<string, string>();
+  private readonly prefixes = new PrefixTable();
+  private readonly slotById = new Map<string, number>();
+  private readonly ids: string[] = [];
+  private readonly emails: string[] = [];
+  private hashes = new Uint8Array(INITIAL_SLOTS * HASH_BYTES);
+  /** 1 or 0 per slot. */
+  private enabled = new Uint8Array(INITIAL_SLOTS);
+  private readonly extras = new Map<number, Extras>();
   private lastChangeSeq = 0;
   private lastDataVersion: number;
 
@@ -21,16 +56,16 @@ export class KeyIndex {
     private readonly secretKey: string,
   ) {
     this.lastDataVersion = repository.externalDataVersion();
-    for (const record of repository.keyRecords()) this.file(record);
-    repository.onChange((change) => this.file(change.record));
+    for (const row of repository.keyRows()) this.file(row);
+    repository.onChange((change) => this.file(change.row));
   }
 
-  /** The record whose key this is, or null: wrong length, unknown prefix, or an HMAC mismatch. */
-  find(apiKey: string): KeyRecord | null {
+  /** The key's user, or null: wrong length, unknown prefix, or an HMAC mismatch. Builds a fresh record each call. */
+  find(apiKey: string): FoundKey | null {
     if (apiKey.length < MIN_KEY_LENGTH || apiKey.length > MAX_KEY_LENGTH) return null;
-    const record = this.byPrefix.get(lookupPrefix(apiKey));
-    if (record === undefined || !tokenMatches(this.secretKey, apiKey, record.hash)) return null;
-    return record;
+    const slot = this.prefixes.slotOf(apiKey);
+    if (slot === NO_SLOT || !this.hashMatches(slot, apiKey)) return null;
+    return { prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey) };
   }
 
   /** Takes in users written by other processes since the last look; cheap when nothing changed. */
@@ -38,18 +73,62 @@ export class KeyIndex {
     const dataVersion = this.repository.externalDataVersion();
     if (dataVersion === this.lastDataVersion) return;
     this.lastDataVersion = dataVersion;
-    for (const record of this.repository.keyRecords(this.lastChangeSeq)) this.file(record);
+    for (const row of this.repository.keyRows(this.lastChangeSeq)) this.file(row);
   }
 
+  /** Keys that find() can answer for. */
   get size(): number {
-    return this.byPrefix.size;
+    return this.prefixes.size;
   }
 
-  private file(record: KeyRecord): void {
-    const previous = this.prefixByUser.get(record.user.id);
-    if (previous !== undefined && previous !== record.prefix) this.byPrefix.delete(previous);
-    this.byPrefix.set(record.prefix, record);
-    this.prefixByUser.set(record.user.id, record.prefix);
-    if (record.changeSeq > this.lastChangeSeq) this.lastChangeSeq = record.changeSeq;
+  private hashMatches(slot: number, apiKey: string): boolean {
+    const start = slot * HASH_BYTES;
+    return timingSafeEqual(hmac(this.secretKey, apiKey), this.hashes.subarray(start, start + HASH_BYTES));
   }
+
+  /** The slot's user; its key, already verified, gives the preview. */
+  private holder(slot: number, apiKey: string): KeyHolder {
+    const extras = this.extras.get(slot);
+    return Object.freeze({
+      id: this.ids[slot]!,
+      email: this.emails[slot]!,
+      api_key_preview: extras?.preview ?? previewOf(apiKey),
+      enabled: this.enabled[slot] === 1,
+      roles: extras?.roles ?? NO_ROLES,
+      settings: extras?.settings ?? DEFAULT_USER_SETTINGS,
+    });
+  }
+
+  /** Files a user written now, in its own slot (a user is filed again on every write); its old key stops working. */
+  private file(row: KeyRow): void {
+    const slot = this.slotOf(row.id);
+    this.prefixes.file(slot, row.api_key_prefix);
+    this.hashes.set(row.api_key_hash, slot * HASH_BYTES);
+    this.enabled[slot] = row.enabled === 1 ? 1 : 0;
+    this.emails[slot] = row.email;
+    const extras = extrasOf(row);
+    if (extras === undefined) this.extras.delete(slot);
+    else this.extras.set(slot, extras);
+    if (row.change_seq > this.lastChangeSeq) this.lastChangeSeq = row.change_seq;
+  }
+
+  /** The user's slot; a new user takes the next one. Users are never deleted, so slots are never freed. */
+  private slotOf(id: string): number {
+    const existing = this.slotById.get(id);
+    if (existing !== undefined) return existing;
+    const slot = this.ids.length;
+    this.ids.push(id);
+    this.slotById.set(id, slot);
+    this.hashes = withRoom(this.hashes, (slot + 1) * HASH_BYTES);
+    this.enabled = withRoom(this.enabled, slot + 1);
+    return slot;
+  }
+}
+
+function extrasOf(row: KeyRow): Extras | undefined {
+  const extras: Extras = {};
+  if (row.api_key_preview !== previewOf(row.api_key_prefix)) extras.preview = row.api_key_preview;
+  if (row.roles !== '[]') extras.roles = Object.freeze(JSON.parse(row.roles) as string[]);
+  if (!DEFAULT_SETTINGS_JSON.has(row.settings)) extras.settings = Object.freeze(JSON.parse(row.settings) as ApiUserSettings);
+  return extras.preview === undefined && extras.roles === undefined && extras.settings === undefined ? undefined : extras;
 }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { digestToken, generateToken } from '../lib/secret-token.js';
-import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type ApiUserSettings, type KeyHolder } from './model.js';
+import type { ApiUser, ApiUserInput, ApiUserSettings } from './model.js';
 
 interface UserRow {
   id: string;
@@ -26,16 +26,10 @@ interface UserRow {
   change_seq: number;
 }
 
-/** What the key index keeps of a user: enough to authorise a request without the store. */
-export interface KeyRecord {
-  readonly prefix: string;
-  readonly hash: Buffer;
-  readonly user: KeyHolder;
-  /** The user's change number: higher for every write. */
-  readonly changeSeq: number;
-}
+/** A user's columns that the key index files, as stored: enough to authorise a request without the store. */
+export type KeyRow = Pick<UserRow, 'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'roles' | 'settings' | 'change_seq'>;
 
-export type UserChange = { kind: 'upsert'; record: KeyRecord };
+export type UserChange = { kind: 'upsert'; row: KeyRow };
 
 export interface UserListQuery {
   readonly search?: string;
@@ -125,12 +119,11 @@ export class ApiUserRepository {
     return (this.db.prepare('SELECT count(*) AS n FROM api_users WHERE email = ? COLLATE NOCASE').get(email) as { n: number }).n;
   }
 
-  /** Key records of the users written after change number `afterSeq` (all of them for 0), in change order. */
-  *keyRecords(afterSeq = 0): IterableIterator<KeyRecord> {
-    const rows = this.db
-      .prepare(`SELECT ${KEY_RECORD_COLUMNS} FROM api_users WHERE change_seq > ? ORDER BY change_seq`)
-      .iterate(afterSeq) as IterableIterator<KeyRecordRow>;
-    for (const row of rows) yield toKeyRecord(row);
+  /** Key rows of the users written after change number `afterSeq` (all of them for 0), in change order. */
+  keyRows(afterSeq = 0): IterableIterator<KeyRow> {
+    return this.db
+      .prepare(`SELECT ${KEY_ROW_COLUMNS} FROM api_users WHERE change_seq > ? ORDER BY change_seq`)
+      .iterate(afterSeq) as IterableIterator<KeyRow>;
   }
 
   /** Changes whenever another connection (another process, such as the CLI) commits to the store. */
@@ -157,8 +150,7 @@ export class ApiUserRepository {
 
   private notify(id: string): ApiUser {
     const row = this.row(id)!;
-    const record = toKeyRecord(row);
-    for (const listener of this.listeners) listener({ kind: 'upsert', record });
+    for (const listener of this.listeners) listener({ kind: 'upsert', row });
     return toUser(row);
   }
 }
@@ -196,23 +188,4 @@ function toUser(row: UserRow): ApiUser {
   });
 }
 
-const KEY_RECORD_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, roles, settings, change_seq';
-type KeyRecordRow = Pick<UserRow, 'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'roles' | 'settings' | 'change_seq'>;
-
-// Most users have no roles and default settings: they share one frozen value
-// each, which keeps the key index small (100,000 users in memory).
-const NO_ROLES: readonly string[] = Object.freeze([]);
-const DEFAULT_SETTINGS_JSON = new Set(['{}', JSON.stringify(DEFAULT_USER_SETTINGS)]);
-
-function toKeyRecord(row: KeyRecordRow): KeyRecord {
-  const user: KeyHolder = Object.freeze({
-    id: row.id,
-    email: row.email,
-    api_key_preview: row.api_key_preview,
-    enabled: row.enabled === 1,
-    roles: row.roles === '[]' ? NO_ROLES : Object.freeze(JSON.parse(row.roles) as string[]),
-    settings: DEFAULT_SETTINGS_JSON.has(row.settings) ? DEFAULT_USER_SETTINGS : Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
-  });
-  // A copy from Buffer's shared pool: a 32-byte slice costs far less than the store's own buffer per row.
-  return { prefix: row.api_key_prefix, hash: Buffer.from(row.api_key_hash), user, changeSeq: row.change_seq };
-}
+const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, roles, settings, change_seq';

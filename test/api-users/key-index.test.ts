@@ -1,22 +1,8 @@
 // Users written by another process (the CLI, a second connection) reach a
 // running gateway's key index through refresh(), without a restart.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createContext, type AppContext } from '../../src/context.js';
+import { describe, expect, it } from 'vitest';
 import { apiUserInput } from '../helpers/users.js';
-import { testConfig } from '../helpers/config.js';
-
-const open: AppContext[] = [];
-afterEach(() => {
-  for (const context of open.splice(0)) context.close();
-});
-
-function twoProcesses(): { gateway: AppContext; cli: AppContext } {
-  const config = testConfig();
-  const gateway = createContext(config);
-  const cli = createContext(config);
-  open.push(gateway, cli);
-  return { gateway, cli };
-}
+import { twoProcesses } from './two-processes.js';
 
 const input = apiUserInput({ email: 'cli@example.com', registration_source: 'cli' });
 
