@@ -112,7 +112,7 @@ export class PrefixTable {
 }
 
 /** FNV-1a over the first `length` UTF-16 code units, as an unsigned 32-bit number. */
-function hashUnits(key: string, length: number): number {
+export function hashUnits(key: string, length: number): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < length; index++) hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193);
   return hash >>> 0;
