@@ -14,7 +14,8 @@ import { entriesCsv } from '../src/analytics/csv.js';
 import { parseLogQuery, type LogQuery } from '../src/analytics/query/log-query.js';
 import { ReaderThread } from '../src/analytics/reader-thread.js';
 import { openStore, type Db } from '../src/store/db.js';
-import { seedAnalytics } from '../scripts/seed-analytics.js';
+import { DEFAULT_RULES } from '../src/analytics/query/filter-rules.js';
+import { SEEDED_BACKENDS, seedAnalytics } from '../scripts/seed-analytics.js';
 
 const ENTRIES = 1_000_000;
 const DAYS = 30;
@@ -31,10 +32,13 @@ const now = Date.now();
 
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
-const timings = await defaultViewTimings(runs);
+const timings = await viewTimings({}, runs);
 loop.disable();
 console.log(`default view (14 days, first page, highlights, chart): median ${ms(median(timings))}, max ${ms(Math.max(...timings))} over ${runs} runs`);
 console.log(`  main event loop meanwhile: delay max ${ms(loop.max / 1e6)}, p99 ${ms(loop.percentile(99) / 1e6)}`);
+const oneBackend = JSON.stringify([...DEFAULT_RULES, { field: 'api_backend_id', operator: 'equal', value: SEEDED_BACKENDS[0] }]);
+const backendTimings = await viewTimings({ query: oneBackend }, runs);
+console.log(`the same view filtered on one of ${SEEDED_BACKENDS.length} backends: median ${ms(median(backendTimings))}, max ${ms(Math.max(...backendTimings))}`);
 await csvMemory();
 await reader.stop();
 db.close();
@@ -48,11 +52,11 @@ function ensureSeeded(store: Db): void {
   console.log('(seeding grew this process: run again for a clean RSS figure)');
 }
 
-async function defaultViewTimings(count: number): Promise<number[]> {
+async function viewTimings(params: Record<string, string>, count: number): Promise<number[]> {
   const timings: number[] = [];
   for (let run = 0; run < count; run++) {
     const started = performance.now();
-    const query = mustParse({});
+    const query = mustParse(params);
     const [summary, page] = await Promise.all([reader.summary(query), reader.entries(query)]);
     timings.push(performance.now() - started);
     if (run === 0) console.log(`  ${summary.hits} hits, ${summary.unique_users} users, ${summary.unique_ips} IPs, ${page.length} rows on the first page`);

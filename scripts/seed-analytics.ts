@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
 const BATCH = 10_000;
 const USERS = 2_000;
 const ANONYMOUS_IPS = 20_000;
-const BACKENDS = ['backend-weather', 'backend-energy', 'backend-transit', 'backend-census', 'backend-maps'];
+export const SEEDED_BACKENDS = ['backend-weather', 'backend-energy', 'backend-transit', 'backend-census', 'backend-maps'];
 const PATHS = ['/v1/forecast', '/v1/stations', '/v2/prices', '/v1/routes', '/v1/population', '/v1/tiles'];
 const AGENTS = ['curl/8.5.0', 'python-requests/2.31.0', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0', 'okhttp/4.12.0'];
 
@@ -64,7 +64,7 @@ function syntheticEntry(index: number, requestAt: number, random: () => number):
     response_time: responseTime,
     upstream_time: upstreamTime,
     gateway_overhead: upstreamTime === null ? responseTime : responseTime - upstreamTime,
-    api_backend_id: BACKENDS[index % BACKENDS.length]!,
+    api_backend_id: SEEDED_BACKENDS[index % SEEDED_BACKENDS.length]!,
     user_id: known ? `user-${user.toString().padStart(5, '0')}` : null,
     user_email: known ? `user${user}@example.com` : null,
     api_key_preview: known ? `k${user.toString(36).padStart(4, '0')}…` : null,

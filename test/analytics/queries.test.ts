@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
-import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { AnalyticsQueries, whereSql } from '../../src/analytics/log-queries.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { parseLogQuery, type LogQuery } from '../../src/analytics/query/log-query.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
@@ -163,5 +163,14 @@ describe('analytics queries: highlights, chart and users', () => {
 
   it('lists hits and last request per user, most hits first', () => {
     expect(queries.userHits(view({})).map((user) => [user.user_email, user.hits])).toEqual([['one@example.com', 3], ['two@example.com', 1]]);
+  });
+});
+
+describe('analytics queries: indexes', () => {
+  it('answer a view filtered on one backend from the time index alone, without reading rows', () => {
+    const db = tempStore();
+    const where = whereSql(filtered([{ field: 'api_backend_id', operator: 'equal', value: 'backend-1' }]));
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT count(*) AS hits, total(response_time) AS time FROM analytics_logs WHERE ${where.sql}`).all(...where.params) as { detail: string }[];
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX analytics_logs_request_at')]);
   });
 });
