@@ -48,6 +48,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.thread = new WriterThread(options.dataDir, {
       // Entries held back while it started go at once, not a flush interval later.
       onReady: () => this.drain(),
+      onWritten: (batch) => this.buffer.reuse(batch),
       onFailed: (entries, error) => this.retryLater(entries, error),
       onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),

@@ -48,6 +48,11 @@ export class AnalyticsBuffer {
     this.sealedCount += kept.count;
   }
 
+  /** A batch that has been stored: its memory goes to a later batch. */
+  reuse(batch: EntryBatch): void {
+    this.builder.reuse(batch);
+  }
+
   countDropped(count: number): void {
     this.droppedCount += count;
   }

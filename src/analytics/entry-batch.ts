@@ -78,6 +78,8 @@ export class EntryBatchBuilder {
   /** Per STRING_FIELDS column: the last string written and where its bytes are. */
   private lastValues: (string | null)[] = new Array(STRINGS).fill(null);
   private readonly lastSpans = new Int32Array(SPAN);
+  /** A written batch whose arrays the next batch can take over. */
+  private spare: EntryBatch | null = null;
 
   constructor() {
     this.setBytes(new Uint8Array(FIRST_CAPACITY * BYTES_PER_ENTRY));
@@ -128,14 +130,34 @@ export class EntryBatchBuilder {
    */
   take(): EntryBatch {
     const batch: EntryBatch = { count: this.count, numbers: this.numbers, spans: this.spans, bytes: this.bytes };
+    const spare = this.spare;
+    this.spare = null;
     this.capacity = Math.max(FIRST_CAPACITY, this.count);
-    this.numbers = new Float64Array(this.capacity * NUMBERS);
-    this.spans = new Int32Array(this.capacity * SPAN);
-    this.setBytes(new Uint8Array(Math.max(FIRST_CAPACITY * BYTES_PER_ENTRY, this.byteLength)));
+    const byteCapacity = Math.max(FIRST_CAPACITY * BYTES_PER_ENTRY, this.byteLength);
+    if (spare !== null && fits(spare, this.capacity, byteCapacity)) {
+      this.capacity = Math.min(spare.numbers.length / NUMBERS, spare.spans.length / SPAN);
+      this.numbers = spare.numbers as Float64Array<ArrayBuffer>;
+      this.spans = spare.spans as Int32Array<ArrayBuffer>;
+      this.setBytes(spare.bytes as Uint8Array<ArrayBuffer>);
+    } else {
+      this.numbers = new Float64Array(this.capacity * NUMBERS);
+      this.spans = new Int32Array(this.capacity * SPAN);
+      this.setBytes(new Uint8Array(byteCapacity));
+    }
     this.byteLength = 0;
     this.lastValues = new Array(STRINGS).fill(null);
     this.count = 0;
     return batch;
+  }
+
+  /**
+   * Keeps a stored batch's arrays for the next take(): a steady load then
+   * allocates no batch memory at all, where a fresh 1-2 MB per batch, freed
+   * later by another thread, fragments the allocator's heap by tens of MB.
+   * One spare is enough: batches are written about as fast as they fill.
+   */
+  reuse(batch: EntryBatch): void {
+    this.spare = batch;
   }
 
   private text(span: number, column: number, value: string | null): void {
@@ -180,6 +202,10 @@ function grown<T extends Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> | U
   const copy = new (array.constructor as new (length: number) => T)(Math.max(length, 2 * array.length));
   copy.set(array.subarray(0, used));
   return copy;
+}
+
+function fits(batch: EntryBatch, capacity: number, byteCapacity: number): boolean {
+  return batch.numbers.length >= capacity * NUMBERS && batch.spans.length >= capacity * SPAN && batch.bytes.length >= byteCapacity;
 }
 
 function capped(value: string | null, cap: number): string | null {

@@ -14,6 +14,8 @@ export type ToWriter = { type: 'write'; batch: EntryBatch } | { type: 'prune'; c
 
 export type FromWriter =
   | { type: 'ready' }
+  /** A stored batch's typed arrays, moved back so the next batch reuses them instead of allocating. */
+  | { type: 'written'; batch: EntryBatch }
   | { type: 'failed'; batch: EntryBatch; error: string }
   | { type: 'pruned'; deleted: number }
   | { type: 'prune-failed'; error: string };

@@ -16,6 +16,8 @@ const WRITER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb
 export interface WriterThreadEvents {
   /** The thread has opened its store and takes batches. */
   onReady(): void;
+  /** A stored batch, handed back: its typed arrays may be reused. */
+  onWritten(batch: EntryBatch): void;
   /** A batch the writer could not store, handed back for another try. */
   onFailed(batch: EntryBatch, error: string): void;
   onPruned(deleted: number): void;
@@ -117,6 +119,7 @@ export class WriterThread {
       this.ready = true;
       this.events.onReady();
     }
+    else if (message.type === 'written') this.events.onWritten(message.batch);
     else if (message.type === 'failed') this.events.onFailed(message.batch, message.error);
     else if (message.type === 'pruned') this.events.onPruned(message.deleted);
     else this.events.onPruneFailed(message.error);

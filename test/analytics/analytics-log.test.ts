@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsLog } from '../../src/analytics/analytics-log.js';
+import { batchOf, entryAt, type EntryBatch } from '../../src/analytics/entry-batch.js';
+import { WriterThread } from '../../src/analytics/writer-thread.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Db } from '../../src/store/db.js';
 import { entry, storedCount, T0, tempStore } from './fixtures.js';
@@ -169,5 +171,31 @@ describe('analytics log: buffer and writer', () => {
       { denied: 0, request_ip: '192.0.2.2', hits: 1 },
       { denied: 1, request_ip: '192.0.2.1', hits: 1 },
     ]);
+  });
+});
+
+describe('analytics writer thread', () => {
+  it('moves each stored batch back, so the main thread reuses its memory instead of allocating', async () => {
+    const db = tempStore();
+    const written: EntryBatch[] = [];
+    const thread = new WriterThread(dirname(db.name), {
+      onReady: () => undefined,
+      onWritten: (batch) => written.push(batch),
+      onFailed: () => undefined,
+      onPruned: () => undefined,
+      onBroken: () => undefined,
+      onPruneFailed: () => undefined,
+    });
+    await expect.poll(() => thread.readyToWrite(), { timeout: 5_000, interval: 10 }).toBe(true);
+    const entries = [entry({ request_id: 'a' }), entry({ request_id: 'b' })];
+    const batch = batchOf(entries);
+    const byteLength = batch.bytes.byteLength;
+    thread.write(batch);
+    await expect.poll(() => written.length, { timeout: 2_000, interval: 10 }).toBe(1);
+    thread.stop(2_000);
+    expect(storedCount(db)).toBe(2);
+    expect(batch.bytes.byteLength).toBe(0);
+    expect(written[0]!.bytes.byteLength).toBe(byteLength);
+    expect([entryAt(written[0]!, 0), entryAt(written[0]!, 1)]).toEqual(entries);
   });
 });

@@ -32,6 +32,39 @@ describe('entry batches', () => {
     expect(text.split('192.0.2.10').length - 1).toBe(1);
   });
 
+  it('reuse a stored batch\'s arrays for the next batch, with none of its old values showing', () => {
+    const builder = new EntryBatchBuilder();
+    const old = Array.from({ length: 100 }, (_, index) => entry({ request_id: `old${index}`, request_path: `/old/${'x'.repeat(200)}`, upstream_time: 5 }));
+    for (const item of old) builder.add(item);
+    const stored = builder.take();
+    builder.reuse(stored);
+    // The batch being filled when the stored one came back is taken as usual; the one after it lives in the stored arrays.
+    for (const item of old) builder.add(item);
+    expect(builder.take().numbers.buffer).not.toBe(stored.numbers.buffer);
+    const fresh = Array.from({ length: 60 }, (_, index) => entry({ request_id: `new${index}`, request_path: '/n', upstream_time: null, user_id: null }));
+    for (const item of fresh) builder.add(item);
+    const reused = builder.take();
+    expect(reused.numbers.buffer).toBe(stored.numbers.buffer);
+    expect(reused.spans.buffer).toBe(stored.spans.buffer);
+    expect(reused.bytes.buffer).toBe(stored.bytes.buffer);
+    expect(entriesOf(reused)).toEqual(fresh);
+  });
+
+  it('allocate afresh when the spare batch is too small for the load', () => {
+    const builder = new EntryBatchBuilder();
+    builder.add(entry());
+    const small = builder.take();
+    const many = Array.from({ length: 500 }, (_, index) => entry({ request_id: `r${index}` }));
+    for (const item of many) builder.add(item);
+    builder.reuse(small);
+    const large = builder.take();
+    for (const item of many) builder.add(item);
+    const next = builder.take();
+    expect(next.numbers.buffer).not.toBe(small.numbers.buffer);
+    expect(next.numbers.length).toBeGreaterThanOrEqual(large.count * 7);
+    expect(entriesOf(next)).toEqual(many);
+  });
+
   it('cut long client-controlled strings to their caps', () => {
     const [stored] = entriesOf(batchOf([entry({ request_user_agent: 'a'.repeat(5_000), request_url_query: `q=${'x'.repeat(9_000)}` })]));
     expect(stored!.request_user_agent).toHaveLength(1024);
