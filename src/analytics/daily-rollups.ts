@@ -54,6 +54,9 @@ export class DailyRollups {
   add(batch: EntryBatch): void {
     const users = new Map<string, UserDay>();
     const ips = new Map<string, IpDay>();
+    // Entries come in runs from the same client: the previous entry's rows are tried before a lookup.
+    let ipDay: IpDay | undefined;
+    let userDay: UserDay | undefined;
     for (let index = 0; index < batch.count; index++) {
       const requestAt = requestAtOf(batch, index);
       const deniedCode = deniedCodeOf(batch, index);
@@ -61,24 +64,27 @@ export class DailyRollups {
       const denied = deniedCode !== null && deniedCode !== '' ? 1 : 0;
       const day = dayOf(requestAt);
       const ip = ipOf(batch, index);
-      const ipKey = `${denied}|${day}|${ip}`;
-      const ipDay = ips.get(ipKey);
-      if (ipDay === undefined) ips.set(ipKey, { denied, day, request_ip: ip, hits: 1 });
-      else ipDay.hits++;
+      if (ipDay === undefined || ipDay.request_ip !== ip || ipDay.day !== day || ipDay.denied !== denied) ipDay = rowOf(ips, `${denied}|${day}|${ip}`, () => ({ denied, day, request_ip: ip, hits: 0 }));
+      ipDay.hits++;
       const userId = userIdOf(batch, index);
       if (userId === null) continue;
-      const email = emailOf(batch, index);
-      const userKey = `${denied}|${day}|${userId}`;
-      const userDay = users.get(userKey);
-      if (userDay === undefined) {
-        users.set(userKey, { denied, day, user_id: userId, user_email: email, hits: 1, last_request_at: requestAt });
-      } else {
-        userDay.hits++;
-        userDay.last_request_at = Math.max(userDay.last_request_at, requestAt);
-        userDay.user_email = email ?? userDay.user_email;
+      if (userDay === undefined || userDay.user_id !== userId || userDay.day !== day || userDay.denied !== denied) {
+        userDay = rowOf(users, `${denied}|${day}|${userId}`, () => ({ denied, day, user_id: userId, user_email: null, hits: 0, last_request_at: requestAt }));
       }
+      userDay.hits++;
+      userDay.last_request_at = Math.max(userDay.last_request_at, requestAt);
+      userDay.user_email = emailOf(batch, index) ?? userDay.user_email;
     }
     for (const row of users.values()) this.upsertUser(row);
     for (const row of ips.values()) this.upsertIp(row);
   }
+}
+
+function rowOf<Row>(rows: Map<string, Row>, key: string, create: () => Row): Row {
+  let row = rows.get(key);
+  if (row === undefined) {
+    row = create();
+    rows.set(key, row);
+  }
+  return row;
 }

@@ -7,7 +7,7 @@ import { batchOf, entryAt, type EntryBatch } from '../../src/analytics/entry-bat
 import { WriterThread } from '../../src/analytics/writer-thread.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Db } from '../../src/store/db.js';
-import { entry, storedCount, T0, tempStore } from './fixtures.js';
+import { DAY, entry, storedCount, T0, tempStore } from './fixtures.js';
 
 const SCHED_IDLE = 5;
 
@@ -57,6 +57,22 @@ describe('analytics log: buffer and writer', () => {
     log.flush();
     const row = db.prepare('SELECT * FROM analytics_logs').get() as Record<string, unknown>;
     expect(row).toEqual({ id: 1, ...recorded });
+  });
+
+  it('stores every text field as TEXT, byte for byte: other scripts, emoji, empty strings, nulls', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    const recorded = [
+      entry({ request_path: '/é/日本/😀', request_url_query: '', request_user_agent: 'Mozilla/5.0 (ü)', user_email: null, request_referer: '' }),
+      entry({ request_path: '/é/日本/😀', request_url_query: 'q=%C3%BC&x=ü', request_user_agent: null, user_email: 'zoë@example.com', request_referer: '' }),
+    ];
+    for (const item of recorded) log.record(item);
+    log.flush();
+    const rows = db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as Record<string, unknown>[];
+    expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, ...item })));
+    const types = db.prepare("SELECT DISTINCT typeof(request_path), typeof(request_url_query), typeof(request_referer), typeof(request_id) FROM analytics_logs").raw().all();
+    expect(types).toEqual([['text', 'text', 'text', 'text']]);
+    expect(db.prepare("SELECT count(*) FROM analytics_logs WHERE request_path = '/é/日本/😀' AND request_url_query = ''").pluck().get()).toBe(1);
   });
 
   it('flushes on its own within flush_interval_ms, through the writer thread', async () => {
@@ -170,6 +186,30 @@ describe('analytics log: buffer and writer', () => {
       { denied: 0, request_ip: '192.0.2.1', hits: 2 },
       { denied: 0, request_ip: '192.0.2.2', hits: 1 },
       { denied: 1, request_ip: '192.0.2.1', hits: 1 },
+    ]);
+  });
+
+  it('counts runs of one client and interleaved clients alike, apart by day and by denial', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    const a = { user_id: 'a', user_email: 'a@example.com', request_ip: '192.0.2.1' };
+    const b = { user_id: 'b', user_email: 'b@example.com', request_ip: '192.0.2.2' };
+    for (const [client, at, denied] of [[a, 0, null], [a, 1, null], [b, 2, null], [a, 3, null], [a, DAY, null], [a, DAY + 1, 'over_rate_limit'], [a, DAY + 2, null]] as const) {
+      log.record(entry({ ...client, request_at: T0 + at, gatekeeper_denied_code: denied }));
+    }
+    log.flush();
+    const day = Math.floor(T0 / DAY);
+    expect(db.prepare('SELECT day, denied, user_id, hits, last_request_at FROM analytics_user_days ORDER BY day, denied, user_id').all()).toEqual([
+      { day, denied: 0, user_id: 'a', hits: 3, last_request_at: T0 + 3 },
+      { day, denied: 0, user_id: 'b', hits: 1, last_request_at: T0 + 2 },
+      { day: day + 1, denied: 0, user_id: 'a', hits: 2, last_request_at: T0 + DAY + 2 },
+      { day: day + 1, denied: 1, user_id: 'a', hits: 1, last_request_at: T0 + DAY + 1 },
+    ]);
+    expect(db.prepare('SELECT day, denied, request_ip, hits FROM analytics_ip_days ORDER BY day, denied, request_ip').all()).toEqual([
+      { day, denied: 0, request_ip: '192.0.2.1', hits: 3 },
+      { day, denied: 0, request_ip: '192.0.2.2', hits: 1 },
+      { day: day + 1, denied: 0, request_ip: '192.0.2.1', hits: 2 },
+      { day: day + 1, denied: 1, request_ip: '192.0.2.1', hits: 1 },
     ]);
   });
 });
