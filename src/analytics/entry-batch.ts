@@ -62,6 +62,8 @@ const CAP = Object.fromEntries(FIELD_CAPS) as Record<(typeof FIELD_CAPS)[number]
 const FIRST_CAPACITY = 64;
 /** Bytes to start with per entry: an id and a short path fit. */
 const BYTES_PER_ENTRY = 64;
+/** Stored batches kept for reuse: about as many as are written at once. */
+const MAX_SPARES = 4;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
 const MAX_UTF8_PER_UNIT = 3;
 
@@ -78,11 +80,12 @@ export class EntryBatchBuilder {
   /** Per STRING_FIELDS column: the last string written and where its bytes are. */
   private lastValues: (string | null)[] = new Array(STRINGS).fill(null);
   private readonly lastSpans = new Int32Array(SPAN);
-  /** A written batch whose arrays the next batch can take over. */
-  private spare: EntryBatch | null = null;
+  private byteCapacity = FIRST_CAPACITY * BYTES_PER_ENTRY;
+  /** Stored batches whose arrays the next batches take over. */
+  private readonly spares: EntryBatch[] = [];
 
   constructor() {
-    this.setBytes(new Uint8Array(FIRST_CAPACITY * BYTES_PER_ENTRY));
+    this.setBytes(new Uint8Array(this.byteCapacity));
   }
 
   get size(): number {
@@ -125,16 +128,15 @@ export class EntryBatchBuilder {
 
   /**
    * Hands out what was added (its typed arrays as they are, room to spare
-   * included: they are moved, not copied) and starts an empty batch sized
-   * like this one, so a steady load never regrows it.
+   * included: they are moved, not copied) and starts an empty batch in a
+   * stored batch's arrays, or in new ones as large as any batch so far:
+   * sizes never shrink, so a load seen before never regrows a batch.
    */
   take(): EntryBatch {
     const batch: EntryBatch = { count: this.count, numbers: this.numbers, spans: this.spans, bytes: this.bytes };
-    const spare = this.spare;
-    this.spare = null;
-    this.capacity = Math.max(FIRST_CAPACITY, this.count);
-    const byteCapacity = Math.max(FIRST_CAPACITY * BYTES_PER_ENTRY, this.byteLength);
-    if (spare !== null && fits(spare, this.capacity, byteCapacity)) {
+    this.byteCapacity = Math.max(this.byteCapacity, this.byteLength);
+    const spare = this.fittingSpare();
+    if (spare !== undefined) {
       this.capacity = Math.min(spare.numbers.length / NUMBERS, spare.spans.length / SPAN);
       this.numbers = spare.numbers as Float64Array<ArrayBuffer>;
       this.spans = spare.spans as Int32Array<ArrayBuffer>;
@@ -142,7 +144,7 @@ export class EntryBatchBuilder {
     } else {
       this.numbers = new Float64Array(this.capacity * NUMBERS);
       this.spans = new Int32Array(this.capacity * SPAN);
-      this.setBytes(new Uint8Array(byteCapacity));
+      this.setBytes(new Uint8Array(this.byteCapacity));
     }
     this.byteLength = 0;
     this.lastValues = new Array(STRINGS).fill(null);
@@ -151,13 +153,21 @@ export class EntryBatchBuilder {
   }
 
   /**
-   * Keeps a stored batch's arrays for the next take(): a steady load then
-   * allocates no batch memory at all, where a fresh 1-2 MB per batch, freed
-   * later by another thread, fragments the allocator's heap by tens of MB.
-   * One spare is enough: batches are written about as fast as they fill.
+   * Keeps a stored batch's arrays for a later take(). A steady load then
+   * allocates no batch memory at all; otherwise every batch (1-2 MB) would be
+   * garbage the proxy's collector only frees at its next full collection, and
+   * tens of MB of them would wait for it.
    */
   reuse(batch: EntryBatch): void {
-    this.spare = batch;
+    if (this.spares.length < MAX_SPARES) this.spares.push(batch);
+  }
+
+  /** A spare as large as the batches now are; smaller ones never will be and go. */
+  private fittingSpare(): EntryBatch | undefined {
+    for (let spare = this.spares.pop(); spare !== undefined; spare = this.spares.pop()) {
+      if (fits(spare, this.capacity, this.byteCapacity)) return spare;
+    }
+    return undefined;
   }
 
   private text(span: number, column: number, value: string | null): void {

@@ -50,6 +50,27 @@ describe('entry batches', () => {
     expect(entriesOf(reused)).toEqual(fresh);
   });
 
+  it('reuse every batch handed back while a batch fills, not only the last', () => {
+    const builder = new EntryBatchBuilder();
+    const fill = (tag: string) => {
+      for (let index = 0; index < 100; index++) builder.add(entry({ request_id: `${tag}${index}` }));
+    };
+    fill('a');
+    const first = builder.take();
+    fill('b');
+    const second = builder.take();
+    builder.reuse(first);
+    builder.reuse(second);
+    fill('c');
+    builder.take();
+    fill('d');
+    const third = builder.take();
+    fill('e');
+    const fourth = builder.take();
+    expect(new Set([third.numbers.buffer, fourth.numbers.buffer])).toEqual(new Set([first.numbers.buffer, second.numbers.buffer]));
+    expect(entriesOf(fourth).map((item) => item.request_id)).toEqual(Array.from({ length: 100 }, (_, index) => `e${index}`));
+  });
+
   it('allocate afresh when the spare batch is too small for the load', () => {
     const builder = new EntryBatchBuilder();
     builder.add(entry());
