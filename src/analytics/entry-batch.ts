@@ -281,7 +281,12 @@ function numberOf(batch: EntryBatch, slot: number): number | null {
   return Number.isNaN(value) ? null : value;
 }
 
-/** Per column, the last span read and what it became: a string repeated in its column is converted once. */
+/**
+ * Per column, the last span read and what it became: a string repeated in its
+ * column is converted once. Keyed by the bytes array itself, which holds for
+ * a batch's life: memory the builder reuses comes back from the writer thread
+ * as new arrays.
+ */
 class SpanReader<T> {
   private readonly from: (Uint8Array | null)[] = new Array(STRINGS).fill(null);
   private readonly at = new Int32Array(STRINGS);
