@@ -64,6 +64,12 @@ const FIRST_CAPACITY = 64;
 const BYTES_PER_ENTRY = 64;
 /** Stored batches kept for reuse: about as many as are written at once. */
 const MAX_SPARES = 4;
+/**
+ * Text bytes a batch keeps room for and a reused batch may hold: over 800 per
+ * entry at 5,000 entries. Batches of longer URLs (up to ~35 KB an entry)
+ * still fit, in memory allocated for them alone.
+ */
+const MAX_KEPT_BYTES = 4 * 1024 * 1024;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
 const MAX_UTF8_PER_UNIT = 3;
 
@@ -134,7 +140,7 @@ export class EntryBatchBuilder {
    */
   take(): EntryBatch {
     const batch: EntryBatch = { count: this.count, numbers: this.numbers, spans: this.spans, bytes: this.bytes };
-    this.byteCapacity = Math.max(this.byteCapacity, this.byteLength);
+    this.byteCapacity = Math.min(MAX_KEPT_BYTES, Math.max(this.byteCapacity, this.byteLength));
     const spare = this.fittingSpare();
     if (spare !== undefined) {
       this.capacity = Math.min(spare.numbers.length / NUMBERS, spare.spans.length / SPAN);
@@ -159,7 +165,7 @@ export class EntryBatchBuilder {
    * tens of MB of them would wait for it.
    */
   reuse(batch: EntryBatch): void {
-    if (this.spares.length < MAX_SPARES) this.spares.push(batch);
+    if (this.spares.length < MAX_SPARES && batch.bytes.length <= MAX_KEPT_BYTES) this.spares.push(batch);
   }
 
   /** A spare as large as the batches now are; smaller ones never will be and go. */

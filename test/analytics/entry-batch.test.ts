@@ -71,6 +71,22 @@ describe('entry batches', () => {
     expect(entriesOf(fourth).map((item) => item.request_id)).toEqual(Array.from({ length: 100 }, (_, index) => `e${index}`));
   });
 
+  it('keep no room and no batch for reuse past 4 MB of text, so a burst of long URLs leaves no lasting memory', () => {
+    const builder = new EntryBatchBuilder();
+    const long = Array.from({ length: 600 }, (_, index) => entry({ request_id: `l${index}`, request_path: `/${index}/${'p'.repeat(4_000)}`, request_url_query: `q=${index}${'ü'.repeat(3_000)}` }));
+    for (const item of long) builder.add(item);
+    const huge = builder.take();
+    expect(huge.bytes.length).toBeGreaterThan(4 * 1024 * 1024);
+    builder.reuse(huge);
+    builder.add(entry({ request_id: 'small' }));
+    const next = builder.take();
+    expect(next.bytes.length).toBeLessThanOrEqual(4 * 1024 * 1024);
+    builder.add(entry({ request_id: 'after' }));
+    const after = builder.take();
+    expect(after.bytes.buffer).not.toBe(huge.bytes.buffer);
+    expect(entriesOf(huge)).toEqual(long);
+  });
+
   it('allocate afresh when the spare batch is too small for the load', () => {
     const builder = new EntryBatchBuilder();
     builder.add(entry());
