@@ -4,6 +4,7 @@
 import type { RateLimit } from '../api-backends/model.js';
 import type { Clock } from '../lib/clock.js';
 import type { Awaitable, CounterStore } from './counter-store.js';
+import { CounterNames } from './counter-names.js';
 import type { RateLimitDecision, RateLimitHeaders, RateLimitRequest, RateLimiter } from './limiter.js';
 import { MemoryCounterStore } from './memory-store.js';
 import { estimateCount, msUntilBelow, windowIndex } from './sliding-window.js';
@@ -11,6 +12,8 @@ import { estimateCount, msUntilBelow, windowIndex } from './sliding-window.js';
 const UNLIMITED: RateLimitDecision = Object.freeze({ allowed: true, headers: null });
 
 export class SlidingWindowLimiter implements RateLimiter {
+  private readonly names = new CounterNames();
+
   constructor(
     private readonly store: CounterStore,
     private readonly clock: Clock,
@@ -35,7 +38,7 @@ export class SlidingWindowLimiter implements RateLimiter {
     for (let at = 0; at < limits.length; at++) {
       const { duration } = limits[at]!;
       const expiresAt = currentWindowExpiry(now, duration);
-      const counter = (counters[at] = counterName(limits[at]!, request));
+      const counter = (counters[at] = this.names.of(limits[at]!, request));
       const current = (counts[2 * at] = this.store.get(counter, expiresAt));
       const previous = (counts[2 * at + 1] = this.store.get(counter, expiresAt - duration));
       waiting ||= current instanceof Promise || previous instanceof Promise;
@@ -60,14 +63,6 @@ export class SlidingWindowLimiter implements RateLimiter {
 /** The limiter a single process uses: counters in memory. */
 export function createMemoryRateLimiter(clock: Clock): SlidingWindowLimiter {
   return new SlidingWindowLimiter(new MemoryCounterStore(clock), clock);
-}
-
-/** One counter per limit, bucket and client; the window is the other half of its key. */
-function counterName(limit: RateLimit, { bucket, apiKeyPrefix, ip }: RateLimitRequest): string {
-  // Limits by api_key fall back to the client IP when the request has no user; the k:/i: tag keeps the two apart.
-  return limit.limit_by === 'api_key' && apiKeyPrefix !== null
-    ? `${limit.duration}|api_key|${bucket}|k:${apiKeyPrefix}`
-    : `${limit.duration}|${limit.limit_by}|${bucket}|i:${ip}`;
 }
 
 /** The current window's count is needed through the next window too, as that one's previous count. */
