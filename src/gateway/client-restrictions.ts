@@ -83,8 +83,12 @@ export class WildcardPattern {
   }
 
   matches(text: string): boolean {
+    return this.matchesLowercase(text.toLowerCase());
+  }
+
+  /** As matches(), for text already in lowercase: a header is lowered once, not once per pattern. */
+  matchesLowercase(value: string): boolean {
     const { pattern } = this;
-    const value = text.toLowerCase();
     let at = 0;
     let from = 0;
     let lastStar = -1;
@@ -123,6 +127,7 @@ export function originPattern(pattern: string): string {
 
 function matchesOne(value: string | undefined, patterns: readonly WildcardPattern[]): boolean {
   if (value === undefined) return false;
-  for (const pattern of patterns) if (pattern.matches(value)) return true;
+  const lowercase = value.toLowerCase();
+  for (const pattern of patterns) if (pattern.matchesLowercase(lowercase)) return true;
   return false;
 }
