@@ -3,7 +3,7 @@
 // backend's common data and the data of the error, each value a template too.
 import Mustache from 'mustache';
 import type { ApiSettings } from '../api-backends/model.js';
-import { ERRORS, renderErrorBody, type ErrorCode, type ErrorFormat, type MessageUrls } from './errors.js';
+import { csvQuoted, ERRORS, renderErrorBody, type ErrorCode, type ErrorFormat, type MessageUrls } from './errors.js';
 
 /** The URLs an error may name, base_url included. */
 export interface ErrorUrls extends MessageUrls {
@@ -92,7 +92,7 @@ function renderTemplate(template: string, view: View, format: ErrorFormat): stri
     case 'json':
       return Mustache.render(template, quoted(view, jsonString), undefined, RAW);
     case 'csv':
-      return Mustache.render(template, quoted(view, csvString), undefined, RAW);
+      return Mustache.render(template, quoted(view, csvQuoted), undefined, RAW);
     case 'xml':
     case 'html':
       return Mustache.render(template, view, undefined, HTML);
@@ -107,10 +107,6 @@ function quoted(view: View, quote: (value: string) => string): View {
 
 function jsonString(value: string): string {
   return JSON.stringify(value);
-}
-
-function csvString(value: string): string {
-  return `"${value.replace(/"/g, '""')}"`;
 }
 
 const STATUS = /^\s*\d{3}\s*$/;

@@ -165,5 +165,10 @@ export function escapeMarkup(text: string): string {
 }
 
 function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  return /[",\r\n]/.test(value) ? csvQuoted(value) : value;
+}
+
+/** A CSV field in double quotes, its own quotes doubled. */
+export function csvQuoted(value: string): string {
+  return `"${value.replace(/"/g, '""')}"`;
 }
