@@ -11,6 +11,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { median, pause, runLoad, startServerChild, usageOf, type ServerChild } from './proxy/children.js';
 import { measureLookup } from './proxy/lookup.js';
+import { machineBusyMicros } from './proxy/machine-cpu.js';
 import type { Scenario } from './proxy/parasol.js';
 import type { LoadResult } from './proxy/protocol.js';
 
@@ -36,13 +37,15 @@ const ANALYTICS_OFF: BenchCase = { name: 'C parasol, analytics off', target: 'pa
 /** The same Parasol with an unlimited user: C (limits high enough never to refuse) over this is the cost of rate limiting (bar: at least 0.95). */
 const LIMITS_OFF: BenchCase = { name: 'C parasol, limits off (unlimited user)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true } };
 
+// Cases compared in a ratio run next to each other (B then C, C then its
+// variants), so a slow drift of the shared machine's speed hits both alike.
 const CASES: readonly BenchCase[] = [
   { name: 'A upstream direct', role: 'A', target: 'upstream' },
   { name: 'B reference undici proxy', role: 'B', target: 'reference' },
   { name: 'C parasol (key, limits, analytics)', role: 'C', target: 'parasol' },
-  { name: 'C parasol, publishing every 250 ms', target: 'parasol', payloads: ['small'], parasol: { publishEveryMs: 250 } },
   ANALYTICS_OFF,
   LIMITS_OFF,
+  { name: 'C parasol, publishing every 250 ms', target: 'parasol', payloads: ['small'], parasol: { publishEveryMs: 250 } },
 ];
 
 const PAYLOADS: readonly Payload[] = ['small', 'large'];
@@ -97,9 +100,10 @@ function requestFor(benchCase: BenchCase, payload: Payload): { url: string; head
 
 let publishes = 0;
 
-/** A load result plus the CPU time the measured server spent per request: steadier than req/s on a shared machine. */
+/** A load result plus CPU time per request: the measured server's, and the whole machine's (load generator and upstream included). */
 interface Measured extends LoadResult {
   readonly cpuMicrosPerRequest: number;
+  readonly machineCpuMicrosPerRequest: number;
 }
 
 async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<Measured> {
@@ -107,10 +111,13 @@ async function measure(benchCase: BenchCase, payload: Payload, options: { second
   const every = benchCase.parasol?.publishEveryMs;
   const publisher = every === undefined ? null : setInterval(() => void server.ask({ publish: ++publishes }, 'published'), every);
   const before = await usageOf(server);
+  const machineBefore = machineBusyMicros();
   try {
     const result = await runLoad({ ...requestFor(benchCase, payload), connections, seconds: options.seconds, rate: options.rate });
+    const machineAfter = machineBusyMicros();
     const after = await usageOf(server);
-    return { ...result, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / Math.max(result.total, 1) };
+    const requests = Math.max(result.total, 1);
+    return { ...result, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / requests, machineCpuMicrosPerRequest: (machineAfter - machineBefore) / requests };
   } finally {
     if (publisher !== null) clearInterval(publisher);
   }
@@ -135,7 +142,13 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 const medians = Object.fromEntries([...runs].map(([key, results]) => [key, medianOf(results)]));
-const byRole = (role: 'A' | 'B' | 'C', payload: Payload) => medians[runKey(CASES.find((c) => c.role === role)!, payload)]!;
+const caseWithRole = (role: 'A' | 'B' | 'C') => CASES.find((c) => c.role === role)!;
+const byRole = (role: 'A' | 'B' | 'C', payload: Payload) => medians[runKey(caseWithRole(role), payload)]!;
+/** Per round, numerator's req/s over denominator's (run next to each other); the median of those. */
+const pairedRatio = (numerator: BenchCase, denominator: BenchCase, payload: Payload) => {
+  const over = runs.get(runKey(denominator, payload))!;
+  return median(runs.get(runKey(numerator, payload))!.map((run, round) => run.rps / over[round]!.rps));
+};
 const ratios = Object.fromEntries(
   PAYLOADS.map((payload) => [
     payload,
@@ -144,11 +157,17 @@ const ratios = Object.fromEntries(
       'C/A': byRole('C', payload).rps / byRole('A', payload).rps,
       /** B's CPU per request over C's: the throughput ratio a proxy-bound machine would see. */
       'C/B by CPU per request': byRole('B', payload).cpuMicrosPerRequest / byRole('C', payload).cpuMicrosPerRequest,
+      /** The same with every process's CPU (load generator and upstream too): what a CPU-bound machine would see. */
+      'C/B by machine CPU per request': byRole('B', payload).machineCpuMicrosPerRequest / byRole('C', payload).machineCpuMicrosPerRequest,
+      /** The median of each round's own C/B: a drift of the machine between rounds cancels out. */
+      'C/B paired by round': pairedRatio(caseWithRole('C'), caseWithRole('B'), payload),
     },
   ]),
 );
 const analyticsOnOff = byRole('C', 'small').rps / medians[runKey(ANALYTICS_OFF, 'small')]!.rps;
 const limitsOnOff = byRole('C', 'small').rps / medians[runKey(LIMITS_OFF, 'small')]!.rps;
+const analyticsOnOffPaired = pairedRatio(caseWithRole('C'), ANALYTICS_OFF, 'small');
+const limitsOnOffPaired = pairedRatio(caseWithRole('C'), LIMITS_OFF, 'small');
 
 // Added latency: A and C at half of C's peak rate (small payload), timed to the microsecond.
 const caseA = CASES.find((c) => c.role === 'A')!;
@@ -176,7 +195,9 @@ const results = {
   throughput: Object.fromEntries([...runs].map(([key, results]) => [key, { median: medians[key], runs: results }])),
   ratios,
   analytics_on_vs_off: analyticsOnOff,
+  analytics_on_vs_off_paired_by_round: analyticsOnOffPaired,
   limits_on_vs_off: limitsOnOff,
+  limits_on_vs_off_paired_by_round: limitsOnOffPaired,
   latency_at_half_c_peak: { rate: halfRate, A: latencyA, C: latencyC, added_p50_ms: addedP50 },
   failed_requests: failures,
   bars: {
@@ -195,12 +216,15 @@ console.log('\nmedians');
 for (const [key, result] of Object.entries(medians)) console.log(`  ${key.padEnd(52)} ${formatRun(result)}`);
 for (const payload of PAYLOADS) {
   const ratio = ratios[payload]!;
-  console.log(`  ${payload}: C/B ${ratio['C/B'].toFixed(3)}  C/A ${ratio['C/A'].toFixed(3)}  C/B by CPU per request ${ratio['C/B by CPU per request'].toFixed(3)}`);
+  console.log(
+    `  ${payload}: C/B ${ratio['C/B'].toFixed(3)}  C/A ${ratio['C/A'].toFixed(3)}  C/B paired by round ${ratio['C/B paired by round'].toFixed(3)}  ` +
+      `by CPU per request: server ${ratio['C/B by CPU per request'].toFixed(3)}, machine ${ratio['C/B by machine CPU per request'].toFixed(3)}`,
+  );
 }
 console.log(`  p50 at ${halfRate} req/s: A ${latencyA.p50.toFixed(3)} ms, C ${latencyC.p50.toFixed(3)} ms, added ${addedP50.toFixed(3)} ms`);
 console.log(`  routing lookup with 1,000 backends: ${lookupNs.toFixed(0)} ns`);
-console.log(`  analytics on/off (small): ${analyticsOnOff.toFixed(3)}`);
-console.log(`  limits on/off (small): ${limitsOnOff.toFixed(3)}`);
+console.log(`  analytics on/off (small): ${analyticsOnOff.toFixed(3)} (paired by round ${analyticsOnOffPaired.toFixed(3)})`);
+console.log(`  limits on/off (small): ${limitsOnOff.toFixed(3)} (paired by round ${limitsOnOffPaired.toFixed(3)})`);
 console.log(`  failed requests: ${failures}`);
 for (const [bar, met] of Object.entries(results.bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
 console.log('written to bench/results.json');
@@ -211,6 +235,7 @@ function medianOf(results: readonly Measured[]): Measured {
   return {
     rps: median(results.map((r) => r.rps)),
     cpuMicrosPerRequest: median(results.map((r) => r.cpuMicrosPerRequest)),
+    machineCpuMicrosPerRequest: median(results.map((r) => r.machineCpuMicrosPerRequest)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
@@ -221,5 +246,5 @@ function medianOf(results: readonly Measured[]): Measured {
 
 function formatRun(result: Measured, digits = 0): string {
   const fixed = (value: number) => value.toFixed(digits);
-  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req  non-2xx ${result.non2xx}  errors ${result.errors}`;
+  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req (machine ${result.machineCpuMicrosPerRequest.toFixed(1).padStart(5)})  non-2xx ${result.non2xx}  errors ${result.errors}`;
 }
