@@ -3,6 +3,7 @@
 // then the upstream call, and one analytics entry when the response is over.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { AnalyticsRecorder } from '../analytics/log-entry.js';
 import type { KeyIndex } from '../api-users/key-index.js';
@@ -20,6 +21,7 @@ import type { RequestTarget } from './request-url.js';
 import { writeError, type ErrorExtras, type ErrorRequest } from './respond.js';
 import type { GatewayRoute } from './routes.js';
 import { limitsFor, type EffectiveSettings } from './settings.js';
+import type { UpgradeRequest } from './upgrade-tunnel.js';
 
 /** What every exchange shares: the gateway's collaborators. */
 export interface ExchangeDeps {
@@ -40,6 +42,10 @@ export interface ClientRequest {
   readonly host: string;
   /** Client IP through trusted_proxies. */
   readonly ip: string;
+  /** Present when the client asked to switch protocols (WebSocket). */
+  readonly upgrade?: UpgradeRequest;
+  /** Where the request body comes from when not from `raw` (an upgrade request that carries one). */
+  readonly body?: Readable;
 }
 
 export class Exchange implements ErrorRequest {
@@ -61,6 +67,9 @@ export class Exchange implements ErrorRequest {
   /** The path the upstream gets: frontend_prefix replaced once by backend_prefix. */
   readonly backendPath: string;
   readonly settings: EffectiveSettings;
+  readonly upgrade: UpgradeRequest | null;
+  /** The request body's stream (read only when the headers announce a body). */
+  readonly body: Readable;
   user: KeyHolder | null = null;
   keyPrefix: string | null = null;
   keySource: KeySource | null = null;
@@ -88,6 +97,8 @@ export class Exchange implements ErrorRequest {
     this.protocol = client.protocol;
     this.host = client.host;
     this.ip = client.ip;
+    this.upgrade = client.upgrade ?? null;
+    this.body = client.body ?? client.raw;
     this.backendPath = route.backendPrefix + this.path.slice(route.frontendPrefix.length);
     this.settings = route.backend.settings.choose(this.method, this.backendPath, this.query);
     // A response closes once: 'on' spares the wrapper 'once' would allocate per request.

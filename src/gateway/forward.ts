@@ -3,6 +3,7 @@
 // with backpressure both ways. Nothing is buffered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
@@ -10,6 +11,7 @@ import { connectionListed, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
 import { rateLimitHeaders } from './respond.js';
+import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamServer } from './upstreams.js';
 
 /**
@@ -38,7 +40,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
           path: upstreamPath(exchange),
           method: exchange.method,
           headers: upstreamHeaders(exchange),
-          body: hasBody(exchange.headers) ? exchange.raw : null,
+          body: exchange.upgrade === null && hasBody(exchange.headers) ? exchange.body : null,
+          // undici writes Connection and Upgrade itself; an upstream that answers without switching is an ordinary response.
+          upgrade: exchange.upgrade?.protocol,
         },
         this,
       );
@@ -74,6 +78,21 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
       res.on('drain', this.onDrain);
     }
     return false;
+  }
+
+  /** The upstream switched protocols: the client gets its 101, then the two connections are joined. */
+  onUpgrade(statusCode: number, rawHeaders: Buffer[] | string[] | null, upstream: Duplex): void {
+    this.finish();
+    const { exchange } = this;
+    const { socket: client, head, protocol } = exchange.upgrade!;
+    if (client.destroyed) {
+      upstream.destroy();
+      return;
+    }
+    exchange.res.statusCode = statusCode;
+    client.write(switchingProtocolsHead(responseHeaders(exchange, (rawHeaders ?? []) as Buffer[]), protocol), 'latin1');
+    if (head.length > 0) upstream.write(head);
+    joinConnections(client, upstream);
   }
 
   onComplete(): void {

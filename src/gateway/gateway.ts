@@ -2,6 +2,7 @@
 // every publish) and turns each catch-all request into an exchange, or
 // into the homepage, a 404 or a 400 when no backend can take it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
 import type { AppContext } from '../context.js';
@@ -11,7 +12,11 @@ import { VerifiedKeyCache } from './key-cache.js';
 import { parseRequestTarget, type RequestTarget } from './request-url.js';
 import { writeError, type ErrorRequest } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
+import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
 import { UpstreamPools } from './upstreams.js';
+
+/** For upgrades when trusted_proxies holds entries only Fastify reads: the peer itself is the client, forwarded headers are ignored. */
+const TRUST_NO_PROXY = ProxyTrust.compile([])!;
 
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown;
 
@@ -22,6 +27,7 @@ export class Gateway {
   /** null: trusted_proxies holds something only Fastify understands, so every request goes through it. */
   private readonly trust: ProxyTrust | null;
   private closing = false;
+  private readonly upgrades = new OpenUpgrades();
 
   constructor(
     private readonly context: AppContext,
@@ -71,9 +77,45 @@ export class Gateway {
     return true;
   }
 
-  /** From now on every request goes through Fastify, which answers 503 while closing. */
-  stopDirectHandling(): void {
+  /**
+   * An Upgrade request (a WebSocket handshake): matched and checked like any
+   * request; refusals are the usual error responses, after which the
+   * connection closes. Nothing here goes through Fastify.
+   */
+  upgrade(raw: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // Node's HTTP server let go of the connection: an error on it must not reach the process.
+    socket.on('error', () => socket.destroy());
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    this.upgrades.add(socket);
+    const res = responseOnUpgrade(raw, socket);
+    const client = (this.trust ?? TRUST_NO_PROXY).clientOf(raw);
+    const target = parseRequestTarget(raw.url!);
+    const route = target === null ? null : this.table.match(client.host, target.path);
+    if (route === null) {
+      const code = target === null ? 'BAD_REQUEST' : 'NOT_FOUND';
+      writeError(res, this.context.config, errorRequestOf(raw, target ?? { path: '/', query: '' }, client.protocol, client.host), code);
+      return;
+    }
+    const request = { raw, res, target: target!, ...client };
+    const { headers } = raw;
+    const length = Number(headers['content-length'] ?? 0);
+    if (headers['transfer-encoding'] !== undefined || !Number.isSafeInteger(length) || length < 0) {
+      // A chunked body would have to be decoded here; no client sends one with an upgrade.
+      writeError(res, this.context.config, errorRequestOf(raw, target!, client.protocol, client.host), 'BAD_REQUEST');
+    } else if (length > 0) {
+      this.proxy({ ...request, body: bodyAfterHead(head, socket, length) }, route);
+    } else {
+      this.proxy({ ...request, upgrade: { socket, head, protocol: String(headers.upgrade) } }, route);
+    }
+  }
+
+  /** From now on every request goes through Fastify, which answers 503 while closing; open upgraded connections are closed. */
+  beginClosing(): void {
     this.closing = true;
+    this.upgrades.closeAll();
   }
 
   /** Nothing thrown here may reach Node's request listener: that would end the process. */

@@ -1,6 +1,7 @@
 // The data plane: every request that is not for the gateway's own endpoints
 // goes through one catch-all route into the gateway.
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Gateway, type PageHandler } from './gateway.js';
@@ -26,6 +27,8 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
     }
     app.all('/*', (request, reply) => gateway.handle(request, reply));
     takeMatchedRequestsFirst(app, gateway);
+    app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => gateway.upgrade(request, socket, head));
+    app.addHook('preClose', () => gateway.beginClosing());
   };
 }
 
@@ -43,5 +46,4 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway): void 
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
   });
-  app.addHook('preClose', () => gateway.stopDirectHandling());
 }

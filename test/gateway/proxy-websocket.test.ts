@@ -1,0 +1,167 @@
+// WebSockets through the gateway: the handshake is checked like any request,
+// an allowed one is joined to a real WebSocket upstream byte for byte.
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
+import { startTestGateway } from '../helpers/gateway.js';
+import { echoBackend, sendRaw, startProxyFixture, statusOf, type ProxyFixture } from './support.js';
+
+/** A WebSocket upstream: its first message tells the handshake it saw, then it echoes. */
+interface WebSocketUpstream {
+  readonly port: number;
+  readonly handshakes: { url: string; headers: IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
+
+async function startWebSocketUpstream(): Promise<WebSocketUpstream> {
+  const server: Server = createServer((_request, response) => response.writeHead(426).end());
+  const sockets = new WebSocketServer({ server });
+  const handshakes: WebSocketUpstream['handshakes'] = [];
+  sockets.on('connection', (socket, request) => {
+    handshakes.push({ url: request.url!, headers: request.headers });
+    socket.send(JSON.stringify({ url: request.url, headers: request.headers }));
+    socket.on('message', (data, binary) => socket.send(data, { binary }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    handshakes,
+    async close() {
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** Opens a client and waits for the upstream's handshake report (its first message). */
+async function connect(url: string, headers: Record<string, string> = {}): Promise<{ socket: WebSocket; seen: { url: string; headers: IncomingHttpHeaders }; upgradeHeaders: IncomingHttpHeaders }> {
+  const socket = new WebSocket(url, { headers });
+  // The first message can come in the same tick as the upgrade: listen for both at once.
+  const [[response], [first]] = (await Promise.all([once(socket, 'upgrade'), once(socket, 'message')])) as [[{ headers: IncomingHttpHeaders }], [Buffer]];
+  return { socket, seen: JSON.parse(first.toString()) as { url: string; headers: IncomingHttpHeaders }, upgradeHeaders: response.headers };
+}
+
+function handshake(path: string, extra = ''): string {
+  return `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`;
+}
+
+let fx: ProxyFixture;
+let upstream: WebSocketUpstream;
+let ws: string;
+beforeAll(async () => {
+  upstream = await startWebSocketUpstream();
+  fx = await startProxyFixture();
+  await fx.gw.publishBackend(echoBackend(fx.echo, { servers: [{ host: '127.0.0.1', port: upstream.port }], url_matches: [{ frontend_prefix: '/live/', backend_prefix: '/socket/' }] }));
+  await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/plain/', backend_prefix: '/' }] }));
+  await fx.gw.publishBackend(echoBackend(fx.echo, { servers: [{ host: '127.0.0.1', port: 1 }], url_matches: [{ frontend_prefix: '/dead/', backend_prefix: '/' }] }));
+  ws = fx.gw.url.replace('http:', 'ws:');
+});
+afterAll(async () => {
+  await fx.close();
+  await upstream.close();
+});
+
+describe('WebSocket upgrades', () => {
+  it('joins an allowed client to the upstream: messages both ways, the key and forged identity not passed on', async () => {
+    const { socket, seen, upgradeHeaders } = await connect(`${ws}/live/chat?room=1&api_key=${fx.apiKey}`, { 'X-Api-User-Id': 'forged' });
+    expect(seen.url).toBe('/socket/chat?room=1');
+    expect(seen.headers['x-api-user-id']).toBe(fx.userId);
+    expect(seen.headers['x-api-umbrella-request-id']).toBe(upgradeHeaders['x-api-umbrella-request-id']);
+    expect(seen.headers.host).toBe('backend.example');
+    socket.send('hello through the gateway');
+    const [echoed] = (await once(socket, 'message')) as [Buffer];
+    expect(echoed.toString()).toBe('hello through the gateway');
+    socket.send(Buffer.from([0, 1, 2, 255]));
+    const [binary] = (await once(socket, 'message')) as [Buffer];
+    expect([...binary]).toEqual([0, 1, 2, 255]);
+    socket.close();
+    await once(socket, 'close');
+  });
+
+  it('takes the key from the X-Api-Key header and drops it', async () => {
+    const { socket, seen } = await connect(`${ws}/live/`, { 'X-Api-Key': fx.apiKey });
+    expect(seen.headers['x-api-key']).toBeUndefined();
+    expect(seen.headers['x-api-user-id']).toBe(fx.userId);
+    socket.terminate();
+  });
+
+  it('refuses a handshake without a key with API_KEY_MISSING, and the upstream never sees it', async () => {
+    const before = upstream.handshakes.length;
+    const answer = await sendRaw(fx.gw.url, handshake('/live/chat'));
+    expect(statusOf(answer)).toBe(403);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer).toContain('"code":"API_KEY_MISSING"');
+    expect(upstream.handshakes.length).toBe(before);
+  });
+
+  it('refuses an invalid key and a path no backend takes in the usual formats', async () => {
+    expect(await sendRaw(fx.gw.url, handshake('/live/x?api_key=not-a-real-key-at-all'))).toContain('"code":"API_KEY_INVALID"');
+    const notFound = await sendRaw(fx.gw.url, handshake(`/nowhere.xml?api_key=${fx.apiKey}`));
+    expect(statusOf(notFound)).toBe(404);
+    expect(notFound).toContain('<code>NOT_FOUND</code>');
+  });
+
+  it("passes on an upstream's answer when it does not switch protocols, then closes", async () => {
+    const answer = await sendRaw(fx.gw.url, handshake(`/plain/page?api_key=${fx.apiKey}`));
+    expect(statusOf(answer)).toBe(200);
+    expect(answer).toContain('"path":"/page"');
+  });
+
+  it('proxies an upgrade request that carries a body as an ordinary request (Node parses it as one)', async () => {
+    const answer = await sendRaw(
+      fx.gw.url,
+      `POST /plain/form?api_key=${fx.apiKey} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings, close\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nContent-Length: 5\r\n\r\nhello`,
+    );
+    expect(statusOf(answer)).toBe(200);
+    expect(answer).toContain('"body":"hello"');
+    expect(answer).not.toContain('"upgrade"');
+  });
+
+  it('reads such a body past the first packet, and refuses a chunked one with 400', async () => {
+    const body = 'x'.repeat(300_000);
+    const upgradePost = (headers: string, payload: string) =>
+      `POST /plain/big?api_key=${fx.apiKey} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n${headers}\r\n${payload}`;
+    const answer = await sendRaw(fx.gw.url, upgradePost(`Content-Length: ${body.length}\r\n`, body));
+    expect(statusOf(answer)).toBe(200);
+    expect(answer).toContain('"bodyLength":300000');
+    const chunked = await sendRaw(fx.gw.url, upgradePost('Transfer-Encoding: chunked\r\n', '5\r\nhello\r\n0\r\n\r\n'));
+    expect(statusOf(chunked)).toBe(400);
+  });
+
+  it('answers 502 BAD_GATEWAY when the upstream is down', async () => {
+    const answer = await sendRaw(fx.gw.url, handshake(`/dead/x?api_key=${fx.apiKey}`));
+    expect(statusOf(answer)).toBe(502);
+    expect(answer).toContain('"code":"BAD_GATEWAY"');
+  });
+
+  it('logs a connection as one analytics entry with status 101 once it closes', async () => {
+    const { socket, upgradeHeaders } = await connect(`${ws}/live/logged?api_key=${fx.apiKey}`);
+    const requestId = String(upgradeHeaders['x-api-umbrella-request-id']);
+    socket.close();
+    await once(socket, 'close');
+    let entry: AnalyticsEntry | undefined;
+    for (const deadline = Date.now() + 2000; entry === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
+      fx.gw.context.analytics.flush();
+      entry = fx.gw.context.db.prepare('SELECT * FROM analytics_logs WHERE request_id = ?').get(requestId) as AnalyticsEntry | undefined;
+    }
+    expect(entry).toMatchObject({ response_status: 101, request_path: '/live/logged', request_url_query: 'api_key=[REDACTED]', user_id: fx.userId, gatekeeper_denied_code: null });
+    expect(entry!.response_size).toBeGreaterThan(0);
+  });
+
+  it('closes open connections when the gateway stops, and the stop completes', async () => {
+    const gw = await startTestGateway({ default_api_backend_settings: { rate_limits: [] } });
+    const { apiKey } = await gw.createUser();
+    await gw.publishBackend(echoBackend(fx.echo, { servers: [{ host: '127.0.0.1', port: upstream.port }], url_matches: [{ frontend_prefix: '/live/', backend_prefix: '/' }] }));
+    const { socket } = await connect(`${gw.url.replace('http:', 'ws:')}/live/?api_key=${apiKey}`);
+    const closed = once(socket, 'close');
+    await gw.stop();
+    await closed;
+    expect(socket.readyState).toBe(WebSocket.CLOSED);
+  });
+});
