@@ -54,6 +54,7 @@ export class KeyIndex {
   private readonly extras = new Map<number, Extras>();
   private lastChangeSeq = 0;
   private lastDataVersion: number;
+  private filed = 0;
 
   constructor(
     private readonly repository: ApiUserRepository,
@@ -78,6 +79,11 @@ export class KeyIndex {
     if (dataVersion === this.lastDataVersion) return;
     this.lastDataVersion = dataVersion;
     for (const row of this.repository.keyRows(this.lastChangeSeq)) this.file(row);
+  }
+
+  /** Goes up whenever a user is filed (written here, or taken in by refresh()): what find() answered before may have changed. */
+  get generation(): number {
+    return this.filed;
   }
 
   /** Keys that find() can answer for. */
@@ -114,6 +120,7 @@ export class KeyIndex {
     if (extras === undefined) this.extras.delete(slot);
     else this.extras.set(slot, extras);
     if (row.change_seq > this.lastChangeSeq) this.lastChangeSeq = row.change_seq;
+    this.filed++;
   }
 
   /** The user's slot; a new user takes the next one. Users are never deleted, so slots are never freed. */

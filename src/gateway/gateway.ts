@@ -36,7 +36,7 @@ export class Gateway {
     const { config } = context;
     this.pools = new UpstreamPools(config.proxy);
     this.trust = ProxyTrust.compile(['127.0.0.1', '::1', ...config.trusted_proxies]);
-    this.deps = { config, keyIndex: new VerifiedKeyCache(context.keyIndex, context.users, context.clock), rateLimiter: context.rateLimiter, analytics: context.analytics, clock: context.clock };
+    this.deps = { config, keyIndex: new VerifiedKeyCache(context.keyIndex), rateLimiter: context.rateLimiter, analytics: context.analytics, clock: context.clock };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
       this.table = compileRoutes(published, config.default_api_backend_settings.rate_limits, this.pools);
