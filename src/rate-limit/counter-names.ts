@@ -5,8 +5,13 @@
 import type { RateLimit } from '../api-backends/model.js';
 import type { RateLimitRequest } from './limiter.js';
 
-/** Emptied past this many names, so a flood of new clients costs memory only in its counters. */
-const MAX_NAMES = 10_000;
+/**
+ * Emptied past this many names, so a flood of new clients costs memory only
+ * in its counters. Room for every key of a busy gateway: emptying it every
+ * few thousand requests would turn each name into garbage the collector
+ * promotes and sweeps later.
+ */
+const MAX_NAMES = 100_000;
 
 /** Names under one limit and bucket, apart by where the client came from. */
 interface ClientNames {
@@ -14,8 +19,13 @@ interface ClientNames {
   readonly byIp: Map<string, string>;
 }
 
+/** Names by bucket, for every limit of the same duration and limit_by: backends with equal limits share their counters' names. */
+type NamesByBucket = Map<string, ClientNames>;
+
 export class CounterNames {
-  private byLimit = new WeakMap<RateLimit, Map<string, ClientNames>>();
+  /** Each limit object's group, found once per published limit. */
+  private byLimit = new WeakMap<RateLimit, NamesByBucket>();
+  private byKind = new Map<string, NamesByBucket>();
   private size = 0;
 
   constructor(private readonly maxNames = MAX_NAMES) {}
@@ -37,7 +47,9 @@ export class CounterNames {
   private clientNames(limit: RateLimit, bucket: string): ClientNames {
     let byBucket = this.byLimit.get(limit);
     if (byBucket === undefined) {
-      byBucket = new Map();
+      const kind = `${limit.duration}|${limit.limit_by}`;
+      byBucket = this.byKind.get(kind) ?? new Map<string, ClientNames>();
+      this.byKind.set(kind, byBucket);
       this.byLimit.set(limit, byBucket);
     }
     let names = byBucket.get(bucket);
@@ -51,6 +63,7 @@ export class CounterNames {
   private remember(names: Map<string, string>, client: string, name: string): string {
     if (this.size >= this.maxNames) {
       this.byLimit = new WeakMap();
+      this.byKind = new Map();
       this.size = 0;
       // The map in hand was just dropped with the rest: this name is not kept.
       return name;

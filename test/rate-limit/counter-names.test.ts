@@ -44,3 +44,13 @@ describe('counter names', () => {
     expect(fresh.held).toBe(10);
   });
 });
+
+describe('counter names shared by equal limits', () => {
+  it('keep one name per client for backends whose limits are equal but separate objects', () => {
+    const names = new CounterNames();
+    const first = names.of(byKey, request());
+    const sameLimitOfAnotherBackend = { ...byKey };
+    expect(names.of(sameLimitOfAnotherBackend, request())).toBe(first);
+    expect(names.held).toBe(1);
+  });
+});
