@@ -92,19 +92,18 @@ export class Gateway {
     this.upgrades.add(socket);
     const res = responseOnUpgrade(raw, socket);
     const client = (this.trust ?? TRUST_NO_PROXY).clientOf(raw);
-    const target = parseRequestTarget(raw.url!);
-    const route = target === null ? null : this.table.match(client.host, target.path);
-    if (route === null) {
-      const code = target === null ? 'BAD_REQUEST' : 'NOT_FOUND';
-      writeError(res, this.context.config, errorRequestOf(raw, target ?? { path: '/', query: '' }, client.protocol, client.host), code);
-      return;
-    }
-    const request = { raw, res, target: target!, ...client };
+    const parsed = parseRequestTarget(raw.url!);
+    const target = parsed ?? { path: '/', query: '' };
+    const refuse = (code: 'BAD_REQUEST' | 'NOT_FOUND') => writeError(res, this.context.config, errorRequestOf(raw, target, client.protocol, client.host), code);
+    if (parsed === null) return refuse('BAD_REQUEST');
+    const route = this.table.match(client.host, target.path);
+    if (route === null) return refuse('NOT_FOUND');
+    const request = { raw, res, target, ...client };
     const { headers } = raw;
     const length = Number(headers['content-length'] ?? 0);
     if (headers['transfer-encoding'] !== undefined || !Number.isSafeInteger(length) || length < 0) {
       // A chunked body would have to be decoded here; no client sends one with an upgrade.
-      writeError(res, this.context.config, errorRequestOf(raw, target!, client.protocol, client.host), 'BAD_REQUEST');
+      refuse('BAD_REQUEST');
     } else if (length > 0) {
       this.proxy({ ...request, body: bodyAfterHead(head, socket, length) }, route);
     } else {

@@ -95,10 +95,6 @@ export class OpenUpgrades {
     socket.once('close', () => this.sockets.delete(socket));
   }
 
-  get size(): number {
-    return this.sockets.size;
-  }
-
   closeAll(): void {
     for (const socket of this.sockets) socket.destroy();
   }
