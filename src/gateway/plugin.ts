@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
+import { holdTickEntryShape } from '../lib/tick-shape.js';
 
 export interface GatewayPluginOptions {
   /** Serves GET/HEAD "/" when no backend matches it; a plain built-in page when absent. */
@@ -15,6 +16,8 @@ export interface GatewayPluginOptions {
 export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions = {}) {
   return async (app: FastifyInstance): Promise<void> => {
     const gateway = new Gateway(context, options.homepage ?? builtInHomepage(context.config));
+    // Every proxied request makes several ticks: keep their entries on V8's fast path (see tick-shape.ts).
+    holdTickEntryShape();
     app.addHook('onClose', () => gateway.close());
     // A pino child logger per request would be built and never used: the gateway logs through analytics.
     app.setChildLoggerFactory((logger) => logger);
