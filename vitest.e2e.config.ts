@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/temp-root.ts'],
     // One browser at a time: the machine is small and Chromium is heavy.
     fileParallelism: false,
   },

@@ -6,7 +6,9 @@
 // this process to itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/db.js';
 import { packagePath } from '../src/lib/package-path.js';
@@ -50,6 +52,8 @@ upstream.process.kill();
 const db = openStore(config.data_dir);
 const stored = db.prepare("SELECT count(*) FROM analytics_logs WHERE request_path LIKE '/soak/%'").pluck().get() as number;
 db.close();
+// The run's temp dir: its config and a store of a few hundred thousand entries.
+rmSync(dirname(config.data_dir), { recursive: true, force: true });
 
 console.log(`client: ${load.requests.total} responses (${load.non2xx} non-2xx), ${load.errors} errors, ${load.timeouts} timeouts; ${Math.round(load.requests.average)} req/s on average`);
 console.log(`gateway: ${sent} responses sent, ${cutShort} cut short; analytics: ${stored} entries stored, ${dropped} dropped`);

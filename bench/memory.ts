@@ -4,7 +4,8 @@
 // their own process; the figure is Parasol's RSS alone.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { startServerChild, usageOf } from './proxy/children.js';
 import type { Scenario } from './proxy/parasol.js';
 
@@ -19,7 +20,7 @@ const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 const upstream = await startServerChild('upstream.ts');
 console.log(`seeding ${USERS} users and ${BACKENDS} backends …`);
 // The /bench/ backend counts as one of the thousand.
-const seedScenario: Scenario = { users: USERS, extraBackends: BACKENDS - 1, keysToReturn: KEYS };
+const seedScenario: Scenario = { users: USERS, extraBackends: BACKENDS - 1, keysToReturn: KEYS, keepData: true };
 const seeder = await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(seedScenario)]);
 const { keys, dataDir } = seeder;
 await seeder.stop();
@@ -57,4 +58,6 @@ const results = {
 writeFileSync(new URL('./memory-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`${passed ? 'PASS' : 'FAIL'}  RSS ${mb(warm.rss)} MB < ${mb(BAR_BYTES)} MB · written to bench/memory-results.json`);
 await Promise.all([parasol.stop(), upstream.stop()]);
+// The seeder's temp dir: its config and the store served here.
+rmSync(dirname(dataDir!), { recursive: true, force: true });
 process.exitCode = passed ? 0 : 1;

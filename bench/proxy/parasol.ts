@@ -1,7 +1,7 @@
 // Case C: Parasol as `npm start` runs it (the compiled dist/), with a
 // published backend in front of the bench upstream and API users to call it.
 // argv: upstream port, then a JSON Scenario. Import only its types: it runs on load.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -14,6 +14,8 @@ import { answerUsageRequests, type PublishRequest, type Ready } from './protocol
 export interface Scenario {
   /** Serve this data dir as it is (seeded by an earlier run) instead of a fresh one with the bench backend and user. */
   readonly dataDir?: string;
+  /** Leave the fresh data dir behind on exit, for a later run to serve (its caller removes it). */
+  readonly keepData?: boolean;
   /** Config overrides over the bench defaults (merged one level deep). */
   readonly config?: Record<string, unknown>;
   /** Backends /svc0/ … /svcN-1/ besides /bench/ (memory check). */
@@ -40,6 +42,8 @@ const { parseApiBackend } = (await import(`${dist}api-backends/validate.js`)) as
 const upstreamPort = Number(process.argv[2]);
 const scenario = JSON.parse(process.argv[3] ?? '{}') as Scenario;
 
+// Config file, and the data unless the scenario brought its own: a bench run's store holds millions of analytics rows.
+const ownDir = mkdtempSync(join(tmpdir(), 'parasol-bench-'));
 const server = await startServer(benchConfig(scenario.config ?? {}, scenario.dataDir));
 const { context } = server;
 const keys = scenario.dataDir === undefined ? seed() : [];
@@ -49,7 +53,12 @@ process.on('message', (message: PublishRequest) => {
   publish(backendInput(`Churn ${message.publish}`, `/churn${message.publish}/`, NEVER_REACHED_LIMITS));
   process.send!({ published: message.publish });
 });
-process.on('disconnect', () => void server.stop().then(() => process.exit(0)));
+process.on('disconnect', () =>
+  void server.stop().then(() => {
+    if (!scenario.keepData) rmSync(ownDir, { recursive: true, force: true });
+    process.exit(0);
+  }),
+);
 process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0], keys, dataDir: server.context.config.data_dir } } satisfies Ready);
 
 /** The bench backend at /bench/, the scenario's extra backends and users; returns the clear keys asked for. */
@@ -68,15 +77,14 @@ function seed(): string[] {
 }
 
 function benchConfig(overrides: Record<string, unknown>, dataDir: string | undefined) {
-  const dir = mkdtempSync(join(tmpdir(), 'parasol-bench-'));
-  const defaults: Record<string, unknown> = { listen: { host: '127.0.0.1', port: 0 }, data_dir: dataDir ?? join(dir, 'data'), log_level: 'silent' };
+  const defaults: Record<string, unknown> = { listen: { host: '127.0.0.1', port: 0 }, data_dir: dataDir ?? join(ownDir, 'data'), log_level: 'silent' };
   const merged: Record<string, unknown> = { ...defaults };
   for (const [key, value] of Object.entries(overrides)) {
     const base = merged[key];
     merged[key] = isObject(base) && isObject(value) ? { ...base, ...value } : value;
   }
-  writeFileSync(join(dir, 'parasol.yml'), stringify(merged));
-  return loadConfig({ configPath: join(dir, 'parasol.yml'), env: {}, cwd: dir }).config;
+  writeFileSync(join(ownDir, 'parasol.yml'), stringify(merged));
+  return loadConfig({ configPath: join(ownDir, 'parasol.yml'), env: {}, cwd: ownDir }).config;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { TEMP_ROOT_VARIABLE } from '../temp-root.js';
 
+/** A fresh directory under the run's temporary root (removed when the run ends). */
 export function tempDir(prefix = 'parasol-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return mkdtempSync(join(process.env[TEMP_ROOT_VARIABLE] ?? tmpdir(), prefix));
 }
 
 /**
