@@ -5,7 +5,10 @@ import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { LoadOptions, LoadResult } from './protocol.js';
+import { holdTickEntryShape } from '../../src/lib/tick-shape.js';
 
+// Every bench process holds a nextTick entry, as Parasol does, so none of them draws V8's slow nextTick (src/lib/tick-shape.ts).
+holdTickEntryShape();
 const options = JSON.parse(process.argv[2]!) as LoadOptions;
 const result = options.rate === undefined ? await fullSpeed(options) : await fixedRate(options, options.rate);
 process.send!(result, () => process.exit(0));

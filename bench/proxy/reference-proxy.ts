@@ -4,10 +4,14 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import { holdTickEntryShape } from '../../src/lib/tick-shape.js';
 import { answerUsageRequests, type Ready } from './protocol.js';
 
 const upstreamPort = Number(process.argv[2]);
 const pool = new Pool(`http://127.0.0.1:${upstreamPort}`, { connections: 128, pipelining: 1, keepAliveTimeout: 4000 });
+
+// Like Parasol: without it, V8 runs every nextTick through its runtime in some starts (src/lib/tick-shape.ts), and the reference would vary by ~10 %.
+holdTickEntryShape();
 
 const server = createServer((request, response) => {
   const { host: _host, connection: _connection, ...headers } = request.headers;
