@@ -4,9 +4,9 @@ import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
-import { holdTickEntryShape } from '../lib/tick-shape.js';
 
 export interface GatewayPluginOptions {
   /** Serves GET/HEAD "/" when no backend matches it; a plain built-in page when absent. */
