@@ -38,7 +38,8 @@ const ANALYTICS_OFF: BenchCase = { name: 'C parasol, analytics off', target: 'pa
 const LIMITS_OFF: BenchCase = { name: 'C parasol, limits off (unlimited user)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true } };
 
 // Cases compared in a ratio run next to each other (B then C, C then its
-// variants), so a slow drift of the shared machine's speed hits both alike.
+// variants: the rounds go payload by payload), and every other round in the
+// reverse order, so a drift of the shared machine's speed favours neither.
 const CASES: readonly BenchCase[] = [
   { name: 'A upstream direct', role: 'A', target: 'upstream' },
   { name: 'B reference undici proxy', role: 'B', target: 'reference' },
@@ -100,9 +101,12 @@ function requestFor(benchCase: BenchCase, payload: Payload): { url: string; head
 
 let publishes = 0;
 
-/** A load result plus CPU time per request: the measured server's, and the whole machine's (load generator and upstream included). */
+/** A load result plus CPU time per request: the measured server's, its main thread's, and the whole machine's (load generator and upstream included). */
 interface Measured extends LoadResult {
   readonly cpuMicrosPerRequest: number;
+  readonly mainThreadCpuMicrosPerRequest: number;
+  /** The share of the run's time the server's main thread was busy: near 1, it was the bottleneck. */
+  readonly mainThreadBusy: number;
   readonly machineCpuMicrosPerRequest: number;
 }
 
@@ -117,7 +121,14 @@ async function measure(benchCase: BenchCase, payload: Payload, options: { second
     const machineAfter = machineBusyMicros();
     const after = await usageOf(server);
     const requests = Math.max(result.total, 1);
-    return { ...result, cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / requests, machineCpuMicrosPerRequest: (machineAfter - machineBefore) / requests };
+    const mainThreadMicros = after.mainThreadCpuMicros - before.mainThreadCpuMicros;
+    return {
+      ...result,
+      cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / requests,
+      mainThreadCpuMicrosPerRequest: mainThreadMicros / requests,
+      mainThreadBusy: mainThreadMicros / (options.seconds * 1e6),
+      machineCpuMicrosPerRequest: (machineAfter - machineBefore) / requests,
+    };
   } finally {
     if (publisher !== null) clearInterval(publisher);
   }
@@ -131,8 +142,9 @@ console.log('warming up …');
 for (const benchCase of CASES) for (const payload of payloadsOf(benchCase)) await measure(benchCase, payload, { seconds: 3 });
 
 for (let round = 1; round <= rounds; round++) {
-  for (const benchCase of CASES) {
-    for (const payload of payloadsOf(benchCase)) {
+  for (const payload of PAYLOADS) {
+    const cases = CASES.filter((benchCase) => payloadsOf(benchCase).includes(payload));
+    for (const benchCase of round % 2 === 1 ? cases : cases.toReversed()) {
       await pause(pauseMs);
       const result = await measure(benchCase, payload, { seconds });
       runs.set(runKey(benchCase, payload), [...(runs.get(runKey(benchCase, payload)) ?? []), result]);
@@ -157,6 +169,8 @@ const ratios = Object.fromEntries(
       'C/A': byRole('C', payload).rps / byRole('A', payload).rps,
       /** B's CPU per request over C's: the throughput ratio a proxy-bound machine would see. */
       'C/B by CPU per request': byRole('B', payload).cpuMicrosPerRequest / byRole('C', payload).cpuMicrosPerRequest,
+      /** The same with each proxy's main thread alone: the throughput ratio when that thread is the bottleneck (see mainThreadBusy). */
+      'C/B by main-thread CPU per request': byRole('B', payload).mainThreadCpuMicrosPerRequest / byRole('C', payload).mainThreadCpuMicrosPerRequest,
       /** The same with every process's CPU (load generator and upstream too): what a CPU-bound machine would see. */
       'C/B by machine CPU per request': byRole('B', payload).machineCpuMicrosPerRequest / byRole('C', payload).machineCpuMicrosPerRequest,
       /** The median of each round's own C/B: a drift of the machine between rounds cancels out. */
@@ -167,6 +181,8 @@ const ratios = Object.fromEntries(
 const analyticsOnOff = byRole('C', 'small').rps / medians[runKey(ANALYTICS_OFF, 'small')]!.rps;
 const limitsOnOff = byRole('C', 'small').rps / medians[runKey(LIMITS_OFF, 'small')]!.rps;
 const analyticsOnOffPaired = pairedRatio(caseWithRole('C'), ANALYTICS_OFF, 'small');
+/** Off's main-thread CPU per request over on's: what analytics costs the thread that bounds throughput. */
+const analyticsOnOffByMainThread = medians[runKey(ANALYTICS_OFF, 'small')]!.mainThreadCpuMicrosPerRequest / byRole('C', 'small').mainThreadCpuMicrosPerRequest;
 const limitsOnOffPaired = pairedRatio(caseWithRole('C'), LIMITS_OFF, 'small');
 
 // Added latency: A and C at half of C's peak rate (small payload), timed to the microsecond.
@@ -196,6 +212,7 @@ const results = {
   ratios,
   analytics_on_vs_off: analyticsOnOff,
   analytics_on_vs_off_paired_by_round: analyticsOnOffPaired,
+  analytics_on_vs_off_by_main_thread_cpu: analyticsOnOffByMainThread,
   limits_on_vs_off: limitsOnOff,
   limits_on_vs_off_paired_by_round: limitsOnOffPaired,
   latency_at_half_c_peak: { rate: halfRate, A: latencyA, C: latencyC, added_p50_ms: addedP50 },
@@ -218,12 +235,12 @@ for (const payload of PAYLOADS) {
   const ratio = ratios[payload]!;
   console.log(
     `  ${payload}: C/B ${ratio['C/B'].toFixed(3)}  C/A ${ratio['C/A'].toFixed(3)}  C/B paired by round ${ratio['C/B paired by round'].toFixed(3)}  ` +
-      `by CPU per request: server ${ratio['C/B by CPU per request'].toFixed(3)}, machine ${ratio['C/B by machine CPU per request'].toFixed(3)}`,
+      `by CPU per request: server ${ratio['C/B by CPU per request'].toFixed(3)}, main thread ${ratio['C/B by main-thread CPU per request'].toFixed(3)}, machine ${ratio['C/B by machine CPU per request'].toFixed(3)}`,
   );
 }
 console.log(`  p50 at ${halfRate} req/s: A ${latencyA.p50.toFixed(3)} ms, C ${latencyC.p50.toFixed(3)} ms, added ${addedP50.toFixed(3)} ms`);
 console.log(`  routing lookup with 1,000 backends: ${lookupNs.toFixed(0)} ns`);
-console.log(`  analytics on/off (small): ${analyticsOnOff.toFixed(3)} (paired by round ${analyticsOnOffPaired.toFixed(3)})`);
+console.log(`  analytics on/off (small): ${analyticsOnOff.toFixed(3)} (paired by round ${analyticsOnOffPaired.toFixed(3)}, by main-thread CPU ${analyticsOnOffByMainThread.toFixed(3)})`);
 console.log(`  limits on/off (small): ${limitsOnOff.toFixed(3)} (paired by round ${limitsOnOffPaired.toFixed(3)})`);
 console.log(`  failed requests: ${failures}`);
 for (const [bar, met] of Object.entries(results.bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
@@ -235,6 +252,8 @@ function medianOf(results: readonly Measured[]): Measured {
   return {
     rps: median(results.map((r) => r.rps)),
     cpuMicrosPerRequest: median(results.map((r) => r.cpuMicrosPerRequest)),
+    mainThreadCpuMicrosPerRequest: median(results.map((r) => r.mainThreadCpuMicrosPerRequest)),
+    mainThreadBusy: median(results.map((r) => r.mainThreadBusy)),
     machineCpuMicrosPerRequest: median(results.map((r) => r.machineCpuMicrosPerRequest)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
@@ -246,5 +265,5 @@ function medianOf(results: readonly Measured[]): Measured {
 
 function formatRun(result: Measured, digits = 0): string {
   const fixed = (value: number) => value.toFixed(digits);
-  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req (machine ${result.machineCpuMicrosPerRequest.toFixed(1).padStart(5)})  non-2xx ${result.non2xx}  errors ${result.errors}`;
+  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req (main thread ${result.mainThreadCpuMicrosPerRequest.toFixed(1).padStart(5)}, ${(100 * result.mainThreadBusy).toFixed(0).padStart(3)} % busy; machine ${result.machineCpuMicrosPerRequest.toFixed(1).padStart(5)})  non-2xx ${result.non2xx}  errors ${result.errors}`;
 }

@@ -19,3 +19,20 @@ export function machineBusyMicros(): number {
   const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
   return (user! + nice! + system! + irq! + softirq!) * MICROS_PER_TICK;
 }
+
+/**
+ * CPU time (user + system) the calling thread has used, in µs; NaN off Linux.
+ * Called on a server's main thread: the one thread a Node proxy cannot spread
+ * over cores, so its busy share tells whether it was the bottleneck.
+ */
+export function threadBusyMicros(): number {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/thread-self/stat', 'utf8');
+  } catch {
+    return Number.NaN;
+  }
+  // Fields after the parenthesised name: state is the 1st, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * MICROS_PER_TICK;
+}

@@ -1,5 +1,6 @@
 // Messages between the bench orchestrator and its child processes (one per
 // server and per load generator, so none shares an event loop with another).
+import { threadBusyMicros } from './machine-cpu.js';
 
 /** A server child's first message. */
 export interface Ready {
@@ -43,6 +44,8 @@ export interface Usage {
   readonly external: number;
   /** CPU time (user + system) since the process started, in microseconds. */
   readonly cpuMicros: number;
+  /** The same for the main thread alone (NaN off Linux). */
+  readonly mainThreadCpuMicros: number;
 }
 
 export interface UsageReport {
@@ -55,6 +58,6 @@ export function answerUsageRequests(): void {
     if (!('usage' in message)) return;
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     const { user, system } = process.cpuUsage();
-    process.send!({ usage: { rss, heapUsed, heapTotal, external, cpuMicros: user + system } } satisfies UsageReport);
+    process.send!({ usage: { rss, heapUsed, heapTotal, external, cpuMicros: user + system, mainThreadCpuMicros: threadBusyMicros() } } satisfies UsageReport);
   });
 }
