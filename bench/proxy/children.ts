@@ -67,9 +67,16 @@ export async function usageOf(server: ServerChild): Promise<Usage> {
 }
 
 export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** The value a fraction `q` of the way through the sorted values, interpolated between neighbours. */
+export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  const position = q * (sorted.length - 1);
+  const below = Math.floor(position);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below]! + (position - below) * (sorted[above]! - sorted[below]!);
 }
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

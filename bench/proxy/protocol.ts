@@ -14,7 +14,10 @@ export interface LoadResult {
   readonly p99: number;
   readonly non2xx: number;
   readonly errors: number;
+  /** Requests sent, a warm-up's included: the server's CPU time over the run is divided by it. */
   readonly total: number;
+  /** How long the load ran, a warm-up included. */
+  readonly loadedSeconds: number;
 }
 
 export interface LoadOptions {
