@@ -24,7 +24,7 @@ function forkTs(name: string, args: readonly string[]): ChildProcess {
 
 export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts' | 'parasol.ts', args: readonly string[] = []): Promise<ServerChild> {
   const child = forkTs(name, args);
-  const [message] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => Promise.reject(new Error(`${name} exited`)))])) as [Ready];
+  const message = await firstMessage<Ready>(child, name);
   const { port, apiKey, keys = [], dataDir } = message.ready;
   return {
     port,
@@ -57,9 +57,16 @@ export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts
 /** Runs one load in its own process and returns what it measured. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const child = forkTs('load.ts', [JSON.stringify(options)]);
-  const [result] = (await once(child, 'message')) as [LoadResult];
-  await once(child, 'exit');
+  const exited = once(child, 'exit');
+  const result = await firstMessage<LoadResult>(child, 'the load generator');
+  await exited;
   return result;
+}
+
+/** The child's first message; an error when it exits without one (a crash would otherwise hang the bench). */
+async function firstMessage<T>(child: ChildProcess, name: string): Promise<T> {
+  const [message] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => Promise.reject(new Error(`${name} exited`)))])) as [T];
+  return message;
 }
 
 export async function usageOf(server: ServerChild): Promise<Usage> {

@@ -53,12 +53,19 @@ process.on('message', (message: PublishRequest) => {
   publish(backendInput(`Churn ${message.publish}`, `/churn${message.publish}/`, NEVER_REACHED_LIMITS));
   process.send!({ published: message.publish });
 });
-process.on('disconnect', () =>
+// The bench ends, dies or is stopped with Ctrl-C (which reaches every child): the store goes with it.
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
   void server.stop().then(() => {
     if (!scenario.keepData) rmSync(ownDir, { recursive: true, force: true });
     process.exit(0);
-  }),
-);
+  });
+};
+process.on('disconnect', stop);
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
 process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0], keys, dataDir: server.context.config.data_dir } } satisfies Ready);
 
 /** The bench backend at /bench/, the scenario's extra backends and users; returns the clear keys asked for. */
