@@ -9,6 +9,7 @@ import { holdTickEntryShape } from '../../src/lib/tick-shape.js';
 
 // Every bench process holds a nextTick entry, as Parasol does, so none of them draws V8's slow nextTick (src/lib/tick-shape.ts).
 holdTickEntryShape();
+
 /**
  * Requests sent in the client's first second are not timed: a fresh process
  * runs unoptimised code and opens its connections then, and on a 2-vCPU
