@@ -2,7 +2,11 @@
 // minimal undici proxy (B), interleaved and repeated, medians reported and
 // written to bench/results.json. Every server and every load generator runs
 // in its own process.
-//   npm run bench -- [--seconds 3] [--rounds 12] [--connections 50] [--pause-ms 1000]
+//   npm run bench -- [--seconds 3] [--rounds 12] [--connections 50] [--pause-ms 1000] [--cases C,analytics-off]
+//
+// --cases runs only the cases named (by id), and reports only the ratios and
+// bars whose cases all ran: many rounds of one pair show a change of 1 µs a
+// request that twelve rounds of every case would hide in the host's noise.
 //
 // The machine's host slows it by up to half for seconds at a time, one case
 // or another; so the rounds are short and many, and every ratio a bar is held
@@ -23,6 +27,8 @@ import type { LoadResult } from './proxy/protocol.js';
 type Payload = 'small' | 'large';
 
 interface BenchCase {
+  /** What --cases names it by. */
+  readonly id: string;
   readonly name: string;
   /** A, B and C feed the ratios; other cases are reported beside them. */
   readonly role?: 'A' | 'B' | 'C';
@@ -38,20 +44,20 @@ interface BenchCase {
 }
 
 /** The same Parasol without analytics: C over this is the cost of logging every request (bar: at least 0.95). */
-const ANALYTICS_OFF: BenchCase = { name: 'C parasol, analytics off', target: 'parasol', payloads: ['small'], parasol: { config: { analytics: { enabled: false } } } };
+const ANALYTICS_OFF: BenchCase = { id: 'analytics-off', name: 'C parasol, analytics off', target: 'parasol', payloads: ['small'], parasol: { config: { analytics: { enabled: false } } } };
 /** The same Parasol with an unlimited user: C (limits high enough never to refuse) over this is the cost of rate limiting (bar: at least 0.95). */
-const LIMITS_OFF: BenchCase = { name: 'C parasol, limits off (unlimited user)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true } };
+const LIMITS_OFF: BenchCase = { id: 'limits-off', name: 'C parasol, limits off (unlimited user)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true } };
 
 // Cases compared in a ratio run next to each other (B then C, C then its
 // variants: the rounds go payload by payload), and every other round in the
 // reverse order, so a drift of the shared machine's speed favours neither.
-const CASES: readonly BenchCase[] = [
-  { name: 'A upstream direct', role: 'A', target: 'upstream' },
-  { name: 'B reference undici proxy', role: 'B', target: 'reference' },
-  { name: 'C parasol (key, limits, analytics)', role: 'C', target: 'parasol' },
+const ALL_CASES: readonly BenchCase[] = [
+  { id: 'A', name: 'A upstream direct', role: 'A', target: 'upstream' },
+  { id: 'B', name: 'B reference undici proxy', role: 'B', target: 'reference' },
+  { id: 'C', name: 'C parasol (key, limits, analytics)', role: 'C', target: 'parasol' },
   ANALYTICS_OFF,
   LIMITS_OFF,
-  { name: 'C parasol, publishing every 250 ms', target: 'parasol', payloads: ['small'], parasol: { publishEveryMs: 250 } },
+  { id: 'publishing', name: 'C parasol, publishing every 250 ms', target: 'parasol', payloads: ['small'], parasol: { publishEveryMs: 250 } },
 ];
 
 const PAYLOADS: readonly Payload[] = ['small', 'large'];
@@ -62,8 +68,10 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '12' },
     connections: { type: 'string', default: '50' },
     'pause-ms': { type: 'string', default: '1000' },
+    cases: { type: 'string' },
   },
 });
+const CASES = selectedCases(values.cases);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -141,13 +149,15 @@ async function measure(benchCase: BenchCase, payload: Payload, options: { second
 
 const runs = new Map<string, Measured[]>();
 const runKey = (benchCase: BenchCase, payload: Payload) => `${benchCase.name} · ${payload}`;
-const payloadsOf = (benchCase: BenchCase) => benchCase.payloads ?? PAYLOADS;
+/** A payload only one selected case takes (the large one, when --cases picks C and a variant) has nothing to compare with: not run. */
+const comparedPayloads = PAYLOADS.filter((payload) => CASES.length === 1 || CASES.filter((benchCase) => (benchCase.payloads ?? PAYLOADS).includes(payload)).length > 1);
+const payloadsOf = (benchCase: BenchCase) => (benchCase.payloads ?? PAYLOADS).filter((payload) => comparedPayloads.includes(payload));
 
 console.log('warming up …');
 for (const benchCase of CASES) for (const payload of payloadsOf(benchCase)) await measure(benchCase, payload, { seconds: 3 });
 
 for (let round = 1; round <= rounds; round++) {
-  for (const payload of PAYLOADS) {
+  for (const payload of comparedPayloads) {
     const cases = CASES.filter((benchCase) => payloadsOf(benchCase).includes(payload));
     for (const benchCase of round % 2 === 1 ? cases : cases.toReversed()) {
       await pause(pauseMs);
@@ -159,11 +169,12 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 const medians = Object.fromEntries([...runs].map(([key, results]) => [key, medianOf(results)]));
-const caseWithRole = (role: 'A' | 'B' | 'C') => CASES.find((c) => c.role === role)!;
-const byRole = (role: 'A' | 'B' | 'C', payload: Payload) => medians[runKey(caseWithRole(role), payload)]!;
+const caseWithRole = (role: 'A' | 'B' | 'C') => ALL_CASES.find((c) => c.role === role)!;
+const [caseA, caseB, caseC] = [caseWithRole('A'), caseWithRole('B'), caseWithRole('C')];
+const ran = (...cases: BenchCase[]) => cases.every((benchCase) => CASES.includes(benchCase));
+const medianOfCase = (benchCase: BenchCase, payload: Payload) => medians[runKey(benchCase, payload)]!;
 /** One case's median req/s over another's: beside the paired ratio, which a bar is held to. */
-const ratioOfMedians = (numerator: BenchCase, denominator: BenchCase, payload: Payload) =>
-  medians[runKey(numerator, payload)]!.rps / medians[runKey(denominator, payload)]!.rps;
+const ratioOfMedians = (numerator: BenchCase, denominator: BenchCase, payload: Payload) => medianOfCase(numerator, payload).rps / medianOfCase(denominator, payload).rps;
 /** Each round's own ratio of two cases' req/s (they ran seconds apart): the median is what a bar is held to. */
 interface PairedRatio {
   readonly median: number;
@@ -181,98 +192,113 @@ const pairedRatio = (numerator: BenchCase, denominator: BenchCase, payload: Payl
 };
 const formatPaired = (ratio: PairedRatio) =>
   `${ratio.median.toFixed(3)} (middle half of the rounds ${ratio.middleHalf[0].toFixed(3)}–${ratio.middleHalf[1].toFixed(3)}, best over best ${ratio.bestOverBest.toFixed(3)})`;
-const pairedCB = Object.fromEntries(PAYLOADS.map((payload) => [payload, pairedRatio(caseWithRole('C'), caseWithRole('B'), payload)]));
-const ratios = Object.fromEntries(
-  PAYLOADS.map((payload) => [
-    payload,
-    {
-      'C/B': pairedCB[payload]!.median,
-      'C/B paired by round': pairedCB[payload]!,
-      'C/B of the medians': ratioOfMedians(caseWithRole('C'), caseWithRole('B'), payload),
-      'C/A of the medians': ratioOfMedians(caseWithRole('C'), caseWithRole('A'), payload),
-      /** B's CPU per request over C's: the throughput ratio a proxy-bound machine would see. */
-      'C/B by CPU per request': byRole('B', payload).cpuMicrosPerRequest / byRole('C', payload).cpuMicrosPerRequest,
-      /** The same with each proxy's main thread alone: the throughput ratio when that thread is the bottleneck (see mainThreadBusy). */
-      'C/B by main-thread CPU per request': byRole('B', payload).mainThreadCpuMicrosPerRequest / byRole('C', payload).mainThreadCpuMicrosPerRequest,
-      /** The same with every process's CPU (load generator and upstream too): what a CPU-bound machine would see. */
-      'C/B by machine CPU per request': byRole('B', payload).machineCpuMicrosPerRequest / byRole('C', payload).machineCpuMicrosPerRequest,
-    },
-  ]),
-);
-const analyticsOnOffOfMedians = ratioOfMedians(caseWithRole('C'), ANALYTICS_OFF, 'small');
-const limitsOnOffOfMedians = ratioOfMedians(caseWithRole('C'), LIMITS_OFF, 'small');
-const analyticsOnOff = pairedRatio(caseWithRole('C'), ANALYTICS_OFF, 'small');
-/** Off's main-thread CPU per request over on's: what analytics costs the thread that bounds throughput. */
-const analyticsOnOffByMainThread = medians[runKey(ANALYTICS_OFF, 'small')]!.mainThreadCpuMicrosPerRequest / byRole('C', 'small').mainThreadCpuMicrosPerRequest;
-const limitsOnOff = pairedRatio(caseWithRole('C'), LIMITS_OFF, 'small');
+
+/** C/B per payload: paired, of the medians, and by CPU per request (B's over C's: the throughput ratio if that CPU were the bottleneck). */
+const ratios = ran(caseB, caseC)
+  ? Object.fromEntries(
+      PAYLOADS.map((payload) => {
+        const [b, c] = [medianOfCase(caseB, payload), medianOfCase(caseC, payload)];
+        return [
+          payload,
+          {
+            'C/B paired by round': pairedRatio(caseC, caseB, payload),
+            'C/B of the medians': ratioOfMedians(caseC, caseB, payload),
+            'C/A of the medians': ran(caseA) ? ratioOfMedians(caseC, caseA, payload) : null,
+            /** The whole server process. */
+            'C/B by CPU per request': b.cpuMicrosPerRequest / c.cpuMicrosPerRequest,
+            /** Each proxy's main thread alone: the throughput ratio when that thread is the bottleneck (see mainThreadBusy). */
+            'C/B by main-thread CPU per request': b.mainThreadCpuMicrosPerRequest / c.mainThreadCpuMicrosPerRequest,
+            /** Every process's CPU (load generator and upstream too): what a CPU-bound machine would see. */
+            'C/B by machine CPU per request': b.machineCpuMicrosPerRequest / c.machineCpuMicrosPerRequest,
+          },
+        ];
+      }),
+    )
+  : null;
+
+/** C over a variant of it without one feature: what that feature costs. */
+const onOff = (off: BenchCase) => {
+  if (!ran(caseC, off)) return null;
+  const [on, without] = [medianOfCase(caseC, 'small'), medianOfCase(off, 'small')];
+  return {
+    paired_by_round: pairedRatio(caseC, off, 'small'),
+    of_the_medians: ratioOfMedians(caseC, off, 'small'),
+    /** Off's main-thread CPU per request over on's: what the feature costs the thread that bounds throughput. */
+    by_main_thread_cpu: without.mainThreadCpuMicrosPerRequest / on.mainThreadCpuMicrosPerRequest,
+  };
+};
+const analyticsOnOff = onOff(ANALYTICS_OFF);
+const limitsOnOff = onOff(LIMITS_OFF);
 
 // Added latency: A and C at half of C's peak rate (small payload), timed to the microsecond.
-const caseA = CASES.find((c) => c.role === 'A')!;
-const caseC = CASES.find((c) => c.role === 'C')!;
-const halfRate = Math.round(byRole('C', 'small').rps / 2);
-const latencyRuns: { A: Measured[]; C: Measured[] } = { A: [], C: [] };
-for (let round = 1; round <= rounds; round++) {
-  for (const [label, benchCase] of [['A', caseA], ['C', caseC]] as const) {
-    await pause(pauseMs);
-    const result = await measure(benchCase, 'small', { seconds, rate: halfRate });
-    latencyRuns[label].push(result);
-    console.log(`round ${round}  ${`${label} at ${halfRate} req/s`.padEnd(52)} ${formatRun(result, 3)}`);
-  }
-}
-const latencyA = medianOf(latencyRuns.A);
-const latencyC = medianOf(latencyRuns.C);
-const addedP50 = latencyC.p50 - latencyA.p50;
+const latency = ran(caseA, caseC) ? await measureLatency(Math.round(medianOfCase(caseC, 'small').rps / 2)) : null;
 
-const failures = [...runs.values(), latencyRuns.A, latencyRuns.C].flat().reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+const failures = [...runs.values(), latency?.runs ?? []].flat().reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+const bars: Record<string, boolean> = { 'no non-2xx or errors': failures === 0, 'lookup < 5 µs': lookupNs < 5000 };
+if (ratios !== null) for (const payload of PAYLOADS) bars[`C/B >= 0.80 (${payload})`] = ratios[payload]!['C/B paired by round'].median >= 0.8;
+if (latency !== null) bars['added p50 <= 0.5 ms at half rate'] = latency.addedP50 <= 0.5;
+if (analyticsOnOff !== null) bars['analytics on/off >= 0.95 (small)'] = analyticsOnOff.paired_by_round.median >= 0.95;
+if (limitsOnOff !== null) bars['limits on/off >= 0.95 (small)'] = limitsOnOff.paired_by_round.median >= 0.95;
 const results = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
-  settings: { seconds, rounds, connections, pause_ms: pauseMs },
+  settings: { seconds, rounds, connections, pause_ms: pauseMs, cases: CASES.map((benchCase) => benchCase.id) },
   routing_lookup_1000_backends_ns: Math.round(lookupNs),
   throughput: Object.fromEntries([...runs].map(([key, results]) => [key, { median: medians[key], runs: results }])),
   ratios,
-  analytics_on_vs_off: analyticsOnOff.median,
-  analytics_on_vs_off_paired_by_round: analyticsOnOff,
-  analytics_on_vs_off_of_the_medians: analyticsOnOffOfMedians,
-  analytics_on_vs_off_by_main_thread_cpu: analyticsOnOffByMainThread,
-  limits_on_vs_off: limitsOnOff.median,
-  limits_on_vs_off_paired_by_round: limitsOnOff,
-  limits_on_vs_off_of_the_medians: limitsOnOffOfMedians,
-  latency_at_half_c_peak: { rate: halfRate, A: latencyA, C: latencyC, added_p50_ms: addedP50 },
+  analytics_on_vs_off: analyticsOnOff,
+  limits_on_vs_off: limitsOnOff,
+  latency_at_half_c_peak: latency && { rate: latency.rate, A: latency.A, C: latency.C, added_p50_ms: latency.addedP50 },
   failed_requests: failures,
-  bars: {
-    'C/B >= 0.80 (small)': pairedCB.small!.median >= 0.8,
-    'C/B >= 0.80 (large)': pairedCB.large!.median >= 0.8,
-    'added p50 <= 0.5 ms at half rate': addedP50 <= 0.5,
-    'no non-2xx or errors': failures === 0,
-    'lookup < 5 µs': lookupNs < 5000,
-    'analytics on/off >= 0.95 (small)': analyticsOnOff.median >= 0.95,
-    'limits on/off >= 0.95 (small)': limitsOnOff.median >= 0.95,
-  },
+  bars,
 };
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 
 console.log('\nmedians');
 for (const [key, result] of Object.entries(medians)) console.log(`  ${key.padEnd(52)} ${formatRun(result)}`);
-for (const payload of PAYLOADS) {
-  const ratio = ratios[payload]!;
-  console.log(`  ${payload}: C/B ${formatPaired(pairedCB[payload]!)}`);
+for (const [payload, ratio] of Object.entries(ratios ?? {})) {
+  const ofA = ratio['C/A of the medians'];
+  console.log(`  ${payload}: C/B ${formatPaired(ratio['C/B paired by round'])}`);
   console.log(
-    `    of the medians: C/B ${ratio['C/B of the medians'].toFixed(3)}, C/A ${ratio['C/A of the medians'].toFixed(3)}; ` +
+    `    of the medians: C/B ${ratio['C/B of the medians'].toFixed(3)}${ofA === null ? '' : `, C/A ${ofA.toFixed(3)}`}; ` +
       `C/B by CPU per request: server ${ratio['C/B by CPU per request'].toFixed(3)}, main thread ${ratio['C/B by main-thread CPU per request'].toFixed(3)}, machine ${ratio['C/B by machine CPU per request'].toFixed(3)}`,
   );
 }
-console.log(`  p50 at ${halfRate} req/s: A ${latencyA.p50.toFixed(3)} ms, C ${latencyC.p50.toFixed(3)} ms, added ${addedP50.toFixed(3)} ms`);
+if (latency !== null) console.log(`  p50 at ${latency.rate} req/s: A ${latency.A.p50.toFixed(3)} ms, C ${latency.C.p50.toFixed(3)} ms, added ${latency.addedP50.toFixed(3)} ms`);
 console.log(`  routing lookup with 1,000 backends: ${lookupNs.toFixed(0)} ns`);
-console.log(`  analytics on/off (small): ${formatPaired(analyticsOnOff)}`);
-console.log(`    of the medians ${analyticsOnOffOfMedians.toFixed(3)}, by main-thread CPU per request ${analyticsOnOffByMainThread.toFixed(3)}`);
-console.log(`  limits on/off (small): ${formatPaired(limitsOnOff)}`);
-console.log(`    of the medians ${limitsOnOffOfMedians.toFixed(3)}`);
+for (const [name, ratio] of [['analytics', analyticsOnOff], ['limits', limitsOnOff]] as const) {
+  if (ratio === null) continue;
+  console.log(`  ${name} on/off (small): ${formatPaired(ratio.paired_by_round)}`);
+  console.log(`    of the medians ${ratio.of_the_medians.toFixed(3)}, by main-thread CPU per request ${ratio.by_main_thread_cpu.toFixed(3)}`);
+}
 console.log(`  failed requests: ${failures}`);
-for (const [bar, met] of Object.entries(results.bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
+for (const [bar, met] of Object.entries(bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
 console.log('written to bench/results.json');
 
 await Promise.all([upstream, reference, ...parasols.values()].map((server) => server.stop()));
+
+/** A and C, interleaved, at a fixed rate with a client that times each request to the microsecond. */
+async function measureLatency(rate: number) {
+  const latencyRuns: { A: Measured[]; C: Measured[] } = { A: [], C: [] };
+  for (let round = 1; round <= rounds; round++) {
+    for (const [label, benchCase] of [['A', caseA], ['C', caseC]] as const) {
+      await pause(pauseMs);
+      const result = await measure(benchCase, 'small', { seconds, rate });
+      latencyRuns[label].push(result);
+      console.log(`round ${round}  ${`${label} at ${rate} req/s`.padEnd(52)} ${formatRun(result, 3)}`);
+    }
+  }
+  const [A, C] = [medianOf(latencyRuns.A), medianOf(latencyRuns.C)];
+  return { rate, A, C, addedP50: C.p50 - A.p50, runs: [...latencyRuns.A, ...latencyRuns.C] };
+}
+
+function selectedCases(ids: string | undefined): readonly BenchCase[] {
+  if (ids === undefined) return ALL_CASES;
+  const wanted = ids.split(',');
+  const unknown = wanted.filter((id) => !ALL_CASES.some((benchCase) => benchCase.id === id));
+  if (unknown.length > 0) throw new Error(`--cases: unknown ${unknown.join(', ')}; the cases are ${ALL_CASES.map((benchCase) => benchCase.id).join(', ')}`);
+  return ALL_CASES.filter((benchCase) => wanted.includes(benchCase.id));
+}
 
 function medianOf(results: readonly Measured[]): Measured {
   return {
