@@ -48,17 +48,23 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.thread = new WriterThread(options.dataDir, {
       // Entries held back while it started go at once, not a flush interval later.
       onReady: () => this.drain(),
-      onWritten: (batch) => this.buffer.reuse(batch),
-      onFailed: (entries, error) => this.retryLater(entries, error),
+      onWritten: (batch) => {
+        this.buffer.reuse(batch);
+        this.countHeldByThread();
+      },
+      onFailed: (entries, error) => {
+        this.countHeldByThread();
+        this.retryLater(entries, error);
+      },
       onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
       onBroken: (error, lost) => {
         this.buffer.countDropped(lost);
+        this.countHeldByThread();
         logger.error({ err: error, lost }, 'analytics: writer thread failed; writing on the main thread from now on');
       },
     });
-    // Entries handed to the writer thread still count against max_buffer until stored.
-    this.buffer = new AnalyticsBuffer(config.max_buffer, BATCH_SIZE, () => this.thread.inFlight);
+    this.buffer = new AnalyticsBuffer(config.max_buffer, BATCH_SIZE);
     this.writer = new AnalyticsWriter(db);
     this.logger = logger;
     this.clock = clock;
@@ -115,9 +121,16 @@ export class AnalyticsLog implements AnalyticsRecorder {
     const viaThread = this.thread.usable;
     if (viaThread && !this.thread.readyToWrite()) return;
     const batch = this.buffer.take()!;
-    if (viaThread) this.thread.write(batch);
-    else if (!this.writeHere(batch)) return;
+    if (viaThread) {
+      this.thread.write(batch);
+      this.countHeldByThread();
+    } else if (!this.writeHere(batch)) return;
     if (this.buffer.size > 0) setImmediate(() => this.drain());
+  }
+
+  /** Entries handed to the writer thread still count against max_buffer until stored. */
+  private countHeldByThread(): void {
+    this.buffer.holdElsewhere(this.thread.inFlight);
   }
 
   private writeHere(batch: EntryBatch): boolean {

@@ -10,17 +10,26 @@ export class AnalyticsBuffer {
   private sealedCount = 0;
   private readonly builder = new EntryBatchBuilder();
   private droppedCount = 0;
+  /** Entries taken out but not yet stored, which still count against the bound. */
+  private heldElsewhere = 0;
 
-  /** `heldElsewhere`: entries taken out but not yet stored, which still count against the bound. */
   constructor(
     private readonly maxEntries: number,
     private readonly batchSize: number,
-    private readonly heldElsewhere: () => number = () => 0,
   ) {}
+
+  /**
+   * How many entries taken out are not yet stored. The owner updates it when
+   * it hands a batch on and when one comes back, rather than push() asking
+   * on every request; a figure that is late only errs towards the bound.
+   */
+  holdElsewhere(count: number): void {
+    this.heldElsewhere = count;
+  }
 
   /** Never throws, never blocks. */
   push(entry: AnalyticsEntry): void {
-    if (this.size + this.heldElsewhere() >= this.maxEntries) {
+    if (this.size + this.heldElsewhere >= this.maxEntries) {
       this.droppedCount++;
       return;
     }
@@ -40,7 +49,7 @@ export class AnalyticsBuffer {
 
   /** Puts back a batch that could not be written, as far as there is room; the rest counts as dropped. */
   putBack(batch: EntryBatch): void {
-    const room = Math.max(0, this.maxEntries - this.size - this.heldElsewhere());
+    const room = Math.max(0, this.maxEntries - this.size - this.heldElsewhere);
     const kept = firstEntries(batch, room);
     this.droppedCount += batch.count - kept.count;
     if (kept.count === 0) return;

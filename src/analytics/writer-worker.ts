@@ -30,14 +30,17 @@ port.on('message', (message: ToWriter) => {
 send({ type: 'ready' });
 
 function write(batch: EntryBatch): void {
+  let answer: FromWriter;
   try {
     writer.write(batch);
-    port.postMessage({ type: 'written', batch } satisfies FromWriter, transferablesOf(batch));
+    answer = { type: 'written', batch };
   } catch (error) {
-    port.postMessage({ type: 'failed', batch, error: String(error) } satisfies FromWriter, transferablesOf(batch));
+    answer = { type: 'failed', batch, error: String(error) };
   }
+  // Settled before the answer is sent: the main thread, handling the answer, counts the batch as no longer in flight.
   Atomics.add(shared, SETTLED, batch.count);
   Atomics.notify(shared, SETTLED);
+  port.postMessage(answer, transferablesOf(batch));
 }
 
 function prune(cutoff: number): void {

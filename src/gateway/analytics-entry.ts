@@ -10,8 +10,13 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
   const endedAt = performance.now();
   const responseTime = endedAt - exchange.startedAt;
   const upstreamTime = exchange.upstreamStartedAt === 0 ? null : (exchange.upstreamEndedAt || endedAt) - exchange.upstreamStartedAt;
-  const bytes = bytesSinceLastExchange(exchange.socket);
-  const { user, headers } = exchange;
+  // Bytes the connection read and wrote since its previous exchange ended: request line, headers and body each way, as nginx counts them.
+  const { socket, user, headers } = exchange;
+  const marks = byteMarksOf(socket);
+  const requestSize = socket.bytesRead - marks.read;
+  const responseSize = socket.bytesWritten - marks.written;
+  marks.read += requestSize;
+  marks.written += responseSize;
   return {
     request_id: exchange.requestId,
     request_at: exchange.requestAt,
@@ -23,9 +28,9 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
     request_ip: exchange.ip,
     request_user_agent: headers['user-agent'] ?? null,
     request_referer: headers.referer ?? null,
-    request_size: bytes.read,
+    request_size: requestSize,
     response_status: exchange.res.statusCode,
-    response_size: bytes.written,
+    response_size: responseSize,
     response_time: roundMs(responseTime),
     upstream_time: upstreamTime === null ? null : roundMs(upstreamTime),
     gateway_overhead: roundMs(responseTime - (upstreamTime ?? 0)),
@@ -43,25 +48,21 @@ function roundMs(ms: number): number {
 
 const COUNTED = Symbol('parasol.bytesCounted');
 
+/** A connection's byte totals when its previous exchange ended. */
+interface ByteMarks {
+  read: number;
+  written: number;
+}
+
 interface CountedSocket extends Socket {
-  [COUNTED]?: { read: number; written: number };
+  [COUNTED]?: ByteMarks;
 }
 
 /**
- * Bytes the connection read and wrote since the previous exchange on it
- * ended: request line, headers and body each way, as nginx counts them.
- * (With pipelining the next request's first bytes may count here.)
+ * The connection's marks, made (at zero) by its first exchange and updated
+ * in place by each one after, so no exchange allocates its own. (With
+ * pipelining the next request's first bytes may count in this one.)
  */
-function bytesSinceLastExchange(socket: CountedSocket): { read: number; written: number } {
-  const totalRead = socket.bytesRead;
-  const totalWritten = socket.bytesWritten;
-  const previous = socket[COUNTED];
-  if (previous === undefined) {
-    socket[COUNTED] = { read: totalRead, written: totalWritten };
-    return { read: totalRead, written: totalWritten };
-  }
-  const delta = { read: totalRead - previous.read, written: totalWritten - previous.written };
-  previous.read = totalRead;
-  previous.written = totalWritten;
-  return delta;
+function byteMarksOf(socket: CountedSocket): ByteMarks {
+  return (socket[COUNTED] ??= { read: 0, written: 0 });
 }

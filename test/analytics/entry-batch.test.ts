@@ -25,6 +25,15 @@ describe('entry batches', () => {
     expect(entriesOf(batchOf(entries))).toEqual(entries);
   });
 
+  it('give back short strings byte for byte whether ASCII or not, in every text column', () => {
+    const entries = [
+      entry({ request_id: 'ascii-0001', user_email: 'ana@example.com', request_user_agent: 'curl/8.5.0', request_referer: 'https://example.com/a' }),
+      entry({ request_id: 'ünï-0002', user_email: 'josé@example.com', request_user_agent: 'Bücher/1.0 日本', request_referer: 'https://例え.jp/' }),
+      entry({ request_id: 'ascii-0003', user_email: 'bo@example.com', request_user_agent: 'x'.repeat(64), request_referer: `${'y'.repeat(63)}é` }),
+    ];
+    expect(entriesOf(batchOf(entries))).toEqual(entries);
+  });
+
   it('write a string that repeats in its column once', () => {
     const batch = batchOf([entry({ request_ip: '192.0.2.9' }), entry({ request_ip: '192.0.2.9' }), entry({ request_ip: '192.0.2.10' })]);
     const text = Buffer.from(batch.bytes).toString('utf8');
