@@ -28,4 +28,16 @@ describe('analytics buffer', () => {
     expect(entryAt(first, 0).request_id).toBe('a');
     expect(first.count).toBe(1);
   });
+
+  it('keeps entries in order across packing runs and batches, and counts those not yet packed', () => {
+    const buffer = new AnalyticsBuffer(1_000, 100);
+    for (let index = 0; index < 150; index++) buffer.push(entry({ request_id: `r${index}` }));
+    expect(buffer.size).toBe(150);
+    const first = buffer.take()!;
+    const second = buffer.take()!;
+    expect([first.count, second.count]).toEqual([100, 50]);
+    expect([entryAt(first, 0).request_id, entryAt(first, 99).request_id, entryAt(second, 49).request_id]).toEqual(['r0', 'r99', 'r149']);
+    expect(buffer.take()).toBeNull();
+    expect(buffer.size).toBe(0);
+  });
 });
