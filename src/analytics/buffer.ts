@@ -7,8 +7,8 @@ import type { AnalyticsEntry } from './log-entry.js';
 /**
  * Entries are packed this many at a time. Between two requests the other
  * processes on the proxy's core push the packing code and its state out of
- * the CPU's caches; packed one per request it took 1.2 µs an entry under
- * load, and in runs of 64 it takes under half of that. The entries wait a
+ * the CPU's caches; packed one per request it took about 1.55 µs an entry
+ * under the bench's load, and in runs of 64 about 1.0. The entries wait a
  * few milliseconds, too short for the garbage collector to promote them.
  */
 const PACK_EVERY = 64;
