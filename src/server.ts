@@ -6,6 +6,7 @@ import { adminUiRoutes } from './admin-ui/plugin.js';
 import { analyticsRoutes } from './analytics/routes/index.js';
 import type { AppContext } from './context.js';
 import { gatewayPlugin } from './gateway/plugin.js';
+import { contactPage } from './contact/contact-page.js';
 import { homepageHandler } from './homepage/homepage.js';
 import { signupArea } from './signup/plugin.js';
 import { webPlugin } from './web/plugin.js';
@@ -25,7 +26,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
-  await app.register(webPlugin(context, [adminUiRoutes, signup.pages, analyticsRoutes]));
+  await app.register(webPlugin(context, [adminUiRoutes, signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
   return app;
 }

@@ -1,13 +1,12 @@
 // Checks shared by every form that sets an admin's email or password.
 import { passwordProblem } from '../admins/password.js';
+import { isEmailAddress } from '../lib/email-address.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-
-const EMAIL = /^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/;
 
 export function emailProblem(email: string): string | null {
   if (email === '') return "can't be blank";
   if (email.length > 255) return 'is too long (maximum is 255 characters)';
-  return EMAIL.test(email) ? null : 'is invalid';
+  return isEmailAddress(email) ? null : 'is invalid';
 }
 
 /** Field errors for a new password and its confirmation (API Umbrella's messages). */

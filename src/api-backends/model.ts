@@ -105,4 +105,4 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
 });
 
 /** Paths the gateway serves itself; no backend may claim them. */
-export const RESERVED_PREFIXES = ['/admin', '/admins', '/signup', '/api-umbrella', '/assets'] as const;
+export const RESERVED_PREFIXES = ['/admin', '/admins', '/signup', '/contact', '/api-umbrella', '/assets'] as const;

@@ -3,6 +3,7 @@
 import { parseAllowedIps, stringList } from '../api-backends/validate.js';
 import { RATE_LIMIT_MODES, type RateLimitMode } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
+import { isEmailAddress } from '../lib/email-address.js';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
 import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type ApiUserSettings } from './model.js';
 
@@ -11,8 +12,6 @@ const EMAIL_MAX = 255;
 const WEBSITE_MAX = 255;
 const DESCRIPTION_MAX = 2000;
 const SUSPICIOUS_NAME = /(http|https|www|<|>|\r|\n)/i;
-// One @, a dot in the domain, no spaces: what a person can type and a mail server accept.
-const EMAIL = /^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/;
 const WEBSITE = /^(https?:\/\/)?[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?([/?#]\S*)?$/i;
 
 export const USER_MESSAGES = {
@@ -42,7 +41,7 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   checkName(lastName, 'last_name', USER_MESSAGES.lastNameBlank, errors);
   if (email === null) errors.add('email', USER_MESSAGES.emailBlank);
   else if (email.length > EMAIL_MAX) errors.add('email', USER_MESSAGES.tooLong(EMAIL_MAX));
-  else if (!EMAIL.test(email)) errors.add('email', USER_MESSAGES.emailInvalid);
+  else if (!isEmailAddress(email)) errors.add('email', USER_MESSAGES.emailInvalid);
   if (website !== null && website.length > WEBSITE_MAX) errors.add('website', USER_MESSAGES.tooLong(WEBSITE_MAX));
   else if (website !== null && !WEBSITE.test(website)) errors.add('website', USER_MESSAGES.website);
   if (useDescription !== null && useDescription.length > DESCRIPTION_MAX) errors.add('use_description', USER_MESSAGES.tooLong(DESCRIPTION_MAX));

@@ -1,5 +1,6 @@
 // Typed config fields: each knows its default, how to parse a YAML value,
 // how to parse an environment string, and how to say what it expected.
+import { isEmailAddress } from '../lib/email-address.js';
 
 export interface Field<T> {
   readonly kind: 'field';
@@ -33,6 +34,10 @@ export function str(defaultValue: string): Field<string> {
 
 export function optionalStr(): Field<string | null> {
   return field<string | null>(null, 'a string or null', (raw) => (raw === null || typeof raw === 'string' ? raw : undefined), (raw) => (raw === '' ? null : raw));
+}
+
+export function optionalEmail(): Field<string | null> {
+  return field<string | null>(null, 'an email address or null', (raw) => (raw === null || (typeof raw === 'string' && isEmailAddress(raw)) ? raw : undefined), (raw) => (raw === '' ? null : raw));
 }
 
 export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[]): Field<T> {

@@ -2,7 +2,7 @@
 // documents the same keys for operators; a test keeps the two in step.
 import type { RateLimit } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
-import { bool, int, oneOf, optionalStr, str, strList, structured, type ConfigOf, type Schema } from './fields.js';
+import { bool, int, oneOf, optionalEmail, optionalStr, str, strList, structured, type ConfigOf, type Schema } from './fields.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -26,6 +26,7 @@ export const configSchema = {
   site_name: str('Parasol'),
   public_url: optionalStr(),
   contact_url: optionalStr(),
+  contact_email: optionalEmail(),
   trusted_proxies: strList([]),
   log_level: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   proxy: {

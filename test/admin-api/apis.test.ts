@@ -105,7 +105,7 @@ describe('/apis', () => {
   });
 
   it("refuses prefixes under the gateway's own paths", async () => {
-    for (const prefix of ['/admin', '/admin/', '/admins/x', '/signup/', '/api-umbrella/v1/', '/assets/app.css']) {
+    for (const prefix of ['/admin', '/admin/', '/admins/x', '/signup/', '/contact/', '/api-umbrella/v1/', '/assets/app.css']) {
       const response = await gw.adminApi('POST', '/apis', { api: { ...validApi, url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }] } });
       expect(response.status, prefix).toBe(422);
       expect(response.body.errors['url_matches[0].frontend_prefix']).toEqual(['is reserved for the gateway itself']);

@@ -89,6 +89,7 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a list where a mapping belongs', 'proxy: [1, 2]\n', /parasol\.yml: proxy: expected a mapping of keys, got a list$/],
     ['a bad enum', 'log_level: loud\n', /log_level: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
     ['bad rate limits', 'default_api_backend_settings:\n  rate_limits: [{duration: 1000}]\n', /default_api_backend_settings\.rate_limits: expected a list of/],
+    ['a contact address that is not one', 'contact_email: ops at example.com\n', /parasol\.yml: contact_email: expected an email address or null, got "ops at example\.com"$/],
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
   ];
