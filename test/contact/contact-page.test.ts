@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { echoBackend } from '../signup/signup-app.js';
 
 let running: InjectedApp | null = null;
 let gateway: TestGateway | null = null;
@@ -48,13 +49,7 @@ describe('the contact link in error messages', () => {
   it('leads to this page, even past a backend that takes every other path', async () => {
     upstream = await startEchoUpstream();
     gateway = await startTestGateway({ contact_email: 'ops@weather.example' });
-    await gateway.publishBackend({
-      name: 'Everything',
-      frontend_host: '*',
-      backend_host: 'echo.example.test',
-      servers: [{ host: '127.0.0.1', port: upstream.port }],
-      url_matches: [{ frontend_prefix: '/', backend_prefix: '/' }],
-    });
+    await gateway.publishBackend(echoBackend(upstream, 'Everything', '/'));
     const { apiKey } = await gateway.createUser({ enabled: false });
     const denied = await fetch(`${gateway.url}/anything`, { headers: { 'X-Api-Key': apiKey } });
     const { error } = (await denied.json()) as { error: { code: string; message: string } };
