@@ -45,6 +45,24 @@ describe('GET /contact/', () => {
   });
 });
 
+describe('the Contact link of the public pages', () => {
+  it('goes to /contact/ from the homepage, the signup form and the contact page itself', async () => {
+    running = await startInjectedApp();
+    for (const url of ['/', '/signup/', '/contact/']) {
+      const page = await running.app.inject({ method: 'GET', url });
+      expect(page.body, url).toContain('<a href="/contact/">Contact</a>');
+    }
+  });
+
+  it('goes to contact_url instead when one is configured', async () => {
+    running = await startInjectedApp({ contact_url: 'https://help.example.com/?topic=api&lang=en' });
+    for (const url of ['/', '/signup/']) {
+      const page = await running.app.inject({ method: 'GET', url });
+      expect(page.body, url).toContain('<a href="https://help.example.com/?topic=api&amp;lang=en">Contact</a>');
+    }
+  });
+});
+
 describe('the contact link in error messages', () => {
   it('leads to this page, even past a backend that takes every other path', async () => {
     upstream = await startEchoUpstream();
