@@ -24,7 +24,12 @@ export const NUMBER_FIELDS = [
   'gateway_overhead',
 ] as const satisfies readonly FieldName[];
 
-export const STRING_FIELDS = [
+/**
+ * The strings of who called what and how: request after request from one
+ * client they are all the same, so the writer can bind them once for a run
+ * of entries (see sharesContext).
+ */
+export const CONTEXT_FIELDS = [
   'request_method',
   'request_scheme',
   'request_host',
@@ -36,10 +41,12 @@ export const STRING_FIELDS = [
   'user_email',
   'api_key_preview',
   'gatekeeper_denied_code',
-  'request_id',
-  'request_path',
-  'request_url_query',
 ] as const satisfies readonly FieldName[];
+
+/** The strings every entry has its own of. */
+export const OWN_STRING_FIELDS = ['request_id', 'request_path', 'request_url_query'] as const satisfies readonly FieldName[];
+
+export const STRING_FIELDS = [...CONTEXT_FIELDS, ...OWN_STRING_FIELDS] as const;
 
 /** Every field once, in the order readRowAsUtf8() gives the values. */
 export const PACKED_ORDER: readonly FieldName[] = [...NUMBER_FIELDS, ...STRING_FIELDS];
@@ -56,6 +63,7 @@ export interface EntryBatch {
 }
 
 const NUMBERS = NUMBER_FIELDS.length;
+const CONTEXT = CONTEXT_FIELDS.length;
 const STRINGS = STRING_FIELDS.length;
 const SPAN = 2 * STRINGS;
 const CAP = Object.fromEntries(FIELD_CAPS) as Record<(typeof FIELD_CAPS)[number][0], number>;
@@ -270,6 +278,37 @@ function readRow(batch: EntryBatch, index: number, row: unknown[], offset: numbe
   for (let field = 0; field < NUMBERS; field++) row[to++] = numberOf(batch, numberAt + field);
   const span = index * SPAN;
   for (let column = 0; column < STRINGS; column++) row[to++] = text.read(batch, span, column);
+}
+
+/** Entry `index`'s CONTEXT_FIELDS, as readRowAsUtf8 gives them. */
+export function readContextAsUtf8(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
+  const span = index * SPAN;
+  for (let column = 0; column < CONTEXT; column++) row[offset + column] = utf8Views.read(batch, span, column);
+}
+
+/** Entry `index`'s NUMBER_FIELDS, then its OWN_STRING_FIELDS, as readRowAsUtf8 gives them. */
+export function readOwnAsUtf8(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
+  let to = offset;
+  const numberAt = index * NUMBERS;
+  for (let field = 0; field < NUMBERS; field++) row[to++] = numberOf(batch, numberAt + field);
+  const span = index * SPAN;
+  for (let column = CONTEXT; column < STRINGS; column++) row[to++] = utf8Views.read(batch, span, column);
+}
+
+/**
+ * Whether entries first … first + count - 1 have the same CONTEXT_FIELDS. The
+ * builder points a string equal to the one before in its column at the same
+ * bytes, so equal spans mean equal strings; a value that came back after
+ * another one in between has new bytes, and only ends the run early.
+ */
+export function sharesContext(batch: EntryBatch, first: number, count: number): boolean {
+  const spans = batch.spans;
+  const base = first * SPAN;
+  for (let index = 1; index < count; index++) {
+    const span = base + index * SPAN;
+    for (let slot = 0; slot < 2 * CONTEXT; slot++) if (spans[span + slot] !== spans[base + slot]) return false;
+  }
+  return true;
 }
 
 /** Reads one field of any entry of a batch, without reading the others. */

@@ -75,6 +75,27 @@ describe('analytics log: buffer and writer', () => {
     expect(db.prepare("SELECT count(*) FROM analytics_logs WHERE request_path = '/é/日本/😀' AND request_url_query = ''").pluck().get()).toBe(1);
   });
 
+  it('stores a run of one client\'s entries and mixed entries alike, in order, text as TEXT', () => {
+    const db = tempStore();
+    const log = analyticsLog(db);
+    const client = { request_user_agent: 'Mozilla/5.0 (ü)', request_referer: '', user_email: null, gatekeeper_denied_code: 'over_rate_limit' };
+    const own = (index: number) => ({ request_path: `/p/${index}/日本`, request_url_query: index % 3 === 0 ? '' : `i=${index}`, response_time: index / 7, upstream_time: index % 5 === 0 ? null : index });
+    const recorded = [
+      // Fifty from one client, bound once: nulls, empty strings and non-ASCII text in the shared fields.
+      ...Array.from({ length: 50 }, (_, index) => entry({ ...client, ...own(index) })),
+      // Fifty where one differs from the others in a single shared field.
+      ...Array.from({ length: 50 }, (_, index) => entry({ ...client, ...own(index), request_user_agent: index === 25 ? 'other/1.0' : client.request_user_agent })),
+      // Fifty from another client, then a few more than a whole insert.
+      ...Array.from({ length: 57 }, (_, index) => entry({ ...own(index), request_ip: '198.51.100.7', user_id: 'user-2', user_email: 'two@example.com' })),
+    ];
+    for (const item of recorded) log.record(item);
+    log.flush();
+    const rows = db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as Record<string, unknown>[];
+    expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, ...item })));
+    const types = db.prepare("SELECT DISTINCT typeof(request_method), typeof(request_user_agent), typeof(request_referer), typeof(request_id), typeof(request_path) FROM analytics_logs WHERE user_id = 'user-1'").raw().all();
+    expect(types).toEqual([['text', 'text', 'text', 'text', 'text']]);
+  });
+
   it('flushes on its own within flush_interval_ms, through the writer thread', async () => {
     const db = tempStore();
     const log = analyticsLog(db, { flush_interval_ms: 50 });
