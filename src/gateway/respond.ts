@@ -7,6 +7,7 @@ import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode,
 import { renderCustomError, type ErrorResponses, type ErrorUrls, type RenderedError } from './error-templates.js';
 import { REQUEST_ID_HEADER } from './headers.js';
 import { baseUrl } from '../lib/base-url.js';
+import { contactUrl } from '../contact/contact-url.js';
 
 /** What an error response depends on in the request. */
 export interface ErrorRequest {
@@ -69,7 +70,7 @@ export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protoco
   return {
     base_url: base,
     signup_url: `${base}/signup/`,
-    contact_url: config.contact_url ?? `${base}/contact/`,
+    contact_url: contactUrl(config, base),
     https_url: `https://${hostname}${request.url}`,
   };
 }

@@ -11,7 +11,7 @@ import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../config/load.js';
 import type { AppContext } from '../context.js';
-import { contactLink } from '../contact/contact-page.js';
+import { contactUrl } from '../contact/contact-url.js';
 import { packagePath } from '../lib/package-path.js';
 import { baseUrl } from '../lib/base-url.js';
 import { keyExamples } from '../signup/key-examples.js';
@@ -41,7 +41,7 @@ export async function homepageHandler(context: AppContext): Promise<HomepageHand
   const eta = new Eta({ views: packagePath('views'), cache: true });
   return (request, reply) => {
     const examples = keyExamples(baseUrl(context.config, request), KEY_PLACEHOLDER, context.publisher.current);
-    return sendHtml(reply, BUILT_IN_HEADERS, eta.render('home/index', { title: 'Home', siteName: context.config.site_name, contactUrl: contactLink(context.config), examples, keyPlaceholder: KEY_PLACEHOLDER }));
+    return sendHtml(reply, BUILT_IN_HEADERS, eta.render('home/index', { title: 'Home', siteName: context.config.site_name, contactUrl: contactUrl(context.config, ''), examples, keyPlaceholder: KEY_PLACEHOLDER }));
   };
 }
 

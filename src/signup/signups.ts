@@ -7,6 +7,7 @@ import type { Mailer } from '../mailer/mailer.js';
 import { alreadyRegisteredEmail, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
 import { keyExamples } from './key-examples.js';
 import { configuredBaseUrl } from '../lib/base-url.js';
+import { contactUrl } from '../contact/contact-url.js';
 
 export type SignupResult =
   | { readonly kind: 'created'; readonly user: ApiUser; readonly apiKey: string }
@@ -27,7 +28,7 @@ export class Signups {
       );
     }
     const publicUrl = configuredBaseUrl(config);
-    this.site = { siteName: config.site_name, contactUrl: config.contact_url ?? (publicUrl === null ? null : `${publicUrl}/contact/`) };
+    this.site = { siteName: config.site_name, contactUrl: publicUrl === null ? config.contact_url : contactUrl(config, publicUrl) };
   }
 
   /** A developer's own signup (the form, or the JSON API with a key-creator key). */

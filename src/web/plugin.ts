@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
-import { contactLink } from '../contact/contact-page.js';
+import { contactUrl } from '../contact/contact-url.js';
 import { packagePath } from '../lib/package-path.js';
 
 // Pico CSS is served straight from its package, so there is no copy to keep in step.
@@ -49,7 +49,7 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
       engine: { eta: new Eta() },
       root: packagePath('views'),
       viewExt: 'eta',
-      defaultContext: { siteName: context.config.site_name, contactUrl: contactLink(context.config) },
+      defaultContext: { siteName: context.config.site_name, contactUrl: contactUrl(context.config, '') },
     });
     await app.register(fastifyStatic, { root: packagePath('public'), prefix: '/assets/', maxAge: '1h' });
     await app.register(fastifyStatic, { root: PICO_CSS_DIR, prefix: '/assets/pico/', maxAge: '1h', decorateReply: false });
