@@ -273,11 +273,16 @@ export function readRowAsUtf8(batch: EntryBatch, index: number, row: unknown[], 
 }
 
 function readRow(batch: EntryBatch, index: number, row: unknown[], offset: number, text: SpanReader<unknown>): void {
-  let to = offset;
-  const numberAt = index * NUMBERS;
-  for (let field = 0; field < NUMBERS; field++) row[to++] = numberOf(batch, numberAt + field);
+  let to = readNumbers(batch, index, row, offset);
   const span = index * SPAN;
   for (let column = 0; column < STRINGS; column++) row[to++] = text.read(batch, span, column);
+}
+
+/** Entry `index`'s NUMBER_FIELDS into `row` from `offset`; answers where the next value goes. */
+function readNumbers(batch: EntryBatch, index: number, row: unknown[], offset: number): number {
+  const numberAt = index * NUMBERS;
+  for (let field = 0; field < NUMBERS; field++) row[offset + field] = numberOf(batch, numberAt + field);
+  return offset + NUMBERS;
 }
 
 /** Entry `index`'s CONTEXT_FIELDS, as readRowAsUtf8 gives them. */
@@ -288,9 +293,7 @@ export function readContextAsUtf8(batch: EntryBatch, index: number, row: unknown
 
 /** Entry `index`'s NUMBER_FIELDS, then its OWN_STRING_FIELDS, as readRowAsUtf8 gives them. */
 export function readOwnAsUtf8(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
-  let to = offset;
-  const numberAt = index * NUMBERS;
-  for (let field = 0; field < NUMBERS; field++) row[to++] = numberOf(batch, numberAt + field);
+  let to = readNumbers(batch, index, row, offset);
   const span = index * SPAN;
   for (let column = CONTEXT; column < STRINGS; column++) row[to++] = utf8Views.read(batch, span, column);
 }

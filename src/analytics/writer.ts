@@ -78,7 +78,7 @@ export class AnalyticsWriter {
 /** `rows` rows that take CONTEXT_FIELDS from the first CONTEXT_WIDTH parameters, then each its own numbers and strings. */
 function sharedContextInsert(rows: number): string {
   const context = CONTEXT_FIELDS.map((name) => `${TEXT} AS ${name}`).join(', ');
-  const ownRow = `(${[...NUMBER_FIELDS.map(() => '?'), ...OWN_STRING_FIELDS.map(() => '?')].join(', ')})`;
+  const ownRow = `(${new Array(OWN_WIDTH).fill('?').join(', ')})`;
   const ownColumns = [...NUMBER_FIELDS, ...OWN_STRING_FIELDS].map((_, column) =>
     column < NUMBER_FIELDS.length ? `own.column${column + 1}` : `CAST(own.column${column + 1} AS TEXT)`,
   );
