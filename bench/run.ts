@@ -121,6 +121,8 @@ interface Measured extends LoadResult {
   /** The share of the run's time the server's main thread was busy: near 1, it was the bottleneck. */
   readonly mainThreadBusy: number;
   readonly machineCpuMicrosPerRequest: number;
+  /** A Parasol with analytics on: entries not yet stored when the load stopped, the writer's work still to do (over several rounds: the largest). */
+  readonly analyticsBacklog: number | null;
 }
 
 async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<Measured> {
@@ -141,6 +143,7 @@ async function measure(benchCase: BenchCase, payload: Payload, options: { second
       mainThreadCpuMicrosPerRequest: mainThreadMicros / requests,
       mainThreadBusy: mainThreadMicros / (result.loadedSeconds * 1e6),
       machineCpuMicrosPerRequest: (machineAfter - machineBefore) / requests,
+      analyticsBacklog: after.analytics?.pending ?? null,
     };
   } finally {
     if (publisher !== null) clearInterval(publisher);
@@ -234,7 +237,10 @@ const limitsOnOff = onOff(LIMITS_OFF);
 const latency = ran(caseA, caseC) ? await measureLatency(Math.round(medianOfCase(caseC, 'small').rps / 2)) : null;
 
 const failures = [...runs.values(), latency?.runs ?? []].flat().reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+// A ratio that analytics won by dropping entries would mean nothing: every response must have been logged.
+const analyticsDropped = (await Promise.all([...parasols.values()].map(usageOf))).reduce((sum, usage) => sum + (usage.analytics?.dropped ?? 0), 0);
 const bars: Record<string, boolean> = { 'no non-2xx or errors': failures === 0, 'lookup < 5 µs': lookupNs < 5000 };
+if (parasols.size > 0) bars['no analytics entry dropped'] = analyticsDropped === 0;
 if (ratios !== null) for (const payload of PAYLOADS) bars[`C/B >= 0.80 (${payload})`] = ratios[payload]!['C/B paired by round'].median >= 0.8;
 if (latency !== null) bars['added p50 <= 0.5 ms at half rate'] = latency.addedP50 <= 0.5;
 if (analyticsOnOff !== null) bars['analytics on/off >= 0.95 (small)'] = analyticsOnOff.paired_by_round.median >= 0.95;
@@ -250,6 +256,7 @@ const results = {
   limits_on_vs_off: limitsOnOff,
   latency_at_half_c_peak: latency && { rate: latency.rate, A: latency.A, C: latency.C, added_p50_ms: latency.addedP50 },
   failed_requests: failures,
+  analytics_entries_dropped: analyticsDropped,
   bars,
 };
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
@@ -272,6 +279,7 @@ for (const [name, ratio] of [['analytics', analyticsOnOff], ['limits', limitsOnO
   console.log(`    of the medians ${ratio.of_the_medians.toFixed(3)}, by main-thread CPU per request ${ratio.by_main_thread_cpu.toFixed(3)}`);
 }
 console.log(`  failed requests: ${failures}`);
+if (parasols.size > 0) console.log(`  analytics entries dropped: ${analyticsDropped}`);
 for (const [bar, met] of Object.entries(bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
 console.log('written to bench/results.json');
 
@@ -307,6 +315,7 @@ function medianOf(results: readonly Measured[]): Measured {
     mainThreadCpuMicrosPerRequest: median(results.map((r) => r.mainThreadCpuMicrosPerRequest)),
     mainThreadBusy: median(results.map((r) => r.mainThreadBusy)),
     machineCpuMicrosPerRequest: median(results.map((r) => r.machineCpuMicrosPerRequest)),
+    analyticsBacklog: results[0]!.analyticsBacklog === null ? null : Math.max(...results.map((r) => r.analyticsBacklog ?? 0)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
@@ -318,5 +327,6 @@ function medianOf(results: readonly Measured[]): Measured {
 
 function formatRun(result: Measured, digits = 0): string {
   const fixed = (value: number) => value.toFixed(digits);
-  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req (main thread ${result.mainThreadCpuMicrosPerRequest.toFixed(1).padStart(5)}, ${(100 * result.mainThreadBusy).toFixed(0).padStart(3)} % busy; machine ${result.machineCpuMicrosPerRequest.toFixed(1).padStart(5)})  non-2xx ${result.non2xx}  errors ${result.errors}`;
+  const backlog = result.analyticsBacklog === null ? '' : `  analytics backlog ${result.analyticsBacklog}`;
+  return `${result.rps.toFixed(0).padStart(7)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(1).padStart(5)} µs/req (main thread ${result.mainThreadCpuMicrosPerRequest.toFixed(1).padStart(5)}, ${(100 * result.mainThreadBusy).toFixed(0).padStart(3)} % busy; machine ${result.machineCpuMicrosPerRequest.toFixed(1).padStart(5)})  non-2xx ${result.non2xx}  errors ${result.errors}${backlog}`;
 }

@@ -47,7 +47,8 @@ const ownDir = mkdtempSync(join(tmpdir(), 'parasol-bench-'));
 const server = await startServer(benchConfig(scenario.config ?? {}, scenario.dataDir));
 const { context } = server;
 const keys = scenario.dataDir === undefined ? seed() : [];
-answerUsageRequests();
+const { analytics } = context;
+answerUsageRequests(analytics.enabled ? () => ({ pending: analytics.pending, dropped: analytics.dropped }) : undefined);
 process.on('message', (message: PublishRequest) => {
   if (!('publish' in message)) return;
   publish(backendInput(`Churn ${message.publish}`, `/churn${message.publish}/`, NEVER_REACHED_LIMITS));

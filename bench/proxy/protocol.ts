@@ -49,18 +49,25 @@ export interface Usage {
   readonly cpuMicros: number;
   /** The same for the main thread alone (NaN off Linux). */
   readonly mainThreadCpuMicros: number;
+  /** A Parasol's analytics: entries not yet stored, and dropped since start (a full buffer). */
+  readonly analytics?: AnalyticsUsage;
+}
+
+export interface AnalyticsUsage {
+  readonly pending: number;
+  readonly dropped: number;
 }
 
 export interface UsageReport {
   readonly usage: Usage;
 }
 
-/** Answers usage requests; every server child installs it. */
-export function answerUsageRequests(): void {
+/** Answers usage requests; every server child installs it, a Parasol with its analytics figures. */
+export function answerUsageRequests(analytics?: () => AnalyticsUsage): void {
   process.on('message', (message: UsageRequest) => {
     if (!('usage' in message)) return;
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     const { user, system } = process.cpuUsage();
-    process.send!({ usage: { rss, heapUsed, heapTotal, external, cpuMicros: user + system, mainThreadCpuMicros: threadBusyMicros() } } satisfies UsageReport);
+    process.send!({ usage: { rss, heapUsed, heapTotal, external, cpuMicros: user + system, mainThreadCpuMicros: threadBusyMicros(), analytics: analytics?.() } } satisfies UsageReport);
   });
 }
