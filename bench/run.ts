@@ -14,7 +14,7 @@
 // apart), printed with the middle half of those ratios.
 //
 // To compare a variant (analytics off, limits off, …) add a case below with
-// `parasol: { config: {...} }`: each distinct config gets its own Parasol process.
+// `parasol: { config: {...} }`: each case gets its own Parasol process per payload.
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -83,12 +83,15 @@ console.log(`  ${lookupNs.toFixed(0)} ns per lookup`);
 
 const upstream = await startServerChild('upstream.ts');
 const reference = await startServerChild('reference-proxy.ts', [String(upstream.port)]);
+/** A payload only one selected case takes (the large one, when --cases picks C and a variant) has nothing to compare with: not run. */
+const comparedPayloads = PAYLOADS.filter((payload) => CASES.length === 1 || CASES.filter((benchCase) => (benchCase.payloads ?? PAYLOADS).includes(payload)).length > 1);
+const payloadsOf = (benchCase: BenchCase) => (benchCase.payloads ?? PAYLOADS).filter((payload) => comparedPayloads.includes(payload));
+
 const parasols = new Map<string, ServerChild>();
 for (const benchCase of CASES) {
-  const key = parasolKey(benchCase);
-  if (key !== null && !parasols.has(key)) {
-    const scenario: Scenario = scenarioOf(benchCase);
-    parasols.set(key, await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenario)]));
+  for (const payload of payloadsOf(benchCase)) {
+    const key = parasolKey(benchCase, payload);
+    if (key !== null) parasols.set(key, await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase))]));
   }
 }
 
@@ -96,18 +99,28 @@ function scenarioOf(benchCase: BenchCase): Scenario {
   return { config: benchCase.parasol?.config ?? {}, unlimitedUsers: benchCase.parasol?.unlimitedUsers === true };
 }
 
-function parasolKey(benchCase: BenchCase): string | null {
-  return benchCase.target === 'parasol' ? JSON.stringify(scenarioOf(benchCase)) : null;
+/**
+ * One Parasol process per case and payload, so that an on/off pair differs in
+ * its feature only. C's process for the small answers used to serve the 64
+ * KiB ones and the publishing case too (same config), while its variants'
+ * processes only served their own small rounds, and a history moves a
+ * process's speed: in one run (2026-11-24) C was faster than an identical
+ * process of its own in 8 of 10 rounds, by 8 % at the median, where five
+ * identical processes with the same history used the same main-thread CPU
+ * per request to within 0.6 %.
+ */
+function parasolKey(benchCase: BenchCase, payload: Payload): string | null {
+  return benchCase.target === 'parasol' ? `${benchCase.id} ${payload}` : null;
 }
 
-function serverFor(benchCase: BenchCase): ServerChild {
+function serverFor(benchCase: BenchCase, payload: Payload): ServerChild {
   if (benchCase.target === 'upstream') return upstream;
   if (benchCase.target === 'reference') return reference;
-  return parasols.get(parasolKey(benchCase)!)!;
+  return parasols.get(parasolKey(benchCase, payload)!)!;
 }
 
 function requestFor(benchCase: BenchCase, payload: Payload): { url: string; headers: Record<string, string> } {
-  const server = serverFor(benchCase);
+  const server = serverFor(benchCase, payload);
   if (benchCase.target !== 'parasol') return { url: `${server.url}/${payload}`, headers: {} };
   return { url: `${server.url}/bench/${payload}`, headers: { 'X-Api-Key': server.apiKey! } };
 }
@@ -126,7 +139,7 @@ interface Measured extends LoadResult {
 }
 
 async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<Measured> {
-  const server = serverFor(benchCase);
+  const server = serverFor(benchCase, payload);
   const every = benchCase.parasol?.publishEveryMs;
   const publisher = every === undefined ? null : setInterval(() => void server.ask({ publish: ++publishes }, 'published'), every);
   const before = await usageOf(server);
@@ -152,10 +165,6 @@ async function measure(benchCase: BenchCase, payload: Payload, options: { second
 
 const runs = new Map<string, Measured[]>();
 const runKey = (benchCase: BenchCase, payload: Payload) => `${benchCase.name} · ${payload}`;
-/** A payload only one selected case takes (the large one, when --cases picks C and a variant) has nothing to compare with: not run. */
-const comparedPayloads = PAYLOADS.filter((payload) => CASES.length === 1 || CASES.filter((benchCase) => (benchCase.payloads ?? PAYLOADS).includes(payload)).length > 1);
-const payloadsOf = (benchCase: BenchCase) => (benchCase.payloads ?? PAYLOADS).filter((payload) => comparedPayloads.includes(payload));
-
 console.log('warming up …');
 for (const benchCase of CASES) for (const payload of payloadsOf(benchCase)) await measure(benchCase, payload, { seconds: 3 });
 
