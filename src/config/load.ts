@@ -5,6 +5,7 @@ import { deepFreeze } from '../lib/deep-freeze.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { crossKeyProblem } from './cross-key-rules.js';
 import { isField, type Field, type Schema } from './fields.js';
 import { configSchema, type Config } from './schema.js';
 
@@ -37,6 +38,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const fileValues = path === null ? {} : readYamlFile(path);
   const config = applySchema(configSchema, fileValues, [], path ?? 'defaults');
   applyEnvironment(config, env);
+  const problem = crossKeyProblem(config as unknown as Config);
+  if (problem !== null) throw new ConfigError(`${path ?? 'config'}: ${problem}`);
   return { config: deepFreeze(config) as unknown as Config, path };
 }
 

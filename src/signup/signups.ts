@@ -1,7 +1,6 @@
 // Creating keys for developers, shared by the signup form and the JSON
 // signup API: the duplicate-email policy and the welcome email live here.
 import type { ApiUser, ApiUserInput } from '../api-users/model.js';
-import { ConfigError } from '../config/load.js';
 import type { AppContext } from '../context.js';
 import type { Mailer } from '../mailer/mailer.js';
 import { alreadyRegisteredEmail, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
@@ -22,11 +21,6 @@ export class Signups {
     private readonly mailer: Mailer | null,
   ) {
     const { config } = context;
-    if (!config.signup.allow_duplicate_emails && mailer === null) {
-      throw new ConfigError(
-        'signup.allow_duplicate_emails: false needs mailer.smtp.host: keys are then sent only by email, so that signup never tells whether an address already has one',
-      );
-    }
     const publicUrl = configuredBaseUrl(config);
     this.site = { siteName: config.site_name, contactUrl: publicUrl === null ? config.contact_url : contactUrl(config, publicUrl) };
   }

@@ -52,6 +52,15 @@ describe('parasol CLI', () => {
     expect(result.stderr).toBe(`parasol: ${bad}: listen.port: expected an integer from 0 to 65535, got "eighty"\n`);
   });
 
+  it('config check refuses what serve would refuse at start-up: a homepage file it cannot read', async () => {
+    const missing = join(dir, 'missing-home.html');
+    const config = join(dir, 'home.yml');
+    writeFileSync(config, `homepage:\n  file: ${missing}\n`);
+    const result = await parasol(['config', 'check', '--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`parasol: ${config}: homepage.file: cannot read ${missing}: ENOENT\n`);
+  });
+
   it('reads PARASOL_CONFIG like the server does', async () => {
     const result = await parasol(['config', 'check'], { PARASOL_CONFIG: configPath });
     expect(JSON.parse(result.stdout).config_file).toBe(configPath);

@@ -92,6 +92,12 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a contact address that is not one', 'contact_email: ops at example.com\n', /parasol\.yml: contact_email: expected an email address or null, got "ops at example\.com"$/],
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
+    ['a homepage file that cannot be read', 'homepage:\n  file: /nonexistent/home.html\n', /parasol\.yml: homepage\.file: cannot read \/nonexistent\/home\.html: ENOENT$/],
+    [
+      'unique emails without a mailer to send keys',
+      'signup:\n  allow_duplicate_emails: false\n',
+      /parasol\.yml: signup\.allow_duplicate_emails: false needs mailer\.smtp\.host: keys are then sent only by email/,
+    ],
   ];
   for (const [name, text, expected] of cases) {
     it(name, () => {

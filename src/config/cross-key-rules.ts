@@ -1,0 +1,23 @@
+// Rules over more than one key, or over the file a key names. The loader
+// checks them, so `parasol config check` refuses every config that
+// `parasol serve` would refuse at start-up.
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Config } from './schema.js';
+
+/** What is wrong, as "key: reason", or null. */
+export function crossKeyProblem(config: Config): string | null {
+  if (!config.signup.allow_duplicate_emails && config.mailer.smtp.host === null) {
+    return 'signup.allow_duplicate_emails: false needs mailer.smtp.host: keys are then sent only by email, so that signup never tells whether an address already has one';
+  }
+  const homepage = config.homepage.file;
+  if (homepage !== null) {
+    // Resolved as the homepage reads it: against the working directory.
+    try {
+      accessSync(resolve(homepage), constants.R_OK);
+    } catch (error) {
+      return `homepage.file: cannot read ${homepage}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    }
+  }
+  return null;
+}
