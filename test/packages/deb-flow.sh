@@ -110,6 +110,25 @@ check_exit "... and leaves the service running" 0 in_root $INIT status
 cp "$ROOT/tmp/parasol.yml.good" "$ROOT/etc/parasol/parasol.yml"
 check "$INIT reload exits 0" in_root $INIT reload
 check "the health endpoint answers after reload" wait_healthy 80
+
+echo "== .deb: the init script where systemd is the init"
+# The script hands actions to systemd when /run/systemd/system exists; a
+# stand-in systemctl records what it was asked.
+mkdir "$ROOT/run/systemd" "$ROOT/run/systemd/system"
+[[ -e $ROOT/usr/bin/systemctl ]] && mv "$ROOT/usr/bin/systemctl" "$ROOT/tmp/systemctl.real"
+printf '#!/bin/sh\necho "$*" >>/tmp/systemctl.calls\n' >"$ROOT/usr/bin/systemctl"
+chmod +x "$ROOT/usr/bin/systemctl"
+echo 'no_such_key: 1' >>"$ROOT/etc/parasol/parasol.yml"
+check_exit "reload with an invalid config exits 6" 6 in_root $INIT reload
+check "... and does not restart the unit" test ! -e "$ROOT/tmp/systemctl.calls"
+cp "$ROOT/tmp/parasol.yml.good" "$ROOT/etc/parasol/parasol.yml"
+check "reload of a valid config restarts the unit" bash -c "in_root $INIT reload && grep -qx 'restart parasol.service' '$ROOT/tmp/systemctl.calls'"
+check "PARASOL_INIT_NO_SYSTEMD=1 keeps the script's own restart (the variable is not taken for a config key)" \
+  in_root env PARASOL_INIT_NO_SYSTEMD=1 $INIT restart
+check "the health endpoint answers after that restart" wait_healthy 80
+rm -f "$ROOT/usr/bin/systemctl" "$ROOT/tmp/systemctl.calls"
+[[ -e $ROOT/tmp/systemctl.real ]] && mv "$ROOT/tmp/systemctl.real" "$ROOT/usr/bin/systemctl"
+rmdir "$ROOT/run/systemd/system" "$ROOT/run/systemd"
 kill -KILL "$(service_pid)"
 sleep 0.5
 check_exit "status after a crash is 1 (dead, pid file left)" 1 in_root $INIT status
