@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { apiBackendRoutes } from './apis.js';
 import { requireAdminToken } from './auth.js';
 import { configRoutes } from './config.js';
+import { withJsonSuffix } from './routes.js';
 import { apiUserRoutes } from './users.js';
 
 export function adminApiPlugin(context: AppContext) {
@@ -12,7 +13,7 @@ export function adminApiPlugin(context: AppContext) {
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
 
-  app.get('/health', async () => ({ status: 'green' }));
+  withJsonSuffix(app, 'GET', '/health', async () => ({ status: 'green' }));
 
   await app.register(async (authenticated) => {
     authenticated.addHook('onRequest', requireAdminToken(context.admins));

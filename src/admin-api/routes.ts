@@ -1,9 +1,14 @@
-import type { FastifyInstance, RouteHandlerMethod, HTTPMethods } from 'fastify';
+import type { FastifyInstance, HTTPMethods, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
 
 /** Registers a route at its path and at path + ".json", as API Umbrella accepts both. */
-export function withJsonSuffix(app: FastifyInstance, method: HTTPMethods, path: string, handler: RouteHandlerMethod): void {
-  app.route({ method, url: path, handler });
-  app.route({ method, url: `${path}.json`, handler });
+export function withJsonSuffix<Route extends RouteGenericInterface = RouteGenericInterface>(
+  app: FastifyInstance,
+  method: HTTPMethods,
+  path: string,
+  handler: RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Route>,
+): void {
+  app.route<Route>({ method, url: path, handler });
+  app.route<Route>({ method, url: `${path}.json`, handler });
 }
 
 /** API Umbrella accepts both {"api": {...}} and the bare object. */

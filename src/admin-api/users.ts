@@ -32,8 +32,8 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     return { user: users.update(existing.id, parsed.value) };
   });
 
-  app.post<IdParams>('/users/:id/regenerate_key', async (request, reply) => {
-    const result = users.regenerateKey(stripJson(request.params.id));
+  withJsonSuffix<IdParams>(app, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
+    const result = users.regenerateKey(request.params.id);
     return result === null ? notFound(reply) : { user: withKey(result.user, result.apiKey) };
   });
 }

@@ -33,10 +33,12 @@ describe('admin API authentication', () => {
     expect(response.status).toBe(200);
   });
 
-  it('serves health without a token or key', async () => {
-    const response = await raw('/health');
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'green' });
+  it('serves health without a token or key, with or without .json', async () => {
+    for (const path of ['/health', '/health.json']) {
+      const response = await raw(path);
+      expect(response.status, path).toBe(200);
+      expect(await response.json()).toEqual({ status: 'green' });
+    }
   });
 
   it('answers malformed JSON with 400 and no row is left behind', async () => {

@@ -64,6 +64,11 @@ describe('/users', () => {
     expect(gw.context.keyIndex.find(apiKey)).toBeNull();
     expect(gw.context.keyIndex.find(newKey)?.user.id).toBe(id);
     expect((await gw.adminApi('GET', `/users/${id}`)).body.user).not.toHaveProperty('api_key');
+
+    const again = await gw.adminApi('POST', `/users/${id}/regenerate_key.json`);
+    expect(again.status).toBe(200);
+    expect(gw.context.keyIndex.find(again.body.user.api_key as string)?.user.id).toBe(id);
+    expect(gw.context.keyIndex.find(newKey)).toBeNull();
   });
 });
 
