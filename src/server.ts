@@ -5,6 +5,7 @@ import { adminApiPlugin } from './admin-api/plugin.js';
 import { adminUiRoutes } from './admin-ui/plugin.js';
 import { analyticsRoutes } from './analytics/routes/index.js';
 import type { AppContext } from './context.js';
+import { refuseMalformedUrl } from './gateway/gateway.js';
 import { gatewayPlugin } from './gateway/plugin.js';
 import { contactPage } from './contact/contact-page.js';
 import { homepageHandler } from './homepage/homepage.js';
@@ -22,6 +23,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 1000 },
     http: { maxHeaderSize: config.proxy.max_header_size },
+    frameworkErrors: (_error, request, reply) => refuseMalformedUrl(config, request, reply),
   });
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);

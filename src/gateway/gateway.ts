@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
+import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import { ProxyTrust } from './proxy-trust.js';
@@ -130,14 +131,28 @@ export class Gateway {
 
   /** Requests no backend takes: not logged as analytics, answered in the client's format. */
   private refuse(request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): undefined {
-    reply.hijack();
-    writeError(reply.raw, this.context.config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
+    refuseRequest(this.context.config, request, reply, code, target);
     return undefined;
   }
 
   close(): Promise<void> {
     return this.pools.close();
   }
+}
+
+/** The gateway's own refusal of a request no backend gets, in the client's format. */
+export function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): void {
+  reply.hijack();
+  writeError(reply.raw, config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
+}
+
+/**
+ * For Fastify's frameworkErrors: a path its router cannot decode (a broken
+ * escape such as "/api/%zz"). Fastify's own answer would repeat the URL, and
+ * with it any api_key in the query.
+ */
+export function refuseMalformedUrl(config: Config, request: FastifyRequest, reply: FastifyReply): void {
+  refuseRequest(config, request, reply, 'BAD_REQUEST', parseRequestTarget(request.raw.url ?? '/') ?? { path: '/', query: '' });
 }
 
 function errorRequestOf(raw: IncomingMessage, target: RequestTarget, protocol: string, host: string): ErrorRequest {

@@ -46,6 +46,18 @@ describe('bad input', () => {
     }
   });
 
+  it("answers a broken escape with the gateway's BAD_REQUEST in the client's format, never repeating the URL and its key", async () => {
+    const json = await rawStatus(request(`/api/%zz?api_key=${fx.apiKey}`));
+    expect(json.status).toBe(400);
+    expect(json.raw).toContain('{"error":{"code":"BAD_REQUEST","message":"The request URL is malformed."}}');
+    expect(json.raw).not.toContain(fx.apiKey);
+    expect(json.reached).toBe(false);
+    const xml = await rawStatus(request(`/api/%ff%fe?api_key=${fx.apiKey}`, 'Accept: application/xml\r\n'));
+    expect(xml.status).toBe(400);
+    expect(xml.raw).toContain('<code>BAD_REQUEST</code>');
+    expect(xml.raw).not.toContain(fx.apiKey);
+  });
+
   it('answers 431 to oversized headers', async () => {
     const result = await rawStatus(request('/api/x', `X-Big: ${'a'.repeat(8000)}\r\n`));
     expect(result.status).toBe(431);
