@@ -153,6 +153,10 @@ function isValidRegex(source: string): boolean {
   }
 }
 
+/** Visible ASCII but "#" (which would end the URL's query). */
+const QUERY_STRING = /^[\x21-\x22\x24-\x7e]+$/;
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
+
 export function parseSettings(raw: unknown, at: string, errors: ErrorCollector): ApiSettings {
   if (raw === undefined || raw === null) return EMPTY_SETTINGS;
   if (!isPlainObject(raw)) {
@@ -162,11 +166,15 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   const rateLimitMode = blankToNull(raw.rate_limit_mode);
   if (rateLimitMode !== null && !RATE_LIMIT_MODES.includes(rateLimitMode as 'custom')) errors.add(`${at}.rate_limit_mode`, NOT_IN_LIST);
   const rateLimits = parseRateLimits(raw.rate_limits, `${at}.rate_limits`, errors);
-  const appendQuery = blankToNull(raw.append_query_string);
+  const appendQuery = blankToNull(raw.append_query_string)?.replace(/^[?&]+/, '') ?? null;
+  // Saved as it is, it would go into every upstream request line, which then could not be sent.
+  if (appendQuery !== null && !QUERY_STRING.test(appendQuery)) errors.add(`${at}.append_query_string`, 'must be a query string such as a=1&b=2: printable ASCII, without spaces or #');
+  const basicAuth = blankToNull(raw.http_basic_auth);
+  if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {
-    append_query_string: appendQuery?.replace(/^[?&]+/, '') ?? null,
+    append_query_string: appendQuery,
     headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors),
-    http_basic_auth: blankToNull(raw.http_basic_auth),
+    http_basic_auth: basicAuth,
     require_https: toBoolean(raw.require_https),
     disable_api_key: toBoolean(raw.disable_api_key),
     required_roles: stringList(raw.required_roles ?? raw.required_roles_string),

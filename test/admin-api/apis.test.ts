@@ -106,6 +106,18 @@ describe('/apis', () => {
     expect(response.body.errors['servers[0].port']).toEqual(['must be a port number from 1 to 65535']);
   });
 
+  it('refuses an append_query_string or http_basic_auth that no request line or header could carry', async () => {
+    for (const appended of ['a=1 2', 'a=1#x', 'a=\u00e9', 'a=1\nb=2']) {
+      const response = await gw.adminApi('POST', '/apis', { api: { ...validApi, settings: { append_query_string: appended } } });
+      expect(response.status, appended).toBe(422);
+      expect(response.body.errors['settings.append_query_string']).toEqual(['must be a query string such as a=1&b=2: printable ASCII, without spaces or #']);
+    }
+    const auth = await gw.adminApi('POST', '/apis', { api: { ...validApi, settings: { http_basic_auth: 'user:pa\r\nss' } } });
+    expect(auth.body.errors['settings.http_basic_auth']).toEqual(['must not contain control characters']);
+    const fine = { append_query_string: '?a=1&b=%20x', http_basic_auth: 'user:p ss' };
+    expect((await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'query.example.com', settings: fine } })).status).toBe(201);
+  });
+
   it("refuses prefixes under the gateway's own paths", async () => {
     for (const prefix of ['/admin', '/admin/', '/admins/x', '/signup/', '/contact/', '/api-umbrella/v1/', '/assets/app.css']) {
       const response = await gw.adminApi('POST', '/apis', { api: { ...validApi, url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }] } });
