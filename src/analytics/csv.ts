@@ -2,7 +2,8 @@
 // time, as the client drains the response: memory stays flat for any number
 // of rows, the main thread only forwards text, and a client that goes away
 // stops the reading. Times are ISO 8601 (UTC), which spreadsheets read; null
-// is an empty cell.
+// is an empty cell. Text a client sent (user agent, path, referer) that a
+// spreadsheet would run as a formula (=, +, -, @ first) gets a leading '.
 import { stringify } from 'csv-stringify/sync';
 import { Readable } from 'node:stream';
 import { FIELDS } from './fields.js';
@@ -12,10 +13,11 @@ import type { CsvCursor, ReaderThread } from './reader-thread.js';
 
 const ENTRY_COLUMNS = FIELDS.map((info) => info.name);
 const USER_COLUMNS = ['user_id', 'user_email', 'hits', 'last_request_at'];
+const OPTIONS = { escape_formulas: true } as const;
 
 /** Rows of AnalyticsQueries.csvRows as CSV lines, after the header line for the first batch. */
 export function entryCsvLines(rows: unknown[][], first: boolean): string {
-  return stringify(rows, first ? { header: true, columns: ENTRY_COLUMNS } : {});
+  return stringify(rows, first ? { ...OPTIONS, header: true, columns: ENTRY_COLUMNS } : OPTIONS);
 }
 
 /** Resolves once the first batch is read, so a failing query is an error answer (500) rather than a download cut short. */
@@ -27,7 +29,7 @@ export async function entriesCsv(reader: ReaderThread, query: LogQuery): Promise
 /** The users are in memory already (the By Users list). */
 export function usersCsv(users: readonly UserHits[]): string {
   const rows = users.map((user) => [user.user_id, user.user_email, user.hits, new Date(user.last_request_at).toISOString()]);
-  return stringify(rows, { header: true, columns: USER_COLUMNS });
+  return stringify(rows, { ...OPTIONS, header: true, columns: USER_COLUMNS });
 }
 
 /**
