@@ -89,10 +89,15 @@ function applySchema(schema: Schema, raw: Record<string, unknown>, path: string[
   return result;
 }
 
+/** Keys whose values an error message must not repeat: it goes to the terminal and the service's log. */
+const SECRET_KEYS = new Set(['secret_key', 'mailer.smtp.password']);
+
 function parseField(node: Field<unknown>, value: unknown, keyPath: string[], source: string): unknown {
   const parsed = node.parse(value);
   if (parsed === undefined) {
-    throw new ConfigError(`${source}: ${keyPath.join('.')}: expected ${node.expected}, got ${describe(value)}`);
+    const key = keyPath.join('.');
+    const got = SECRET_KEYS.has(key) ? 'something else (not shown: it is a secret)' : describe(value);
+    throw new ConfigError(`${source}: ${key}: expected ${node.expected}, got ${got}`);
   }
   return parsed;
 }

@@ -119,6 +119,14 @@ describe('config errors name the source, the key and what was expected', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_ANALYTICS_ENABLED: 'maybe' }, cwd: tempDir() }))).toMatch(/expected true or false/);
   });
 
+  it('a bad secret is named but never repeated', () => {
+    const cwd = tempDir();
+    const message = loadError(() => loadConfig({ configPath: writeConfig(cwd, 'mailer:\n  smtp:\n    password: 987654321\n'), env: {}, cwd }));
+    expect(message).toMatch(/parasol\.yml: mailer\.smtp\.password: expected .*, got something else \(not shown: it is a secret\)$/);
+    expect(message).not.toContain('987654321');
+    expect(loadError(() => loadConfig({ configPath: writeConfig(cwd, 'secret_key: 12345678901234567890\n'), env: {}, cwd }))).not.toContain('1234567890');
+  });
+
   it('an unknown PARASOL_ variable is an error, so typos do not pass silently', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PROT: '80' }, cwd: tempDir() }))).toBe(
       'environment: PARASOL_LISTEN_PROT is not a configuration key',
