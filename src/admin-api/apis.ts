@@ -2,16 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
-import { unwrap, withJsonSuffix } from './routes.js';
+import { drawOf, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
 export function apiBackendRoutes(app: FastifyInstance, context: AppContext): void {
   const { backends } = context;
 
-  withJsonSuffix(app, 'GET', '/apis', async () => {
+  withJsonSuffix(app, 'GET', '/apis', async (request) => {
     const data = backends.list();
-    return { draw: 0, recordsTotal: data.length, recordsFiltered: data.length, data };
+    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: data.length, recordsFiltered: data.length, data };
   });
 
   withJsonSuffix(app, 'POST', '/apis', async (request, reply) => {

@@ -26,3 +26,15 @@ export function paging(query: Record<string, unknown>, maxLength = 1000): { offs
     limit: Number.isInteger(length) && length > 0 ? Math.min(length, maxLength) : 100,
   };
 }
+
+/** The search text: `search`, or `search[value]` as DataTables (and API Umbrella's admin) sends it. */
+export function searchText(query: Record<string, unknown>): string | undefined {
+  const value = query.search ?? query['search[value]'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** DataTables' request counter, answered back so a table can drop stale answers. */
+export function drawOf(query: Record<string, unknown>): number {
+  const draw = Number(query.draw ?? 0);
+  return Number.isInteger(draw) && draw >= 0 ? draw : 0;
+}

@@ -1,11 +1,11 @@
 // /api-umbrella/v1/users: API users and their keys.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { notFound, stripJson } from './apis.js';
-import { paging, unwrap, withJsonSuffix } from './routes.js';
+import { drawOf, paging, searchText, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -14,9 +14,8 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
 
   withJsonSuffix(app, 'GET', '/users', async (request) => {
     const query = request.query as Record<string, unknown>;
-    const search = typeof query.search === 'string' ? query.search : undefined;
-    const { users: data, total } = users.list({ ...paging(query), search });
-    return { draw: 0, recordsTotal: total, recordsFiltered: total, data };
+    const { users: data, total } = users.list({ ...paging(query), search: searchText(query) });
+    return { draw: drawOf(query), recordsTotal: total, recordsFiltered: total, data };
   });
 
   app.get<IdParams>('/users/:id', async (request, reply) => {
@@ -34,12 +33,13 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
 
   withJsonSuffix<IdParams>(app, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
     const result = users.regenerateKey(request.params.id);
-    return result === null ? notFound(reply) : { user: withKey(result.user, result.apiKey) };
+    return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);
   });
 }
 
-export function withKey(user: ApiUser, apiKey: string): ApiUser & { api_key: string } {
-  return { ...user, api_key: apiKey };
+/** `{"user":{…,"api_key":…}}`: the one answer that holds a clear key, which no cache may keep. */
+export function sendWithKey(reply: FastifyReply, status: number, user: ApiUser, apiKey: string): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').send({ user: { ...user, api_key: apiKey } });
 }
 
 /** The users endpoints answer 422 in API Umbrella's signup shape: a list of {code, field, message, full_message}. */

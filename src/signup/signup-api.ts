@@ -5,7 +5,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
-import { signupStyleErrors, withKey } from '../admin-api/users.js';
+import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
@@ -47,7 +47,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
     const created = signups.createByAdmin(parsed.value, caller.id, sendWelcomeRequested(request.body));
-    return reply.code(201).send({ user: withKey(created.user, created.apiKey) });
+    return sendWithKey(reply, 201, created.user, created.apiKey);
   }
 
   const parsed = parseSignup(body, 'api');
@@ -58,7 +58,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   }
   const result = signups.signUp(parsed.value, caller.id);
   if (result.kind === 'emailed') return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.` });
-  return reply.code(201).send({ user: withKey(result.user, result.apiKey) });
+  return sendWithKey(reply, 201, result.user, result.apiKey);
 }
 
 /** An admin by X-Admin-Auth-Token, or an enabled user with the key-creator role by X-Api-Key; else null. */

@@ -22,6 +22,10 @@ describe('/users', () => {
     expect(user.api_key_preview).toBe(`${apiKey.slice(0, 6)}…`);
     expect(JSON.stringify(found.body)).not.toContain(apiKey);
     expect(user).not.toHaveProperty('api_key');
+    // DataTables' form, as API Umbrella's admin sends it, with its draw counter answered back.
+    const datatables = await gw.adminApi('GET', '/users.json?draw=7&search%5Bvalue%5D=searchable&start=0&length=10');
+    expect(datatables.body.data.map((found: { email: string }) => found.email)).toEqual(['searchable@example.com']);
+    expect(datatables.body.draw).toBe(7);
   });
 
   it('treats LIKE wildcards in a search as plain characters', async () => {
@@ -58,6 +62,7 @@ describe('/users', () => {
     const { id, apiKey } = await gw.createUser();
     const response = await gw.adminApi('POST', `/users/${id}/regenerate_key`);
     expect(response.status).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
     const newKey = response.body.user.api_key as string;
     expect(newKey).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(newKey).not.toBe(apiKey);

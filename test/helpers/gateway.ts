@@ -10,7 +10,7 @@ import type { ApiUserInput } from '../../src/api-users/model.js';
 export interface TestGateway extends RunningServer {
   readonly adminToken: string;
   /** Calls the admin REST API with the admin token. */
-  adminApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  adminApi(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Record<string, string>; body: any }>;
   /** Creates a backend and publishes it; returns its id. */
   publishBackend(api: Record<string, unknown>): Promise<string>;
   /** Creates an API user; returns its id and clear key. */
@@ -33,7 +33,7 @@ export async function startWithConfig(config: Config, options: ContextOptions = 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: text === '' ? null : JSON.parse(text) };
   };
 
   return {
