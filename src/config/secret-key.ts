@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './schema.js';
+import { ensureDataDir } from '../store/data-dir.js';
 
 const SECRET_FILE = 'secret_key';
 
@@ -13,7 +14,7 @@ export function resolveSecretKey(config: Config): string {
   if (config.secret_key !== null && config.secret_key !== '') return config.secret_key;
   const path = join(config.data_dir, SECRET_FILE);
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  mkdirSync(config.data_dir, { recursive: true });
+  ensureDataDir(config.data_dir);
   const secret = randomBytes(32).toString('hex');
   writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;

@@ -1,9 +1,10 @@
 // Opens the SQLite store (WAL, foreign keys on) and brings its schema up to
 // date with the numbered SQL files in migrations/.
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../lib/package-path.js';
+import { ensureDataDir } from './data-dir.js';
 
 export type Db = Database.Database;
 
@@ -16,8 +17,12 @@ export interface Migration {
 }
 
 export function openStore(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'parasol.db'));
+  ensureDataDir(dataDir);
+  const path = join(dataDir, 'parasol.db');
+  // Users' emails and IPs, key and password digests: a new store is its owner's
+  // alone, and SQLite gives its -wal and -shm files the same mode.
+  closeSync(openSync(path, 'a', 0o600));
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');

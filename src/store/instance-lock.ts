@@ -1,7 +1,8 @@
 // One running Parasol per data_dir: a pid file, taken at start and given back
 // at stop. A stale file (its process gone) is taken over.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDataDir } from './data-dir.js';
 
 export class InstanceLockedError extends Error {}
 
@@ -10,7 +11,7 @@ export interface InstanceLock {
 }
 
 export function acquireInstanceLock(dataDir: string): InstanceLock {
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const path = join(dataDir, 'parasol.pid');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
@@ -12,6 +13,16 @@ describe('store', () => {
     const latest = loadMigrations().at(-1)!.version;
     expect(db.pragma('user_version', { simple: true })).toBe(latest);
     expect((db.prepare('SELECT count(*) AS n FROM api_backends').get() as { n: number }).n).toBe(0);
+    db.close();
+  });
+
+  it("makes a new store its owner's alone: the directory 0700, the database and its WAL files 0600", () => {
+    const dir = join(tempDir(), 'data');
+    const db = openStore(dir);
+    db.prepare('CREATE TABLE t (x)').run();
+    const mode = (file: string) => statSync(join(dir, file)).mode & 0o777;
+    expect(mode('.')).toBe(0o700);
+    for (const file of ['parasol.db', 'parasol.db-wal', 'parasol.db-shm']) expect(mode(file), file).toBe(0o600);
     db.close();
   });
 
