@@ -141,7 +141,7 @@ export class Gateway {
 }
 
 /** The gateway's own refusal of a request no backend gets, in the client's format. */
-export function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): void {
+function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): void {
   reply.hijack();
   writeError(reply.raw, config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
 }
