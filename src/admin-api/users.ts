@@ -37,7 +37,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   });
 }
 
-/** `{"user":{…,"api_key":…}}`: the one answer that holds a clear key, which no cache may keep. */
+/** `{"user":{…,"api_key":…}}`: an answer holding a clear key, which no cache may keep. */
 export function sendWithKey(reply: FastifyReply, status: number, user: ApiUser, apiKey: string): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').send({ user: { ...user, api_key: apiKey } });
 }
