@@ -37,6 +37,18 @@ describe('analytics view parameters', () => {
     expect(range('last_30_days')).toMatchObject({ startAt: MIDNIGHT - 29 * DAY, endAt: MIDNIGHT + DAY });
   });
 
+  it('knows this month (to the end of today) and last month, across a year end', () => {
+    const range = (preset: string, now: number) => {
+      const parsed = parseLogQuery({ range: preset }, now);
+      if (!parsed.ok) throw new Error(parsed.error);
+      return parsed.query.range;
+    };
+    const midJanuary = Date.UTC(2027, 0, 15, 13, 30);
+    expect(range('this_month', midJanuary)).toEqual({ startAt: Date.UTC(2027, 0, 1), endAt: Date.UTC(2027, 0, 16), preset: 'this_month' });
+    expect(range('last_month', midJanuary)).toEqual({ startAt: Date.UTC(2026, 11, 1), endAt: Date.UTC(2027, 0, 1), preset: 'last_month' });
+    expect(range('last_month', Date.UTC(2026, 2, 31, 23, 59))).toMatchObject({ startAt: Date.UTC(2026, 1, 1), endAt: Date.UTC(2026, 2, 1) });
+  });
+
   it('reads dates (whole days, end inclusive) and date-times (UTC unless an offset is given)', () => {
     expect(queryOf({ start_at: '2026-01-01', end_at: '2026-01-02' }).range).toEqual({ startAt: Date.UTC(2026, 0, 1), endAt: Date.UTC(2026, 0, 3), preset: null });
     expect(queryOf({ start_at: '2026-01-01T10:00', end_at: '2026-01-01T11:30:15Z' }).range).toMatchObject({

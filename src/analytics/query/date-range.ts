@@ -8,6 +8,8 @@ export const RANGE_PRESETS = {
   last_7_days: 'Last 7 Days',
   last_14_days: 'Last 14 Days',
   last_30_days: 'Last 30 Days',
+  this_month: 'This Month',
+  last_month: 'Last Month',
 } as const;
 
 export type RangePreset = keyof typeof RANGE_PRESETS;
@@ -25,10 +27,23 @@ export interface DateRange {
 
 export type RangeResult = { ok: true; range: DateRange } | { ok: false; error: string };
 
+/** Presets of whole UTC days: the first day and the day after the last, counted from today. */
+const DAY_PRESETS = { today: [0, 1], yesterday: [-1, 0], last_7_days: [-6, 1], last_14_days: [-13, 1], last_30_days: [-29, 1] } as const;
+
 export function presetRange(preset: RangePreset, now: number): DateRange {
+  if (preset === 'this_month' || preset === 'last_month') return monthRange(preset, now);
   const today = dayOf(now) * DAY_MS;
-  const days = { today: [0, 1], yesterday: [-1, 0], last_7_days: [-6, 1], last_14_days: [-13, 1], last_30_days: [-29, 1] }[preset];
-  return { startAt: today + days[0]! * DAY_MS, endAt: today + days[1]! * DAY_MS, preset };
+  const [first, after] = DAY_PRESETS[preset];
+  return { startAt: today + first * DAY_MS, endAt: today + after * DAY_MS, preset };
+}
+
+/** This month up to the end of today (as AU's "This Month"), or the whole of last month, in UTC. */
+function monthRange(preset: 'this_month' | 'last_month', now: number): DateRange {
+  const date = new Date(now);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  if (preset === 'this_month') return { startAt: Date.UTC(year, month, 1), endAt: (dayOf(now) + 1) * DAY_MS, preset };
+  return { startAt: Date.UTC(year, month - 1, 1), endAt: Date.UTC(year, month, 1), preset };
 }
 
 /**
