@@ -175,7 +175,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     append_query_string: appendQuery,
     headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors),
     http_basic_auth: basicAuth,
-    require_https: toBoolean(raw.require_https),
+    require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     disable_api_key: toBoolean(raw.disable_api_key),
     required_roles: stringList(raw.required_roles ?? raw.required_roles_string),
     required_roles_override: toBoolean(raw.required_roles_override) ?? false,
@@ -190,6 +190,20 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
       : {},
     disable_analytics: toBoolean(raw.disable_analytics),
   };
+}
+
+/**
+ * API Umbrella's admin API and exports write require_https as a mode; read
+ * only as a boolean, "required_return_error" would silently serve plain HTTP.
+ * Parasol keeps no transition date, so "transition_return_error" is refused.
+ */
+const REQUIRE_HTTPS_MODES: Readonly<Record<string, boolean>> = { required_return_error: true, optional: false };
+
+function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector): boolean | null {
+  if (typeof raw === 'string' && Object.hasOwn(REQUIRE_HTTPS_MODES, raw)) return REQUIRE_HTTPS_MODES[raw]!;
+  const value = toBoolean(raw);
+  if (value === null && raw !== null && raw !== undefined && raw !== '') errors.add(field, NOT_IN_LIST);
+  return value;
 }
 
 /** Headers as [{key, value}] or as "Key: value" lines, the admin form's textarea. */

@@ -20,6 +20,11 @@ export function extractApiKey(headers: IncomingHttpHeaders, query: string): Pres
   return fromBasic === null ? null : { key: fromBasic, source: 'basic_auth' };
 }
 
+/** As API Umbrella: a client's own Basic auth passes upstream, unless its username is the API key. */
+export function authorizationCarries(authorization: string | undefined, key: string): boolean {
+  return authorization !== undefined && basicAuthUsername(authorization) === key;
+}
+
 const BASIC_CREDENTIALS = /^\s*basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });

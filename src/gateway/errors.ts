@@ -67,7 +67,7 @@ const BY_NAME: Readonly<Record<ErrorFormat, NegotiatedFormat>> = {
   html: { format: 'html', contentType: 'text/html' },
 };
 
-/** In preference order: ties in Accept go to the earlier one. */
+/** In preference order: a range with a wildcard picks the earliest type it covers. */
 const MEDIA_TYPES: readonly NegotiatedFormat[] = [
   BY_NAME.json,
   BY_NAME.xml,
@@ -93,20 +93,21 @@ interface AcceptRange {
   readonly q: number;
 }
 
+/**
+ * API Umbrella's negotiation: the client's ranges by q (highest first), exact
+ * types before wildcards, then in the order the client listed them; the first
+ * range any supported type falls under picks the first such type. So
+ * "text/csv, application/xml" is CSV, and "text/*" is text/xml.
+ */
 function fromAccept(accept: string): NegotiatedFormat {
-  const ranges = parseAccept(accept);
-  let best = BY_NAME.json;
-  let bestQ = 0;
-  for (const media of MEDIA_TYPES) {
-    const q = qualityOf(media.contentType, ranges);
-    if (q > bestQ) {
-      best = media;
-      bestQ = q;
-    }
+  const ranges = parseAccept(accept).sort(byPreference);
+  for (const range of ranges) {
+    for (const media of MEDIA_TYPES) if (covers(range, media.contentType)) return media;
   }
-  return best;
+  return BY_NAME.json;
 }
 
+/** Ranges with q=0 are refusals, not preferences: left out. */
 function parseAccept(accept: string): AcceptRange[] {
   const ranges: AcceptRange[] = [];
   for (const part of accept.split(',')) {
@@ -121,26 +122,24 @@ function parseAccept(accept: string): AcceptRange[] {
         q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
       }
     }
-    ranges.push({ type: range.slice(0, slash).trim().toLowerCase(), subtype: range.slice(slash + 1).trim().toLowerCase(), q });
+    if (q > 0) ranges.push({ type: range.slice(0, slash).trim().toLowerCase(), subtype: range.slice(slash + 1).trim().toLowerCase(), q });
   }
   return ranges;
 }
 
-/** The q of the most specific range that covers the media type (0 when none does). */
-function qualityOf(contentType: string, ranges: readonly AcceptRange[]): number {
+/** Higher q first, then exact before wildcard; Array.prototype.sort is stable, so the client's order breaks the remaining ties. */
+function byPreference(a: AcceptRange, b: AcceptRange): number {
+  return b.q - a.q || wildcards(a) - wildcards(b);
+}
+
+function wildcards(range: AcceptRange): number {
+  return (range.type === '*' ? 1 : 0) + (range.subtype === '*' ? 1 : 0);
+}
+
+function covers(range: AcceptRange, contentType: string): boolean {
+  if (range.type === '*') return true;
   const slash = contentType.indexOf('/');
-  const type = contentType.slice(0, slash);
-  const subtype = contentType.slice(slash + 1);
-  let specificity = -1;
-  let q = 0;
-  for (const range of ranges) {
-    const rank = range.type === type ? (range.subtype === subtype ? 2 : range.subtype === '*' ? 1 : -1) : range.type === '*' ? 0 : -1;
-    if (rank > specificity) {
-      specificity = rank;
-      q = range.q;
-    }
-  }
-  return q;
+  return range.type === contentType.slice(0, slash) && (range.subtype === '*' || range.subtype === contentType.slice(slash + 1));
 }
 
 export function renderErrorBody(format: ErrorFormat, code: string, message: string): string {

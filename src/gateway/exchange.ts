@@ -12,7 +12,7 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimitDecision, RateLimiter, RateLimitHeaders } from '../rate-limit/limiter.js';
 import { analyticsEntry } from './analytics-entry.js';
-import { extractApiKey, type KeySource } from './api-key.js';
+import { authorizationCarries, extractApiKey } from './api-key.js';
 import { userRestrictions } from './client-restrictions.js';
 import type { ErrorCode } from './errors.js';
 import { UpstreamCall } from './forward.js';
@@ -72,7 +72,8 @@ export class Exchange implements ErrorRequest {
   readonly body: Readable;
   user: KeyHolder | null = null;
   keyPrefix: string | null = null;
-  keySource: KeySource | null = null;
+  /** The client's Authorization holds the key (as its source, or beside another): it is not passed upstream. */
+  keyInAuthorization = false;
   /** Lowercase error code when the gateway refused the request. */
   deniedCode: string | null = null;
   rateLimit: RateLimitHeaders | null = null;
@@ -115,7 +116,7 @@ export class Exchange implements ErrorRequest {
       if (!record.user.enabled) return this.deny('API_KEY_DISABLED');
       this.user = record.user;
       this.keyPrefix = record.prefix;
-      this.keySource = presented.source;
+      this.keyInAuthorization = presented.source === 'basic_auth' || authorizationCarries(this.headers.authorization, presented.key);
     } else if (!settings.disableApiKey) {
       return this.deny('API_KEY_MISSING');
     }

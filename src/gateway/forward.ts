@@ -141,7 +141,7 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   const { headers, settings } = exchange;
   const dropped = settings.droppedHeaders;
   const listed = connectionListed(headers.connection);
-  const keyInAuthorization = exchange.keySource === 'basic_auth';
+  const { keyInAuthorization } = exchange;
   const out: string[] = [];
   for (const name in headers) {
     if (dropped.has(name) || (keyInAuthorization && name === 'authorization') || (listed !== null && listed.has(name))) continue;

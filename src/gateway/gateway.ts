@@ -10,6 +10,7 @@ import type { AppContext } from '../context.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
+import { nextRequestId } from './request-id.js';
 import { parseRequestTarget, type RequestTarget } from './request-url.js';
 import { writeError, type ErrorRequest } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
@@ -155,8 +156,9 @@ export function refuseMalformedUrl(config: Config, request: FastifyRequest, repl
   refuseRequest(config, request, reply, 'BAD_REQUEST', parseRequestTarget(request.raw.url ?? '/') ?? { path: '/', query: '' });
 }
 
+/** With a request id of its own, as every answer of API Umbrella has one a client can quote. */
 function errorRequestOf(raw: IncomingMessage, target: RequestTarget, protocol: string, host: string): ErrorRequest {
-  return { method: raw.method!, headers: raw.headers, url: raw.url!, path: target.path, query: target.query, protocol, host, requestId: null };
+  return { method: raw.method!, headers: raw.headers, url: raw.url!, path: target.path, query: target.query, protocol, host, requestId: nextRequestId() };
 }
 
 function isReserved(path: string): boolean {

@@ -32,6 +32,23 @@ export const NOT_FORWARDED: ReadonlySet<string> = new Set([
   'x-api-umbrella-request-id',
 ]);
 
+/**
+ * Names a backend's `headers` setting cannot set: the gateway writes them
+ * itself (in API Umbrella nginx's proxy_set_header wins over the settings
+ * too), and undici refuses a request whose framing headers it did not write.
+ */
+export const GATEWAY_OWNED: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP,
+  'host',
+  'expect',
+  'content-length',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-host',
+  'x-api-umbrella-request-id',
+]);
+
 export const REQUEST_ID_HEADER = 'X-Api-Umbrella-Request-Id';
 
 /**

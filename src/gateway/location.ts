@@ -5,22 +5,25 @@ import type { GatewayRoute } from './routes.js';
 const ABSOLUTE_URL = /^https?:\/\/([^/?#]*)(.*)$/i;
 
 /**
- * "http://backend/api/x" (or "/api/x") under backend_prefix "/api/" becomes
- * "<public origin>/pub/x" (or "/pub/x") for frontend_prefix "/pub/". Other
- * locations pass unchanged.
+ * As API Umbrella does: an absolute URL on the backend's host gets the public
+ * origin whatever its path ("http://backend/x" → "<public origin>/x"), and a
+ * path under backend_prefix, absolute or relative, gets frontend_prefix
+ * instead ("/api/x" → "/pub/x"). Other locations pass unchanged.
  */
 export function rewriteLocation(location: string, route: GatewayRoute, publicOrigin: string): string {
   const absolute = ABSOLUTE_URL.exec(location);
-  let path: string;
   if (absolute !== null) {
     if (!route.backend.ownAuthorities.has(absolute[1]!.toLowerCase())) return location;
-    path = absolute[2] === '' ? '/' : absolute[2]!;
-  } else if (location.startsWith('/') && !location.startsWith('//')) {
-    path = location;
-  } else {
-    return location;
+    return publicOrigin + publicPath(absolute[2] === '' ? '/' : absolute[2]!, route);
   }
-  if (!path.startsWith(route.backendPrefix)) return location;
-  const publicPath = route.frontendPrefix + path.slice(route.backendPrefix.length);
-  return absolute === null ? publicPath : publicOrigin + publicPath;
+  if (location.startsWith('/') && !location.startsWith('//')) return publicPath(location, route);
+  return location;
+}
+
+function publicPath(path: string, route: GatewayRoute): string {
+  const { backendPrefix, frontendPrefix } = route;
+  if (!path.startsWith(backendPrefix)) return path;
+  // With frontend "/api/v1/" over backend "/api/", a backend that already answers with public paths keeps them.
+  if (frontendPrefix.startsWith(backendPrefix) && path.startsWith(frontendPrefix)) return path;
+  return frontendPrefix + path.slice(backendPrefix.length);
 }

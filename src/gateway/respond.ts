@@ -19,7 +19,7 @@ export interface ErrorRequest {
   readonly query: string;
   readonly protocol: string;
   readonly host: string;
-  readonly requestId: string | null;
+  readonly requestId: string;
   /** The backend's effective settings, once the request has one: its error_templates and error_data apply. */
   readonly settings?: { readonly errorResponses: ErrorResponses | null };
 }
@@ -43,8 +43,9 @@ export function writeError(res: ServerResponse, config: Config, request: ErrorRe
     'nosniff',
     'X-Frame-Options',
     'DENY',
+    REQUEST_ID_HEADER,
+    request.requestId,
   ];
-  if (request.requestId !== null) headers.push(REQUEST_ID_HEADER, request.requestId);
   if (extras.rateLimit) headers.push(...rateLimitHeaders(extras.rateLimit));
   if (extras.retryAfterSeconds !== undefined) headers.push('Retry-After', String(extras.retryAfterSeconds));
   res.writeHead(status, headers);

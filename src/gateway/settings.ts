@@ -5,7 +5,7 @@ import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMetho
 import type { KeyHolder } from '../api-users/model.js';
 import { ClientRestrictions } from './client-restrictions.js';
 import { compileErrorResponses, type ErrorResponses } from './error-templates.js';
-import { NOT_FORWARDED } from './headers.js';
+import { GATEWAY_OWNED, NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
 
 /** An empty list of limits: unlimited. */
@@ -94,6 +94,8 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
 }
 
 export function compileSettings(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): EffectiveSettings {
+  // A Host or Content-Length setting would otherwise go out twice, and undici would refuse every request with a 500.
+  const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()));
   return {
     disableApiKey: settings.disable_api_key === true,
     requireHttps: settings.require_https === true,
@@ -101,10 +103,10 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     rateLimitBucket: settings.rate_limit_bucket_name,
     rateLimits: settings.rate_limit_mode === 'unlimited' ? UNLIMITED : settings.rate_limit_mode === 'custom' ? settings.rate_limits : defaultRateLimits,
     disableAnalytics: settings.disable_analytics === true,
-    headers: settings.headers,
+    headers,
     droppedHeaders: new Set([
       ...NOT_FORWARDED,
-      ...settings.headers.map((header) => header.key.toLowerCase()),
+      ...headers.map((header) => header.key.toLowerCase()),
       ...(settings.http_basic_auth === null ? [] : ['authorization']),
     ]),
     queryAppend: parseQueryAppend(settings.append_query_string),

@@ -32,6 +32,14 @@ describe('negotiateFormat', () => {
     expect(format('/x', '', 'text/csv;q=0, */*;q=0.2')).toBe('application/json');
     expect(format('/x', '', 'text/xml')).toBe('text/xml');
   });
+
+  it('gives a tie in q to the range the client listed first, exact types before wildcards', () => {
+    expect(format('/x', '', 'text/csv, application/json;q=0.5, application/xml, */*;q=0.1')).toBe('text/csv');
+    expect(format('/x', '', 'application/json;q=0.5, application/xml;q=0.4, */*;q=0.1, text/csv;q=0.8')).toBe('text/csv');
+    expect(format('/x', '', 'text/html, application/json')).toBe('text/html');
+    expect(format('/x', '', '*/*, text/csv')).toBe('text/csv');
+    expect(format('/x', '', 'text/*, application/xml')).toBe('application/xml');
+  });
 });
 
 describe('errors', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { echoBackend, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let fx: ProxyFixture;
 beforeAll(async () => {
@@ -85,5 +85,16 @@ describe('require_https', () => {
     });
     const forwarded = await send(fx.gw.url, '/secure/a', { headers: { 'x-forwarded-proto': 'https', 'X-Api-Key': fx.apiKey } });
     expect(forwarded.status).toBe(200);
+  });
+
+  it("takes API Umbrella's modes: required_return_error requires HTTPS, optional does not, and one Parasol lacks is refused", async () => {
+    const backend = (prefix: string, mode: string) => echoBackend(fx.echo, { url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }], settings: { require_https: mode } });
+    await fx.gw.publishBackend(backend('/au-required/', 'required_return_error'));
+    await fx.gw.publishBackend(backend('/au-optional/', 'optional'));
+    expect(errorCode(await send(fx.gw.url, '/au-required/a', { headers: { 'X-Api-Key': fx.apiKey } }))).toBe('HTTPS_REQUIRED');
+    expect((await send(fx.gw.url, '/au-optional/a', { headers: { 'X-Api-Key': fx.apiKey } })).status).toBe(200);
+    const refused = await fx.gw.adminApi('POST', '/apis', { api: backend('/au-transition/', 'transition_return_error') });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors['settings.require_https']).toEqual(['is not included in the list']);
   });
 });

@@ -63,10 +63,11 @@ describe('routing', () => {
     expect((await get('/tie/x', 'tie.example.com')).echoed.path).toBe('/first/x');
   });
 
-  it('answers 404 NOT_FOUND when nothing matches, without reaching an upstream', async () => {
+  it('answers 404 NOT_FOUND when nothing matches, without reaching an upstream, with a request id to quote', async () => {
     const before = fx.echo.requests.length;
     const reply = await get('/nowhere/at/all');
     expect(reply.status).toBe(404);
+    expect(reply.headers['x-api-umbrella-request-id']).toMatch(/^[A-Za-z0-9_-]{20}$/);
     expect(JSON.parse(reply.text)).toEqual({ error: { code: 'NOT_FOUND', message: 'The requested URL was not found on this server.' } });
     expect(fx.echo.requests.length).toBe(before);
   });

@@ -26,6 +26,7 @@ const headers = () => ({ 'X-Api-Key': fx.apiKey });
 beforeAll(async () => {
   fx = await startProxyFixture({ upstream });
   await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/echo/', backend_prefix: '/backend/' }] }));
+  await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/backend/v1/', backend_prefix: '/backend/' }] }));
 });
 afterAll(() => fx.close());
 
@@ -131,7 +132,22 @@ describe('responses', () => {
     expect(await location(`http://127.0.0.1:${fx.echo.port}/backend/next`)).toBe('http://public.example/echo/next');
     expect(await location('/backend/relative')).toBe('/echo/relative');
     expect(await location('http://elsewhere.example/backend/next')).toBe('http://elsewhere.example/backend/next');
-    expect(await location('http://backend.example/other/next')).toBe('http://backend.example/other/next');
+  });
+
+  it('rewrite the backend host in a Location even outside the backend prefix, keeping that path', async () => {
+    const location = async (to: string) =>
+      (await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host: 'public.example' } })).headers.location;
+    expect(await location('http://backend.example/other/next?x=1')).toBe('http://public.example/other/next?x=1');
+    expect(await location('HTTP://Backend.Example:80')).toBe('http://public.example/');
+    expect(await location('/other/next')).toBe('/other/next');
+  });
+
+  it('leave a Location already under a frontend_prefix that contains the backend_prefix', async () => {
+    const location = async (to: string) =>
+      (await send(fx.gw.url, `/backend/v1/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host: 'public.example' } })).headers.location;
+    expect(await location('/backend/v1/next')).toBe('/backend/v1/next');
+    expect(await location('http://backend.example/backend/v1/next')).toBe('http://public.example/backend/v1/next');
+    expect(await location('/backend/next')).toBe('/backend/v1/next');
   });
 });
 

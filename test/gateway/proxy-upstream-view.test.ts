@@ -23,6 +23,20 @@ beforeAll(async () => {
       },
     }),
   );
+  await gw.publishBackend(
+    echoBackend(echo, {
+      url_matches: [{ frontend_prefix: '/owned/', backend_prefix: '/' }],
+      settings: {
+        headers: [
+          { key: 'Host', value: 'custom.example' },
+          { key: 'X-Forwarded-Proto', value: 'https' },
+          { key: 'Connection', value: 'close' },
+          { key: 'Transfer-Encoding', value: 'chunked' },
+          { key: 'X-Extra', value: 'kept' },
+        ],
+      },
+    }),
+  );
   const user = await gw.createUser({ email: 'roles@example.com', roles: ['a', 'b'] });
   rolesKey = user.apiKey;
   rolesUserId = user.id;
@@ -58,6 +72,17 @@ describe('the headers the upstream sees', () => {
     const reply = await send(fx.gw.url, '/echo/h', { headers: { authorization: basicAuth(fx.apiKey) } });
     expect(reply.status).toBe(200);
     expect(reply.echoed.headers.authorization).toBeUndefined();
+  });
+
+  it('lose Authorization when it carries the key that came from the header or query as well', async () => {
+    for (const [path, headers] of [
+      ['/echo/h', { 'X-Api-Key': fx.apiKey, authorization: basicAuth(fx.apiKey, 'x') }],
+      [`/echo/h?api_key=${fx.apiKey}`, { authorization: basicAuth(fx.apiKey) }],
+    ] as const) {
+      const reply = await send(fx.gw.url, path, { headers });
+      expect(reply.status).toBe(200);
+      expect(reply.echoed.headers.authorization).toBeUndefined();
+    }
   });
 
   it('carry Host = backend_host, or the incoming Host when backend_host is empty', async () => {
@@ -101,6 +126,17 @@ describe('the headers the upstream sees', () => {
     expect(reply.echoed.headers['user-agent']).toBe('parasol-settings');
     expect(reply.echoed.basicAuthUser).toBe('svc');
     expect(reply.echoed.headers.authorization).toBe(basicAuth('svc', 'pa55'));
+  });
+
+  it("keep the gateway's own Host, X-Forwarded-* and framing headers over header settings that name them", async () => {
+    const reply = await send(fx.gw.url, '/owned/h', { headers: { 'X-Api-Key': fx.apiKey } });
+    expect(reply.status).toBe(200);
+    const { rawHeaders } = reply.echoed;
+    const values = (name: string) => rawHeaders.filter((_value, index) => index % 2 === 1 && rawHeaders[index - 1]!.toLowerCase() === name);
+    expect(values('host')).toEqual(['backend.example']);
+    expect(values('x-forwarded-proto')).toEqual(['http']);
+    expect(values('transfer-encoding')).toEqual([]);
+    expect(values('x-extra')).toEqual(['kept']);
   });
 
   it('lose hop-by-hop headers and those the Connection header names', async () => {
