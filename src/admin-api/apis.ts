@@ -1,8 +1,9 @@
 // /api-umbrella/v1/apis: draft API backends.
 import type { FastifyInstance } from 'fastify';
+import type { ApiBackend } from '../api-backends/model.js';
 import { saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
-import { drawOf, unwrap, withJsonSuffix } from './routes.js';
+import { drawOf, paging, searchText, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -10,8 +11,11 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   const { backends } = context;
 
   withJsonSuffix(app, 'GET', '/apis', async (request) => {
-    const data = backends.list();
-    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: data.length, recordsFiltered: data.length, data };
+    const query = request.query as Record<string, unknown>;
+    const search = searchText(query)?.trim().toLowerCase() ?? '';
+    const found = backends.list().filter((api) => search === '' || searchedTexts(api).some((text) => text.toLowerCase().includes(search)));
+    const { offset, limit } = paging(query, { defaultLength: Infinity, maxLength: Infinity });
+    return { draw: drawOf(query), recordsTotal: found.length, recordsFiltered: found.length, data: found.slice(offset, offset + limit) };
   });
 
   withJsonSuffix(app, 'POST', '/apis', async (request, reply) => {
@@ -35,6 +39,18 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   app.delete<IdParams>('/apis/:id', async (request, reply) => {
     return backends.delete(stripJson(request.params.id)) ? reply.code(204).send() : notFound(reply);
   });
+}
+
+/** What a search looks in, as API Umbrella's list of API backends does: the id, name, hosts, servers and prefixes. */
+function searchedTexts(api: ApiBackend): string[] {
+  return [
+    api.id,
+    api.name,
+    api.frontend_host,
+    api.backend_host,
+    ...api.servers.map((server) => server.host),
+    ...api.url_matches.flatMap((match) => [match.frontend_prefix, match.backend_prefix]),
+  ];
 }
 
 export function stripJson(id: string): string {

@@ -17,13 +17,20 @@ export function unwrap(body: unknown, key: string): unknown {
   return body;
 }
 
-/** DataTables-style paging parameters (start, length) with sane bounds. */
-export function paging(query: Record<string, unknown>, maxLength = 1000): { offset: number; limit: number } {
+/**
+ * DataTables-style paging parameters (start, length) with sane bounds. A list
+ * that is always small and in memory (API backends) passes Infinity for both:
+ * without a length it answers every row, as API Umbrella does.
+ */
+export function paging(
+  query: Record<string, unknown>,
+  { defaultLength = 100, maxLength = 1000 }: { defaultLength?: number; maxLength?: number } = {},
+): { offset: number; limit: number } {
   const start = Number(query.start ?? 0);
-  const length = Number(query.length ?? 100);
+  const length = Number(query.length ?? defaultLength);
   return {
     offset: Number.isInteger(start) && start >= 0 ? start : 0,
-    limit: Number.isInteger(length) && length > 0 ? Math.min(length, maxLength) : 100,
+    limit: Number.isInteger(length) && length > 0 ? Math.min(length, maxLength) : defaultLength,
   };
 }
 

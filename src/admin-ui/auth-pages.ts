@@ -6,7 +6,7 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { emailProblem, formString, newPasswordErrors } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
-import { LoginThrottle } from './login-throttle.js';
+import { loginThrottle } from './login-throttle.js';
 import { renderAdminPage } from './page.js';
 import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, sessionAdmin, startSession } from './session-auth.js';
 
@@ -15,7 +15,7 @@ export const LOGIN_FAILED = 'Invalid email or password.';
 
 export function authPages(app: FastifyInstance, context: AppContext): void {
   const { admins } = context;
-  const throttle = new LoginThrottle(context.rateLimiter, context.config.admin);
+  const throttle = loginThrottle(context);
   const minLength = context.config.admin.password_min_length;
 
   const refuseSetup = (reply: FastifyReply) => redirectWithFlash(reply, LOGIN_PATH, 'info', FIRST_ADMIN_EXISTS);
@@ -49,16 +49,12 @@ export function authPages(app: FastifyInstance, context: AppContext): void {
   app.post('/login', async (request, reply) => {
     const email = formString(request.body, 'email').trim();
     const next = safeNextPath(formString(request.body, 'next'));
-    const { ip } = request;
-    if (await throttle.isLocked(email, ip)) {
+    const admin = await throttle.attempt(email, request.ip, () => admins.authenticate(email, formString(request.body, 'password')));
+    if (admin === 'locked') {
       const minutes = context.config.admin.login_lockout_minutes;
       return renderLogin(reply, { email, next, problem: `Too many failed sign-in attempts. Try again in ${minutes} minutes.` }, 429);
     }
-    const admin = await admins.authenticate(email, formString(request.body, 'password'));
-    if (admin === null) {
-      await throttle.recordFailure(email, ip);
-      return renderLogin(reply, { email, next, problem: LOGIN_FAILED }, 401);
-    }
+    if (admin === null) return renderLogin(reply, { email, next, problem: LOGIN_FAILED }, 401);
     startSession(context, reply, admin);
     return reply.redirect(next, 303);
   });

@@ -14,7 +14,42 @@ function splitLines(text: string): string[] {
   return text === '' ? [] : text.split('\n');
 }
 
+/**
+ * Past this many cells the table of common-subsequence lengths would take
+ * tens of MB (a backend with hundreds of sub-settings is thousands of lines):
+ * the changed middle is then shown as removed, then added, still a true diff.
+ */
+const MAX_TABLE_CELLS = 4_000_000;
+
+/** Lines the two share at the start and at the end are matched first, so one edit in a long config costs no table at all. */
 function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const middleA = a.slice(start, endA);
+  const middleB = b.slice(start, endB);
+  const middle = middleA.length * middleB.length > MAX_TABLE_CELLS ? [...middleA.map(removed), ...middleB.map(added)] : subsequenceDiff(middleA, middleB);
+  return [...a.slice(0, start).map(same), ...middle, ...a.slice(endA).map(same)];
+}
+
+function same(text: string): DiffLine {
+  return { kind: 'same', text };
+}
+
+function removed(text: string): DiffLine {
+  return { kind: 'del', text };
+}
+
+function added(text: string): DiffLine {
+  return { kind: 'add', text };
+}
+
+function subsequenceDiff(a: readonly string[], b: readonly string[]): DiffLine[] {
   // lengths[i][j] = length of the LCS of a[i..] and b[j..]
   const lengths = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--) {
@@ -27,14 +62,14 @@ function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
   let j = 0;
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
-      lines.push({ kind: 'same', text: a[i]! });
+      lines.push(same(a[i]!));
       i++;
       j++;
     } else if (i < a.length && (j === b.length || lengths[i + 1]![j]! >= lengths[i]![j + 1]!)) {
       // Removed lines before added ones, as unified diffs show a change.
-      lines.push({ kind: 'del', text: a[i++]! });
+      lines.push(removed(a[i++]!));
     } else {
-      lines.push({ kind: 'add', text: b[j++]! });
+      lines.push(added(b[j++]!));
     }
   }
   return lines;

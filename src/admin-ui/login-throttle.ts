@@ -3,12 +3,27 @@
 // login_lockout_minutes lock further attempts until the window has passed.
 import type { RateLimit } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
+import type { AppContext } from '../context.js';
 import type { RateLimiter, RateLimitRequest } from '../rate-limit/limiter.js';
 
 const BUCKET = 'admin-login';
 
+const throttles = new WeakMap<AppContext, LoginThrottle>();
+
+/** One throttle per running Parasol, shared by sign-in and My Account's current-password check. */
+export function loginThrottle(context: AppContext): LoginThrottle {
+  let throttle = throttles.get(context);
+  if (throttle === undefined) {
+    throttle = new LoginThrottle(context.rateLimiter, context.config.admin);
+    throttles.set(context, throttle);
+  }
+  return throttle;
+}
+
 export class LoginThrottle {
   private readonly limits: readonly RateLimit[];
+  /** The attempt last queued per account and per IP; the next one waits for it. */
+  private readonly lastAttempt = new Map<string, Promise<void>>();
 
   constructor(
     private readonly limiter: RateLimiter,
@@ -22,13 +37,35 @@ export class LoginThrottle {
     ];
   }
 
-  /** Asked before the password is verified, so a locked account costs no hashing and reveals nothing. */
-  async isLocked(email: string, ip: string): Promise<boolean> {
-    return !(await this.limiter.peek(this.request(email, ip))).allowed;
+  /**
+   * One sign-in attempt: 'locked' without verifying while the account or the IP
+   * is locked (so it costs no hashing and reveals nothing), else what `verify`
+   * found, a null counted as a failure. Attempts on the same account or from the
+   * same IP run one at a time, so simultaneous guesses cannot all pass the lock
+   * before the first failure is counted.
+   */
+  async attempt<T>(email: string, ip: string, verify: () => Promise<T | null>): Promise<T | null | 'locked'> {
+    const request = this.request(email, ip);
+    return this.oneAtATime([`account:${request.apiKeyPrefix}`, `ip:${ip}`], async () => {
+      if (!(await this.limiter.peek(request)).allowed) return 'locked';
+      const result = await verify();
+      if (result === null) await this.limiter.check(request);
+      return result;
+    });
   }
 
-  async recordFailure(email: string, ip: string): Promise<void> {
-    await this.limiter.check(this.request(email, ip));
+  private async oneAtATime<T>(keys: readonly string[], task: () => Promise<T>): Promise<T> {
+    const earlier = keys.map((key) => this.lastAttempt.get(key));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    for (const key of keys) this.lastAttempt.set(key, finished);
+    try {
+      await Promise.all(earlier);
+      return await task();
+    } finally {
+      finish();
+      for (const key of keys) if (this.lastAttempt.get(key) === finished) this.lastAttempt.delete(key);
+    }
   }
 
   private request(email: string, ip: string): RateLimitRequest {

@@ -6,8 +6,9 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, newPasswordErrors } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
+import { loginThrottle } from './login-throttle.js';
 import { renderAdminPage } from './page.js';
-import { SESSION_COOKIE, sessionStore } from './session-auth.js';
+import { startSession } from './session-auth.js';
 
 const LABELS: Record<string, string> = { current_password: 'Current Password', password: 'New Password', password_confirmation: 'Password Confirmation' };
 
@@ -21,11 +22,14 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
     const admin = request.admin!;
     const password = formString(request.body, 'password');
     const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
-    if ((await admins.authenticate(admin.email, formString(request.body, 'current_password'))) === null) errors.current_password = ['is not correct'];
+    // Counted like sign-ins, so that a session left open is no way to guess the password.
+    const current = await loginThrottle(context).attempt(admin.email, request.ip, () => admins.checkPassword(admin.email, formString(request.body, 'current_password')));
+    if (current === 'locked') errors.current_password = [`was tried too often; try again in ${context.config.admin.login_lockout_minutes} minutes`];
+    else if (current === null) errors.current_password = ['is not correct'];
     if (Object.keys(errors).length > 0) return renderAccount(reply, errors, 422);
+    // Ends every session of the admin (a stolen one, another browser); this browser gets a fresh one.
     await admins.setPassword(admin.id, password);
-    // Anyone else signed in as this admin (a stolen session, another browser) is signed out.
-    sessionStore(context).destroyAllFor(admin.id, request.cookies[SESSION_COOKIE]);
+    startSession(context, reply, admin);
     return redirectWithFlash(reply, '/admin/account', 'success', 'Your password has been changed. Other sessions of your account were signed out.');
   });
 

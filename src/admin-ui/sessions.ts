@@ -55,11 +55,6 @@ export class SessionStore {
     this.db.prepare('DELETE FROM admin_sessions WHERE id_hash = ?').run(hashId(id));
   }
 
-  /** Signs an admin out everywhere but (optionally) the session in hand, e.g. after a password change. */
-  destroyAllFor(adminId: string, except?: string): void {
-    this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ? AND id_hash != ?').run(adminId, except === undefined ? '' : hashId(except));
-  }
-
   private isExpired(row: SessionRow, now: number): boolean {
     return now - row.last_seen_at > this.limits.idleMs || now - row.created_at > this.limits.maxAgeMs;
   }

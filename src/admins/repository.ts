@@ -84,14 +84,19 @@ export class AdminRepository {
     return (this.db.prepare('SELECT * FROM admins ORDER BY created_at, email').all() as AdminRow[]).map(toAdmin);
   }
 
-  /** The enabled admin whose password this is, or null (unknown email, wrong password, disabled). */
+  /** Signs in: the enabled admin whose password this is, with the time recorded, or null (unknown email, wrong password, disabled). */
   async authenticate(email: string, password: string): Promise<Admin | null> {
+    const admin = await this.checkPassword(email, password);
+    if (admin !== null) this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), admin.id);
+    return admin;
+  }
+
+  /** As authenticate(), without counting as a sign-in (My Account asks for the current password). */
+  async checkPassword(email: string, password: string): Promise<Admin | null> {
     const row = this.rowByEmail(email);
     // Hash even for unknown emails so that timing does not reveal which emails exist.
     const ok = await verifyPassword(row?.password_hash ?? (await dummyHash()), password);
-    if (row === undefined || !ok || row.enabled !== 1) return null;
-    this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), row.id);
-    return toAdmin(row);
+    return row === undefined || !ok || row.enabled !== 1 ? null : toAdmin(row);
   }
 
   /** The enabled admin holding this API token, or null. */
@@ -111,9 +116,17 @@ export class AdminRepository {
     return result.changes === 0 ? null : authToken;
   }
 
+  /**
+   * Sets a new password and ends every web admin session of the admin, so that
+   * whoever held one (a taken-over account) is out; My Account then signs the
+   * browser that made the change in again.
+   */
   async setPassword(id: string, password: string): Promise<boolean> {
     const hash = await hashPassword(password);
-    return this.db.prepare('UPDATE admins SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, new Date().toISOString(), id).changes > 0;
+    return this.db.transaction(() => {
+      this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ?').run(id);
+      return this.db.prepare('UPDATE admins SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, new Date().toISOString(), id).changes > 0;
+    }).immediate();
   }
 
   update(id: string, changes: { email?: string; superuser?: boolean; enabled?: boolean }): Admin | null {

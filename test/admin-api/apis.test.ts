@@ -78,6 +78,28 @@ describe('/apis', () => {
     expect((await gw.adminApi('GET', `/apis/${id}`)).status).toBe(404);
   });
 
+  it('pages and searches the list as DataTables asks, returning every backend when no length is given', async () => {
+    const names = ['Paging Alpha', 'Paging Beta', 'Paging Gamma'];
+    for (const [index, name] of names.entries()) {
+      const api = { ...validApi, name, frontend_host: `paging-${index}.example.com`, servers: [{ host: `paging-server-${index}.internal`, port: 80 }] };
+      expect((await gw.adminApi('POST', '/apis', { api })).status).toBe(201);
+    }
+    const all = await gw.adminApi('GET', '/apis.json');
+    expect(all.body.data).toHaveLength(all.body.recordsTotal);
+
+    const found = await gw.adminApi('GET', '/apis.json?draw=3&search%5Bvalue%5D=PAGING');
+    expect(found.body).toMatchObject({ draw: 3, recordsTotal: 3, recordsFiltered: 3 });
+    expect(found.body.data.map((api: { name: string }) => api.name)).toEqual(names);
+    expect((await gw.adminApi('GET', '/apis?search=paging-server-2')).body.data.map((api: { name: string }) => api.name)).toEqual(['Paging Gamma']);
+    expect((await gw.adminApi('GET', '/apis?search=no-such-backend-anywhere')).body).toMatchObject({ recordsTotal: 0, data: [] });
+
+    const first = await gw.adminApi('GET', '/apis?search=paging&start=0&length=2');
+    const second = await gw.adminApi('GET', '/apis?search=paging&start=2&length=2');
+    expect(first.body.recordsTotal).toBe(3);
+    expect(first.body.data.map((api: { name: string }) => api.name)).toEqual(['Paging Alpha', 'Paging Beta']);
+    expect(second.body.data.map((api: { name: string }) => api.name)).toEqual(['Paging Gamma']);
+  });
+
   it('answers 404 for unknown ids on read, update and delete', async () => {
     expect((await gw.adminApi('GET', '/apis/nope')).status).toBe(404);
     expect((await gw.adminApi('PUT', '/apis/nope', { api: validApi })).status).toBe(404);

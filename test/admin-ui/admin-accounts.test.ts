@@ -90,6 +90,33 @@ describe('My Account', () => {
     expect((await new AdminClient(running.app).signIn('ops@example.com', `${PASSWORD} 2`)).statusCode).toBe(303);
   });
 
+  it('counts wrong current passwords toward the sign-in lockout, and a change is no sign-in', async () => {
+    const change = (current: string) => client.post('/admin/account/password', { current_password: current, password: `${PASSWORD} 2`, password_confirmation: `${PASSWORD} 2` });
+    await client.get('/admin/account');
+    for (let attempt = 0; attempt < 5; attempt++) expect((await change(`wrong guess number ${attempt}`)).statusCode).toBe(422);
+    const locked = await change(PASSWORD);
+    expect(locked.statusCode).toBe(422);
+    expect(textOf(locked.body)).toContain('Current Password was tried too often; try again in 15 minutes');
+    expect(await running.context.admins.authenticate('ops@example.com', PASSWORD)).not.toBeNull();
+
+    const other = await createAdmin(running.context, 'other@example.com');
+    const otherClient = new AdminClient(running.app, '192.0.2.44');
+    await otherClient.signIn('other@example.com', PASSWORD);
+    const signedInAt = running.context.admins.get(other.id)!.last_sign_in_at;
+    await otherClient.get('/admin/account');
+    const changed = await otherClient.post('/admin/account/password', { current_password: PASSWORD, password: `${PASSWORD} 2`, password_confirmation: `${PASSWORD} 2` });
+    expect(changed.statusCode).toBe(303);
+    expect(running.context.admins.get(other.id)!.last_sign_in_at).toBe(signedInAt);
+  });
+
+  it('is signed out of every browser when the password is reset from the command line', async () => {
+    const admin = running.context.admins.findByEmail('ops@example.com')!;
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    // What `parasol admins reset-password` does, e.g. after the account was taken over.
+    await running.context.admins.setPassword(admin.id, `${PASSWORD} reset`);
+    expect((await client.get('/admin/apis')).statusCode).toBe(303);
+  });
+
   it('shows the Admin API Token preview and regenerates it once, working with X-Admin-Auth-Token', async () => {
     const page = await client.get('/admin/account');
     expect(textOf(page.body)).toContain('Admin API Token');

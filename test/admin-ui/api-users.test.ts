@@ -37,6 +37,13 @@ describe('API Users', () => {
     expect(textOf((await client.get('/admin/api_users?search=nothing-like-this')).body)).toContain('No API users match “nothing-like-this”');
   });
 
+  it('shows the last page for a page past the end, not "No API users yet"', async () => {
+    for (let n = 0; n < 27; n++) addUser(`user${n}@example.com`);
+    const beyond = textOf((await client.get('/admin/api_users?page=9')).body);
+    expect(beyond).not.toContain('No API users yet');
+    expect(beyond).toContain('Showing 26–27 of 27');
+  });
+
   it('adds an API user and shows the new key once', async () => {
     await client.get('/admin/api_users/new');
     const created = await client.post('/admin/api_users', { email: 'dev@example.com', first_name: 'Dana', last_name: 'Dev', roles: 'beta, write', enabled: '1' });

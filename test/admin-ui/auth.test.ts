@@ -221,6 +221,21 @@ describe('lockout after repeated failed sign-ins', () => {
     expect((await attacker.signIn('ops@example.com', PASSWORD)).statusCode).toBe(429);
     expect((await new AdminClient(app, '192.0.2.8').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
   });
+
+  it('gives simultaneous guesses no more tries than one after another', async () => {
+    const { app, context } = await start(settings);
+    await createAdmin(context);
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, async (_, attempt) => {
+        const client = new AdminClient(app, `10.1.0.${attempt + 1}`);
+        await client.get('/admin/login');
+        return client.post('/admin/login', { email: 'ops@example.com', password: `guess number ${attempt} of many` });
+      }),
+    );
+    const verified = guesses.filter((response) => response.statusCode === 401);
+    expect(verified).toHaveLength(3);
+    expect(guesses.filter((response) => response.statusCode === 429)).toHaveLength(9);
+  });
 });
 
 describe('CSRF', () => {

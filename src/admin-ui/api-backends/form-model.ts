@@ -226,6 +226,11 @@ const FIELD_LABELS: Record<string, string> = {
   limit: 'Limit',
   limit_by: 'Limit By',
   allowed_ips: 'Allowed IP Addresses',
+  error_templates: 'Error Template',
+  json: 'JSON',
+  xml: 'XML',
+  csv: 'CSV',
+  html: 'HTML',
   error_data: 'Error Data',
 };
 

@@ -46,9 +46,13 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   app.get('/api_users', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const search = typeof query.search === 'string' ? query.search.trim() : '';
-    const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
-    const { users: list, total } = users.list({ search: search || undefined, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const requested = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
+    const listPage = (page: number) => users.list({ search: search || undefined, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    let { users: list, total } = listPage(requested);
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    // A page past the end (an old link, a narrower search) shows the last one rather than an empty list.
+    const page = Math.min(requested, pages);
+    if (page < requested) ({ users: list, total } = listPage(page));
     return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, page, pages, pageSize: PAGE_SIZE });
   });
 
