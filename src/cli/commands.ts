@@ -4,6 +4,7 @@ import { passwordProblem } from '../admins/password.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createContext, type AppContext } from '../context.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
+import { isEmailAddress } from '../lib/email-address.js';
 import { serveUntilSignalled } from '../serve.js';
 
 export class UsageError extends Error {}
@@ -64,6 +65,7 @@ function options<K extends string>(argv: string[], required: readonly K[]): Reco
 }
 
 async function createAdmin(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {
+  checkNewEmail(email);
   const problem = passwordProblem(password, undefined, context.config.admin.password_min_length);
   if (problem !== null) throw new UsageError(`password ${problem}`);
   if (context.admins.findByEmail(email) !== null) throw new UsageError(`an admin with the email ${email} already exists`);
@@ -83,6 +85,7 @@ async function resetPassword(context: AppContext, { email, password }: { email: 
 }
 
 async function createSignupKey(context: AppContext, { email }: { email: string }): Promise<number> {
+  checkNewEmail(email);
   const { user, apiKey } = context.users.create(
     {
       email,
@@ -99,6 +102,11 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
   );
   print({ id: user.id, email: user.email, roles: user.roles, api_key: apiKey });
   return 0;
+}
+
+/** An account made here gets an address the web forms would have taken; a typo is caught before anything is stored. */
+function checkNewEmail(email: string): void {
+  if (!isEmailAddress(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address`);
 }
 
 function print(value: unknown): void {

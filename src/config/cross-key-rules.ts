@@ -1,7 +1,7 @@
 // Rules over more than one key, or over the file a key names. The loader
 // checks them, so `parasol config check` refuses every config that
 // `parasol serve` would refuse at start-up.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from './schema.js';
 
@@ -15,6 +15,8 @@ export function crossKeyProblem(config: Config): string | null {
     // Resolved as the homepage reads it: against the working directory.
     try {
       accessSync(resolve(homepage), constants.R_OK);
+      // A directory passes the access check but not the read at start-up.
+      if (statSync(resolve(homepage)).isDirectory()) return `homepage.file: cannot read ${homepage}: EISDIR`;
     } catch (error) {
       return `homepage.file: cannot read ${homepage}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
     }

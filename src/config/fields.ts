@@ -1,5 +1,6 @@
 // Typed config fields: each knows its default, how to parse a YAML value,
 // how to parse an environment string, and how to say what it expected.
+import { AddressRanges } from '../lib/address-ranges.js';
 import { isEmailAddress } from '../lib/email-address.js';
 
 export interface Field<T> {
@@ -33,11 +34,39 @@ export function str(defaultValue: string): Field<string> {
 }
 
 export function optionalStr(): Field<string | null> {
-  return field<string | null>(null, 'a string or null', (raw) => (raw === null || typeof raw === 'string' ? raw : undefined), (raw) => (raw === '' ? null : raw));
+  return optionalText('a string or null', () => true);
 }
 
 export function optionalEmail(): Field<string | null> {
-  return field<string | null>(null, 'an email address or null', (raw) => (raw === null || (typeof raw === 'string' && isEmailAddress(raw)) ? raw : undefined), (raw) => (raw === '' ? null : raw));
+  return optionalText('an email address or null', isEmailAddress);
+}
+
+/** A sender as mail headers take it: an address, or a name and an address in angle brackets. */
+export function optionalMailbox(): Field<string | null> {
+  return optionalText('an email address, or "Name <address>", or null', (value) => {
+    const address = /<([^<>]*)>\s*$/.exec(value)?.[1] ?? value;
+    return !/[\r\n]/.test(value) && isEmailAddress(address.trim());
+  });
+}
+
+/**
+ * A URL the pages and mails link to, or build other URLs on: one that is not
+ * absolute (or, with `orPath`, a path on this site) would make broken links
+ * or fail only when the first page is rendered.
+ */
+export function optionalUrl(schemes: readonly string[], options: { orPath?: boolean } = {}): Field<string | null> {
+  const names = schemes.length === 1 ? schemes[0]! : `${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]!}`;
+  const expected = options.orPath === true ? `an ${names} URL, a path starting with /, or null` : `an ${names} URL or null`;
+  return optionalText(expected, (value) => (options.orPath === true && /^\/(?!\/)\S*$/.test(value)) || isUrl(value, schemes));
+}
+
+function isUrl(value: string, schemes: readonly string[]): boolean {
+  return URL.canParse(value) && schemes.includes(new URL(value).protocol.slice(0, -1));
+}
+
+/** null or a string that `accepts`; an empty environment variable is null. */
+function optionalText(expected: string, accepts: (value: string) => boolean): Field<string | null> {
+  return field<string | null>(null, expected, (raw) => (raw === null || (typeof raw === 'string' && accepts(raw)) ? raw : undefined), (raw) => (raw === '' ? null : raw));
 }
 
 export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[]): Field<T> {
@@ -69,6 +98,20 @@ export function strList(defaultValue: readonly string[]): Field<readonly string[
     'a list of strings',
     (raw) => (Array.isArray(raw) && raw.every((item) => typeof item === 'string') ? raw : undefined),
     (raw) => raw.split(',').map((item) => item.trim()).filter((item) => item !== ''),
+  );
+}
+
+/** IP addresses and CIDR ranges; from the environment as a comma-separated list. */
+export function addressList(defaultValue: readonly string[]): Field<readonly string[]> {
+  const plain = strList(defaultValue);
+  return field<readonly string[]>(
+    defaultValue,
+    'a list of IP addresses and CIDR ranges',
+    (raw) => {
+      const list = plain.parse(raw);
+      return list !== undefined && list.every((entry) => AddressRanges.compile([entry]) !== null) ? list : undefined;
+    },
+    plain.fromEnv,
   );
 }
 

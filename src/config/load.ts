@@ -96,7 +96,7 @@ function parseField(node: Field<unknown>, value: unknown, keyPath: string[], sou
   const parsed = node.parse(value);
   if (parsed === undefined) {
     const key = keyPath.join('.');
-    const got = SECRET_KEYS.has(key) ? 'something else (not shown: it is a secret)' : describe(value);
+    const got = SECRET_KEYS.has(key) ? 'something else (not shown: it is a secret)' : describeMismatch(node, value);
     throw new ConfigError(`${source}: ${key}: expected ${node.expected}, got ${got}`);
   }
   return parsed;
@@ -136,6 +136,12 @@ function setPath(target: Mutable, keyPath: string[], value: unknown): void {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** For a list, the first entry the field refuses, so a long list need not be searched by eye. */
+function describeMismatch(node: Field<unknown>, value: unknown): string {
+  const refused = Array.isArray(value) ? value.find((entry) => node.parse([entry]) === undefined) : undefined;
+  return refused === undefined ? describe(value) : `${describe(refused)} in the list`;
 }
 
 function describe(value: unknown): string {

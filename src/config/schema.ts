@@ -2,7 +2,7 @@
 // documents the same keys for operators; a test keeps the two in step.
 import type { RateLimit } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
-import { bool, int, oneOf, optionalEmail, optionalStr, str, strList, structured, type ConfigOf, type Schema } from './fields.js';
+import { addressList, bool, int, oneOf, optionalEmail, optionalMailbox, optionalStr, optionalUrl, str, structured, type ConfigOf, type Schema } from './fields.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -24,10 +24,10 @@ export const configSchema = {
   data_dir: str('./data'),
   secret_key: optionalStr(),
   site_name: str('Parasol'),
-  public_url: optionalStr(),
-  contact_url: optionalStr(),
+  public_url: optionalUrl(['http', 'https']),
+  contact_url: optionalUrl(['http', 'https', 'mailto']),
   contact_email: optionalEmail(),
-  trusted_proxies: strList([]),
+  trusted_proxies: addressList([]),
   log_level: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   proxy: {
     connect_timeout_ms: int(10_000, 1, DAY_MS),
@@ -49,13 +49,13 @@ export const configSchema = {
     rate_limit_per_minute: int(5, 0, 1_000_000),
     rate_limit_per_hour: int(20, 0, 1_000_000),
     allow_duplicate_emails: bool(true),
-    terms_url: optionalStr(),
+    terms_url: optionalUrl(['http', 'https'], { orPath: true }),
   },
   homepage: {
     file: optionalStr(),
   },
   mailer: {
-    from: optionalStr(),
+    from: optionalMailbox(),
     smtp: {
       host: optionalStr(),
       port: int(587, 1, 65535),

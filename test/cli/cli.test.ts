@@ -95,6 +95,17 @@ describe('parasol CLI', () => {
     expect(unknown.code).toBe(2);
   });
 
+  it('refuses an email that is not one, as the admin and the signup form do, and creates nothing', async () => {
+    const admin = await parasol(['admins', 'create', '--email', 'ops at example.com', '--password', 'a very long password', '--config', configPath]);
+    expect(admin).toMatchObject({ code: 2, stdout: '', stderr: 'parasol: --email: "ops at example.com" is not a valid email address\n' });
+    const signupKey = await parasol(['users', 'create-signup-key', '--email', 'embed', '--config', configPath]);
+    expect(signupKey).toMatchObject({ code: 2, stdout: '', stderr: 'parasol: --email: "embed" is not a valid email address\n' });
+    const context = createContext(loadConfig({ configPath, env: {} }).config);
+    expect(context.admins.findByEmail('ops at example.com')).toBeNull();
+    expect(context.users.countByEmail('embed')).toBe(0);
+    context.close();
+  });
+
   it('an unknown command is a usage error', async () => {
     const result = await parasol(['frobnicate', '--config', configPath]);
     expect(result.code).toBe(2);

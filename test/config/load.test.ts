@@ -90,6 +90,12 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a bad enum', 'log_level: loud\n', /log_level: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
     ['bad rate limits', 'default_api_backend_settings:\n  rate_limits: [{duration: 1000}]\n', /default_api_backend_settings\.rate_limits: expected a list of/],
     ['a contact address that is not one', 'contact_email: ops at example.com\n', /parasol\.yml: contact_email: expected an email address or null, got "ops at example\.com"$/],
+    ['a public_url without a scheme', 'public_url: api.example.com\n', /parasol\.yml: public_url: expected an http or https URL or null, got "api\.example\.com"$/],
+    ['a contact_url that is no URL', 'contact_url: the help desk\n', /parasol\.yml: contact_url: expected an http, https or mailto URL or null, got "the help desk"$/],
+    ['a terms_url that is neither a URL nor a path', 'signup:\n  terms_url: terms.html\n', /signup\.terms_url: expected an http or https URL, a path starting with \/, or null, got "terms\.html"$/],
+    ['a sender without an address', 'mailer:\n  from: Weather API\n', /parasol\.yml: mailer\.from: expected an email address, or "Name <address>", or null, got "Weather API"$/],
+    ['a trusted proxy that is no address', 'trusted_proxies: [10.0.0.1, loadbalancer]\n', /parasol\.yml: trusted_proxies: expected a list of IP addresses and CIDR ranges, got "loadbalancer" in the list$/],
+    ['a homepage file that is a directory', 'homepage:\n  file: /\n', /parasol\.yml: homepage\.file: cannot read \/: EISDIR$/],
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
     ['a homepage file that cannot be read', 'homepage:\n  file: /nonexistent/home.html\n', /parasol\.yml: homepage\.file: cannot read \/nonexistent\/home\.html: ENOENT$/],
@@ -125,6 +131,22 @@ describe('config errors name the source, the key and what was expected', () => {
     expect(message).toMatch(/parasol\.yml: mailer\.smtp\.password: expected .*, got something else \(not shown: it is a secret\)$/);
     expect(message).not.toContain('987654321');
     expect(loadError(() => loadConfig({ configPath: writeConfig(cwd, 'secret_key: 12345678901234567890\n'), env: {}, cwd }))).not.toContain('1234567890');
+  });
+
+  it('accepts URLs, a sender with a name and address ranges where they belong', () => {
+    const cwd = tempDir();
+    const text = [
+      'public_url: https://api.example.com',
+      "contact_url: 'mailto:api@example.com'",
+      'signup:\n  terms_url: /docs/terms/',
+      'mailer:\n  from: "Weather API <keys@weather.example>"',
+      'trusted_proxies: [10.0.0.1, 10.0.0.0/8, "2001:db8::/32"]',
+    ].join('\n');
+    const { config } = loadConfig({ configPath: writeConfig(cwd, `${text}\n`), env: {}, cwd });
+    expect(config).toMatchObject({ public_url: 'https://api.example.com', contact_url: 'mailto:api@example.com', signup: { terms_url: '/docs/terms/' }, mailer: { from: 'Weather API <keys@weather.example>' } });
+    expect(loadError(() => loadConfig({ env: { PARASOL_TRUSTED_PROXIES: '10.0.0.1,10.0.0.300' }, cwd }))).toBe(
+      'environment PARASOL_TRUSTED_PROXIES: trusted_proxies: expected a list of IP addresses and CIDR ranges, got "10.0.0.300" in the list',
+    );
   });
 
   it('an unknown PARASOL_ variable is an error, so typos do not pass silently', () => {
