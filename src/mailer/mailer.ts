@@ -60,7 +60,7 @@ export class Mailer {
   async send(mail: OutgoingMail, about: Record<string, unknown>): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
+        await this.transport.sendMail({ from: this.from, to: recipient(mail.to), subject: mail.subject, text: mail.text });
         return true;
       } catch (error) {
         const retryIn = this.retryDelaysMs[attempt];
@@ -89,6 +89,15 @@ export class Mailer {
       return false;
     }
   }
+}
+
+/**
+ * The address as one mailbox. A string would be parsed as an address list, so
+ * a signup as "x,ada@example.com" (a valid address) would mail its key to
+ * ada@example.com; as an object it is quoted and sent to exactly as typed.
+ */
+function recipient(address: string): { name: string; address: string } {
+  return { name: '', address };
 }
 
 /** A mailer for the configured SMTP server, or null when mailer.smtp.host is not set. */

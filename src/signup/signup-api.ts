@@ -5,13 +5,16 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
-import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
-import { KEY_CREATOR_ROLE } from '../api-users/model.js';
+import { signupStyleErrors } from '../admin-api/users.js';
+import { KEY_CREATOR_ROLE, type ApiUser } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
-import { isPlainObject, toBoolean } from '../lib/validation-errors.js';
+import { extractApiKey } from '../gateway/api-key.js';
+import { baseUrl } from '../lib/base-url.js';
+import { isPlainObject } from '../lib/validation-errors.js';
 import { checkSignupLimit } from './abuse.js';
-import { parseSignup } from './signup-input.js';
+import { bracketedFields, parseSignup } from './signup-input.js';
+import { signupOptions, welcomeEmailOption, type SignupOptions } from './signup-options.js';
 import type { Signups } from './signups.js';
 
 type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
@@ -43,11 +46,13 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (caller === null) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
   const body = userFields(request.body);
 
+  const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
+
   if (caller.kind === 'admin') {
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-    const created = signups.createByAdmin(parsed.value, caller.id, sendWelcomeRequested(request.body));
-    return sendWithKey(reply, 201, created.user, created.apiKey);
+    const created = signups.createByAdmin(parsed.value, caller.id, welcomeEmailOption(request.body) === true);
+    return sendCreated(reply, { ...created.user, api_key: created.apiKey }, options(created.apiKey));
   }
 
   const parsed = parseSignup(body, 'api');
@@ -57,17 +62,29 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
   const result = signups.signUp(parsed.value, caller.id);
-  if (result.kind === 'emailed') return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.` });
-  return sendWithKey(reply, 201, result.user, result.apiKey);
+  if (result.kind === 'emailed') {
+    return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
+  }
+  return sendCreated(reply, { ...result.user, api_key: result.apiKey }, options(result.apiKey));
 }
 
-/** An admin by X-Admin-Auth-Token, or an enabled user with the key-creator role by X-Api-Key; else null. */
+/** 201 `{"user":{…,"api_key":…},"options":{…}}`: an answer holding a clear key, which no cache may keep. */
+function sendCreated(reply: FastifyReply, user: ApiUser & { api_key: string }, options: SignupOptions): FastifyReply {
+  return reply.code(201).header('cache-control', 'no-store').send({ user, options });
+}
+
+/**
+ * An admin by X-Admin-Auth-Token, or an enabled user with the key-creator role
+ * by an API key passed as the gateway takes it (API Umbrella's gateway fronts
+ * this endpoint, so embeds and scripts call it with ?api_key=); else null.
+ */
 function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
   const admin = adminFromToken(request, context.admins);
   if (admin !== null) return { kind: 'admin', id: admin.id };
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey !== 'string') return null;
-  const user = context.keyIndex.find(apiKey)?.user;
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+  const presented = extractApiKey(request.headers, query);
+  if (presented === null) return null;
+  const user = context.keyIndex.find(presented.key)?.user;
   return user !== undefined && user.enabled && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
 }
 
@@ -75,16 +92,6 @@ function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
 function userFields(body: unknown): Record<string, unknown> {
   if (!isPlainObject(body)) return {};
   if (isPlainObject(body.user)) return body.user;
-  const bracketed = Object.entries(body).flatMap(([name, value]) => {
-    const field = /^user\[(\w+)\]$/.exec(name)?.[1];
-    return field === undefined ? [] : [[field, value] as const];
-  });
-  return bracketed.length > 0 ? Object.fromEntries(bracketed) : body;
-}
-
-/** API Umbrella's options[send_welcome_email] (nested or as a form field). */
-function sendWelcomeRequested(body: unknown): boolean {
-  if (!isPlainObject(body)) return false;
-  const options = isPlainObject(body.options) ? body.options : {};
-  return toBoolean(options.send_welcome_email ?? body['options[send_welcome_email]']) === true;
+  const bracketed = bracketedFields(body, 'user');
+  return Object.keys(bracketed).length > 0 ? bracketed : body;
 }

@@ -57,6 +57,15 @@ describe('authentication', () => {
     expect(running.context.keyIndex.find(user.api_key)?.user.id).toBe(user.id);
   });
 
+  it('takes the key-creator key from the api_key parameter or the Basic username too, as API Umbrella\'s gateway does', async () => {
+    const byQuery = await post({}, { user: { ...VALID_SIGNUP, email: 'by-query@example.com' } }, `/api-umbrella/v1/users.json?api_key=${keyCreatorKey}`);
+    expect(byQuery.statusCode).toBe(201);
+    const byBasic = await post({ authorization: `Basic ${Buffer.from(`${keyCreatorKey}:`).toString('base64')}` }, { user: { ...VALID_SIGNUP, email: 'by-basic@example.com' } });
+    expect(byBasic.statusCode).toBe(201);
+    const plainInQuery = await post({}, { user: VALID_SIGNUP }, `/api-umbrella/v1/users.json?api_key=${plainKey}`);
+    expect(plainInQuery.statusCode).toBe(401);
+  });
+
   it('creates a key for an admin token, and also answers on /users.json', async () => {
     const response = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'by-admin@example.com' } }, '/api-umbrella/v1/users.json');
     expect(response.statusCode).toBe(201);
@@ -143,5 +152,52 @@ describe('CORS preflight', () => {
   it('leaves the admin API users list behind its admin token', async () => {
     const response = await running.app.inject({ method: 'GET', url: '/api-umbrella/v1/users', headers: { 'x-api-key': keyCreatorKey } });
     expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('the options of API Umbrella\'s embeddable signup form', () => {
+  it('answers the options its script reads, with the key filled into example_api_url (escaped for its HTML)', async () => {
+    const response = await post(
+      { 'x-api-key': keyCreatorKey },
+      { user: { ...VALID_SIGNUP, email: 'embedded-form@example.com' }, options: { send_welcome_email: true, example_api_url: 'https://api.example.com/x.json?api_key={{api_key}}&a=<b>', verify_email: false } },
+    );
+    expect(response.statusCode).toBe(201);
+    const { user, options } = response.json();
+    expect(options).toEqual({
+      contact_url: 'http://localhost:80/contact/',
+      site_name: 'Parasol',
+      send_welcome_email: true,
+      example_api_url: `https://api.example.com/x.json?api_key=${user.api_key}&a=<b>`,
+      example_api_url_formatted_html: `https://api.example.com/x.json?<strong>api_key=${user.api_key}</strong>&amp;a=&lt;b&gt;`,
+    });
+  });
+
+  it('answers contact_url and site_name when no options are sent, also to an admin; an example URL that is not http(s) is left out', async () => {
+    const plain = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'no-options@example.com' } });
+    expect(plain.json().options).toEqual({ contact_url: 'http://localhost:80/contact/', site_name: 'Parasol' });
+    const scripted = await post({ 'x-api-key': keyCreatorKey }, { user: VALID_SIGNUP, options: { example_api_url: 'javascript:alert(1)//{{api_key}}' } });
+    expect(scripted.json().options).toEqual({ contact_url: 'http://localhost:80/contact/', site_name: 'Parasol' });
+  });
+
+  it.each([
+    [true, true],
+    ['true', true],
+    [false, false],
+    [1, false],
+    ['1', false],
+  ])('reads send_welcome_email %j as %j, as API Umbrella does', async (value, expected) => {
+    const response = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'welcome-option@example.com' }, options: { send_welcome_email: value } });
+    expect(response.json().options.send_welcome_email).toBe(expected);
+  });
+
+  it('reads the options of a form-encoded body too', async () => {
+    const body = new URLSearchParams({ 'user[first_name]': 'Grace', 'user[last_name]': 'Hopper', 'user[email]': 'grace@example.com', 'user[terms_and_conditions]': 'true', 'options[send_welcome_email]': 'true' });
+    const response = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/users.json',
+      headers: { 'x-api-key': keyCreatorKey, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body.toString(),
+    });
+    expect(response.json().options).toMatchObject({ send_welcome_email: true, site_name: 'Parasol' });
   });
 });

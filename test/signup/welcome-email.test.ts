@@ -54,6 +54,19 @@ describe('the welcome email', () => {
     expect(mail!.text).toContain(keyOnPage(page.body)!);
   });
 
+  it.each([
+    ['a comma', 'root,ada@example.com', '"root,ada"@example.com'],
+    ['a semicolon', 'x;ada@example.com', '"x;ada"@example.com'],
+    ['a comment', 'ada(x)@example.com', '"ada(x)"@example.com'],
+  ])('mails exactly the address signed up with, even with %s in it, never a part of it', async (_name, email, envelope) => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port));
+    const page = await submitSignup(running.app, { ...VALID_SIGNUP, email });
+    expect(page.statusCode).toBe(200);
+    const [mail] = await smtp.mails(1);
+    expect(mail!.to).toEqual([envelope]);
+  });
+
   it('still shows the key when the SMTP server refuses, and logs the failure without the key', async () => {
     smtp = await startLocalSmtp({ refuseFirst: Infinity });
     const { logger, lines } = capturingLogger();
@@ -118,7 +131,12 @@ describe('with allow_duplicate_emails: false', () => {
     const first = await post();
     const again = await post();
     expect(first.statusCode).toBe(201);
-    expect(first.json()).toEqual({ user: { email: 'ada@example.com' }, message: 'Your API key has been sent to ada@example.com.' });
+    // verify_email tells API Umbrella's embeddable form to say "e-mailed to you" instead of showing a key.
+    expect(first.json()).toEqual({
+      user: { email: 'ada@example.com' },
+      message: 'Your API key has been sent to ada@example.com.',
+      options: { contact_url: 'http://localhost:80/contact/', site_name: 'Weather API', verify_email: true },
+    });
     expect(again.body).toBe(first.body);
     await smtp.mails(2);
   });
