@@ -1,6 +1,7 @@
 // Outgoing email over SMTP (nodemailer). Mail is a courtesy, never a
 // condition: send() never rejects, and a failed delivery is logged and tried
-// again in the background a few times before it is given up.
+// again in the background a few times before it is given up (at once when
+// the server refuses it for good).
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import nodemailer, { type Transporter } from 'nodemailer';
@@ -63,9 +64,10 @@ export class Mailer {
         await this.transport.sendMail({ from: this.from, to: recipient(mail.to), subject: mail.subject, text: mail.text });
         return true;
       } catch (error) {
-        const retryIn = this.retryDelaysMs[attempt];
+        const smtpCode = smtpCodeOf(error);
+        const retryIn = isPermanent(smtpCode) ? undefined : this.retryDelaysMs[attempt];
         const reason = error instanceof Error ? error.message : String(error);
-        this.logger.warn({ ...about, attempt: attempt + 1, reason, retry_in_ms: retryIn ?? null }, 'email delivery failed');
+        this.logger.warn({ ...about, attempt: attempt + 1, reason, smtp_code: smtpCode, retry_in_ms: retryIn ?? null }, 'email delivery failed');
         if (retryIn === undefined || !(await this.waitUnlessClosed(retryIn))) {
           this.logger.error({ ...about, attempts: attempt + 1 }, 'email given up');
           return false;
@@ -89,6 +91,17 @@ export class Mailer {
       return false;
     }
   }
+}
+
+/** The SMTP server's reply code, when it answered (not for a connection that failed). */
+function smtpCodeOf(error: unknown): number | null {
+  const code = (error as { responseCode?: unknown } | null)?.responseCode;
+  return typeof code === 'number' ? code : null;
+}
+
+/** A 5xx reply (no such mailbox, relay refused, bad credentials) is final; 4xx and lost connections are worth another try. */
+function isPermanent(smtpCode: number | null): boolean {
+  return smtpCode !== null && smtpCode >= 500 && smtpCode < 600;
 }
 
 /**

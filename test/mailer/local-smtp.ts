@@ -27,8 +27,10 @@ export interface LocalSmtp {
 export interface LocalSmtpOptions {
   /** Require AUTH with these credentials. */
   readonly auth?: { readonly username: string; readonly password: string };
-  /** Refuse this many deliveries (451) before accepting; Infinity refuses all. */
+  /** Refuse this many deliveries before accepting; Infinity refuses all. */
   readonly refuseFirst?: number;
+  /** The SMTP reply refusals get: 451 (try again later) unless given. */
+  readonly refuseWith?: { readonly code: number; readonly message: string };
 }
 
 export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<LocalSmtp> {
@@ -51,7 +53,8 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
       stream.on('end', () => {
         attempts++;
         if (attempts <= (options.refuseFirst ?? 0)) {
-          callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 }));
+          const { code, message } = options.refuseWith ?? { code: 451, message: 'Mailbox busy, try again later' };
+          callback(Object.assign(new Error(message), { responseCode: code }));
         } else {
           received.push(parse(Buffer.concat(chunks).toString('utf8'), session.envelope));
           callback();

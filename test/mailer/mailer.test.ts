@@ -82,6 +82,18 @@ describe('retries', () => {
     expect(lines.find((line) => line.msg === 'email given up')).toMatchObject({ user_id: 'u2', attempts: 3, level: 50 });
   });
 
+  it('gives up at once when the server refuses for good (5xx), as retrying cannot help', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: Infinity, refuseWith: { code: 550, message: 'No such mailbox' } });
+    const { wait, waited } = recordingWait();
+    const { logger, lines } = capturingLogger();
+    mailer = createMailer(smtpConfig(smtp.port), logger, { retryDelaysMs: [5, 5], wait })!;
+    expect(await mailer.send(MAIL, { user_id: 'u3' })).toBe(false);
+    expect(waited).toEqual([]);
+    expect(smtp.attempts).toBe(1);
+    expect(lines.find((line) => line.msg === 'email delivery failed')).toMatchObject({ attempt: 1, retry_in_ms: null, smtp_code: 550 });
+    expect(lines.find((line) => line.msg === 'email given up')).toMatchObject({ user_id: 'u3', attempts: 1 });
+  });
+
   it('survives a server that is not there at all', async () => {
     const gone = await startLocalSmtp();
     await gone.close();
