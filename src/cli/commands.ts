@@ -1,11 +1,14 @@
 // The CLI's commands. Each prints one JSON line on success so scripts can read it.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { passwordProblem } from '../admins/password.js';
 import type { LoadedConfig } from '../config/load.js';
+import { secretKeyFile } from '../config/secret-key.js';
 import { createContext, type AppContext } from '../context.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { serveUntilSignalled } from '../serve.js';
+import { BackupError, backupStore } from '../store/backup.js';
 
 export class UsageError extends Error {}
 
@@ -17,14 +20,18 @@ Commands:
   admins create --email E --password P         create a superuser admin; prints its API token once
   admins reset-password --email E --password P set an admin's password
   users create-signup-key --email E            create an API key with the role ${KEY_CREATOR_ROLE}
+  backup --to FILE                             copy the store to FILE (a new file), also while serving
 
 The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
 `;
 
+const ONE_WORD_COMMANDS: ReadonlySet<string> = new Set(['serve', 'backup']);
+
 /** Returns the exit code, or -1 for a command that keeps running. */
 export async function runCommand(positionals: string[], argv: string[], loaded: LoadedConfig): Promise<number> {
-  const command = positionals.slice(0, 2).join(' ');
-  switch (positionals[0] === 'serve' ? 'serve' : command) {
+  // Option values the top-level parse did not know (--email E) come after the command's words.
+  const command = ONE_WORD_COMMANDS.has(positionals[0]!) ? positionals[0] : positionals.slice(0, 2).join(' ');
+  switch (command) {
     case 'serve':
       await serveUntilSignalled(loaded.config);
       return -1;
@@ -37,6 +44,8 @@ export async function runCommand(positionals: string[], argv: string[], loaded: 
       return withContext(loaded, (context) => resetPassword(context, options(argv, ['email', 'password'])));
     case 'users create-signup-key':
       return withContext(loaded, (context) => createSignupKey(context, options(argv, ['email'])));
+    case 'backup':
+      return backup(loaded, options(argv, ['to']));
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"; see parasol --help`);
   }
@@ -101,6 +110,20 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
     'cli',
   );
   print({ id: user.id, email: user.email, roles: user.roles, api_key: apiKey });
+  return 0;
+}
+
+function backup(loaded: LoadedConfig, { to }: { to: string }): number {
+  const target = resolve(to);
+  let bytes: number;
+  try {
+    bytes = backupStore(loaded.config.data_dir, target);
+  } catch (error) {
+    if (error instanceof BackupError) throw new UsageError(error.message);
+    throw error;
+  }
+  // Keys are checked with the secret: a restored store's keys are useless without it.
+  print({ backup: target, bytes, secret_key_file: secretKeyFile(loaded.config) });
   return 0;
 }
 

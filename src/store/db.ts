@@ -16,9 +16,14 @@ export interface Migration {
   readonly sql: string;
 }
 
+/** Where the store of a data_dir lives. */
+export function storePath(dataDir: string): string {
+  return join(dataDir, 'parasol.db');
+}
+
 export function openStore(dataDir: string): Db {
   ensureDataDir(dataDir);
-  const path = join(dataDir, 'parasol.db');
+  const path = storePath(dataDir);
   // Users' emails and IPs, key and password digests: a new store is its owner's
   // alone, and SQLite gives its -wal and -shm files the same mode.
   closeSync(openSync(path, 'a', 0o600));

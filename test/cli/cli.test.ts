@@ -2,9 +2,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createContext } from '../../src/context.js';
@@ -104,6 +105,33 @@ describe('parasol CLI', () => {
     expect(context.admins.findByEmail('ops at example.com')).toBeNull();
     expect(context.users.countByEmail('embed')).toBe(0);
     context.close();
+  });
+
+  it('backup copies the store, while a connection holds it open, to a new file of its owner\'s alone, and never overwrites one', async () => {
+    await parasol(['admins', 'create', '--email', 'kept@example.com', '--password', 'a very long password', '--config', configPath]);
+    const running = createContext(loadConfig({ configPath, env: {} }).config);
+    const target = join(dir, 'backups', 'parasol-backup.db');
+    mkdirSync(join(dir, 'backups'));
+    const made = await parasol(['backup', '--to', target, '--config', configPath]);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout)).toEqual({ backup: target, bytes: statSync(target).size, secret_key_file: join(dir, 'data', 'secret_key') });
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    await running.admins.create({ email: 'later@example.com', password: 'a very long password', superuser: false });
+    running.close();
+
+    const copy = new Database(target, { readonly: true });
+    const emails = (copy.prepare('SELECT email FROM admins ORDER BY email').all() as { email: string }[]).map((row) => row.email);
+    copy.close();
+    expect(emails).toContain('kept@example.com');
+    expect(emails).not.toContain('later@example.com');
+
+    const again = await parasol(['backup', '--to', target, '--config', configPath]);
+    expect(again).toMatchObject({ code: 2, stderr: `parasol: ${target} already exists; a backup never overwrites a file\n` });
+    const noStore = join(dir, 'no-store.yml');
+    writeFileSync(noStore, `data_dir: ${join(dir, 'no-data')}\n`);
+    const nothing = await parasol(['backup', '--to', join(dir, 'nothing.db'), '--config', noStore]);
+    expect(nothing).toMatchObject({ code: 2, stderr: `parasol: there is no store in ${join(dir, 'no-data')} to back up\n` });
+    expect(existsSync(join(dir, 'nothing.db'))).toBe(false);
   });
 
   it('an unknown command is a usage error', async () => {
