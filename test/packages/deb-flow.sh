@@ -87,6 +87,8 @@ call_backend() {
   check_http "$1" 200 '"upstream_path":"/hello' GET "$BASE/package-test/hello" -H "X-Api-Key: $API_KEY"
 }
 call_backend "the published backend answers a call with the key"
+check "parasol backup copies the running store, into a file of parasol's" bash -c \
+  "in_root /usr/bin/parasol backup --to /var/lib/parasol/backup.db | grep -q '\"bytes\"' && [[ \$(in_root stat -c %U:%a /var/lib/parasol/backup.db) == parasol:600 ]]"
 check_http "a call without a key is refused (403)" 403 API_KEY_MISSING GET "$BASE/package-test/hello"
 
 echo "== .deb: logs"
