@@ -1,10 +1,15 @@
 // Runs the server until SIGTERM/SIGINT: stop accepting, let in-flight
 // requests finish (bounded by proxy.shutdown_timeout_ms), close the store.
+// Plain HTTP on listen.port; HTTPS too on listen.https_port when set.
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { readTlsFiles } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
+import { openTlsListener, type TlsListener } from './tls-listener.js';
 
 const IDLE_SWEEP_MS = 50;
 
@@ -13,6 +18,8 @@ export interface RunningServer {
   readonly context: AppContext;
   /** The bound address, e.g. http://127.0.0.1:8080. */
   readonly url: string;
+  /** The HTTPS listener's address, e.g. https://127.0.0.1:8443; null without listen.https_port. */
+  readonly httpsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -20,26 +27,32 @@ export interface RunningServer {
 export async function startServer(config: Config, options: ContextOptions = {}): Promise<RunningServer> {
   const lock = acquireInstanceLock(config.data_dir);
   let context: AppContext | null = null;
-  let app: FastifyInstance;
+  let app: FastifyInstance | null = null;
   let url: string;
+  let tls: TlsListener | null = null;
   try {
     context = createContext(config, options);
     app = await buildServer(context);
     url = await app.listen({ host: config.listen.host, port: config.listen.port });
+    tls = await openHttpsListener(app, config);
   } catch (error) {
+    await app?.close();
     context?.close();
     lock.release();
     throw error;
   }
   const running = context;
+  const listening = app;
+  const servers: Server[] = tls === null ? [app.server] : [app.server, tls.server];
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      const deadline = setTimeout(() => app.server.closeAllConnections(), config.proxy.shutdown_timeout_ms);
+      const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), config.proxy.shutdown_timeout_ms);
       // Keep-alive connections that finish their request while we stop would otherwise linger until their idle timeout.
-      const sweeper = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+      const sweeper = setInterval(() => servers.forEach((server) => server.closeIdleConnections()), IDLE_SWEEP_MS);
       try {
-        await app.close();
+        // Both stop accepting at once; the app's close also closes open upgrades on either.
+        await Promise.all([listening.close(), tls?.close()]);
       } finally {
         clearTimeout(deadline);
         clearInterval(sweeper);
@@ -49,14 +62,23 @@ export async function startServer(config: Config, options: ContextOptions = {}):
     })();
     return stopping;
   };
-  return { app, context: running, url, stop };
+  return { app, context: running, url, httpsUrl: tls?.url ?? null, stop };
+}
+
+/** null without listen.https_port. The files were checked when the config was loaded; this reads them again in case they changed since. */
+async function openHttpsListener(app: FastifyInstance, config: Config): Promise<TlsListener | null> {
+  if (config.listen.https_port === null) return null;
+  const read = readTlsFiles(config.tls);
+  if (!read.ok) throw new ConfigError(read.problem);
+  return openTlsListener(app.server, read.files, { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size });
 }
 
 /** For `parasol serve`: start, log where, and stop cleanly on a signal. */
 export async function serveUntilSignalled(config: Config): Promise<void> {
   const server = await startServer(config);
   const { logger } = server.context;
-  logger.info({ url: server.url, data_dir: config.data_dir }, 'Parasol is listening');
+  const urls = server.httpsUrl === null ? { url: server.url } : { url: server.url, https_url: server.httpsUrl };
+  logger.info({ ...urls, data_dir: config.data_dir }, 'Parasol is listening');
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     // One stop is enough: npm forwards a terminal's Ctrl-C that the process group already got,

@@ -4,6 +4,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from './schema.js';
+import { httpsKeysProblem } from './tls-files.js';
 
 /** What is wrong, as "key: reason", or null. */
 export function crossKeyProblem(config: Config): string | null {
@@ -21,5 +22,5 @@ export function crossKeyProblem(config: Config): string | null {
       return `homepage.file: cannot read ${homepage}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
     }
   }
-  return null;
+  return httpsKeysProblem(config);
 }

@@ -82,6 +82,18 @@ export function int(defaultValue: number, min: number, max: number): Field<numbe
   );
 }
 
+/** null, or an integer as int() takes it; an empty environment variable is null. */
+export function optionalInt(min: number, max: number): Field<number | null> {
+  // Only its parsing is used; its default is not.
+  const plain = int(min, min, max);
+  return field<number | null>(
+    null,
+    `an integer from ${min} to ${max}, or null`,
+    (raw) => (raw === null ? null : plain.parse(raw)),
+    (raw) => (raw.trim() === '' ? null : plain.fromEnv!(raw)),
+  );
+}
+
 export function bool(defaultValue: boolean): Field<boolean> {
   return field(defaultValue, 'true or false', (raw) => (typeof raw === 'boolean' ? raw : undefined), (raw) => {
     const lower = raw.trim().toLowerCase();

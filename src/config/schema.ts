@@ -2,7 +2,7 @@
 // documents the same keys for operators; a test keeps the two in step.
 import type { RateLimit } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
-import { addressList, bool, int, oneOf, optionalEmail, optionalMailbox, optionalStr, optionalUrl, str, structured, type ConfigOf, type Schema } from './fields.js';
+import { addressList, bool, int, oneOf, optionalEmail, optionalInt, optionalMailbox, optionalStr, optionalUrl, str, structured, type ConfigOf, type Schema } from './fields.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -20,6 +20,12 @@ export const configSchema = {
   listen: {
     host: str('0.0.0.0'),
     port: int(8080, 0, 65535),
+    /** null: no HTTPS listener. */
+    https_port: optionalInt(0, 65535),
+  },
+  tls: {
+    cert_file: optionalStr(),
+    key_file: optionalStr(),
   },
   data_dir: str('./data'),
   secret_key: optionalStr(),

@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -11,6 +12,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createContext } from '../../src/context.js';
 import { packagePath } from '../../src/lib/package-path.js';
 import { tempDir } from '../helpers/config.js';
+import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE, TEST_CA } from '../helpers/tls.js';
 
 const run = promisify(execFile);
 const MAIN = packagePath('src', 'main.ts');
@@ -60,6 +62,14 @@ describe('parasol CLI', () => {
     const result = await parasol(['config', 'check', '--config', config]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`parasol: ${config}: homepage.file: cannot read ${missing}: ENOENT\n`);
+  });
+
+  it('config check refuses an HTTPS listener whose key is not the certificate\'s, in one line naming the key', async () => {
+    const config = join(dir, 'tls.yml');
+    writeFileSync(config, `listen:\n  https_port: 8443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${OTHER_KEY_FILE}\n`);
+    const result = await parasol(['config', 'check', '--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`parasol: ${config}: tls.key_file: ${OTHER_KEY_FILE} is not the private key of the certificate in tls.cert_file (key values mismatch)\n`);
   });
 
   it('reads PARASOL_CONFIG like the server does', async () => {
@@ -161,6 +171,31 @@ describe('parasol serve lifecycle', () => {
     const [code] = (await once(server, 'exit')) as [number];
     expect(code).toBe(0);
     expect(existsSync(join(serveDir, 'data', 'parasol.pid'))).toBe(false);
+  });
+});
+
+describe('parasol serve with HTTPS', () => {
+  it('logs both URLs, answers on both, and stops with exit 0 on SIGTERM', async () => {
+    const serveDir = tempDir();
+    const serveConfig = join(serveDir, 'parasol.yml');
+    writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`);
+    const env = { PARASOL_LISTEN_HTTPS_PORT: '0', PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE };
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => output.includes('Parasol is listening'));
+    const logged = JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string; https_url: string };
+    expect(logged.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(logged.https_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${logged.url}/api-umbrella/v1/health`)).status).toBe(200);
+    const status = await new Promise<number>((resolve, reject) => {
+      httpsGet(`${logged.https_url}/api-umbrella/v1/health`, { ca: TEST_CA }, (response) => resolve(response.resume().statusCode ?? 0)).on('error', reject);
+    });
+    expect(status).toBe(200);
+
+    server.kill('SIGTERM');
+    const [code] = (await once(server, 'exit')) as [number];
+    expect(code).toBe(0);
   });
 });
 

@@ -7,6 +7,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { isField, type Schema } from '../../src/config/fields.js';
 import { packagePath } from '../../src/lib/package-path.js';
 import { tempDir } from '../helpers/config.js';
+import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE } from '../helpers/tls.js';
 
 function writeConfig(dir: string, text: string, name = 'parasol.yml'): string {
   const path = join(dir, name);
@@ -28,7 +29,8 @@ describe('config precedence', () => {
   it('uses the built-in defaults when there is no file', () => {
     const { config, path } = loadConfig({ env: {}, cwd: tempDir() });
     expect(path).toBeNull();
-    expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080, https_port: null });
+    expect(config.tls).toEqual({ cert_file: null, key_file: null });
     expect(config.data_dir).toBe('./data');
     expect(config.secret_key).toBeNull();
     expect(config.proxy.response_timeout_ms).toBe(60_000);
@@ -74,6 +76,17 @@ describe('config precedence', () => {
     expect(config.public_url).toBeNull();
   });
 
+  it('sets the HTTPS listener from PARASOL_LISTEN_HTTPS_PORT and PARASOL_TLS_*, and turns it off with an empty port', () => {
+    const cwd = tempDir();
+    const path = writeConfig(cwd, `listen:\n  https_port: 8443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n`);
+    expect(loadConfig({ configPath: path, env: {}, cwd }).config.listen.https_port).toBe(8443);
+    const { config } = loadConfig({ cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '443', PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE } });
+    expect(config.listen.https_port).toBe(443);
+    expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE });
+    const off = loadConfig({ configPath: writeConfig(cwd, 'listen:\n  https_port: 8443\n'), cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '' } });
+    expect(off.config.listen.https_port).toBeNull();
+  });
+
   it('returns a frozen config', () => {
     const { config } = loadConfig({ env: {}, cwd: tempDir() });
     expect(Object.isFrozen(config.listen)).toBe(true);
@@ -99,6 +112,33 @@ describe('config errors name the source, the key and what was expected', () => {
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
     ['a homepage file that cannot be read', 'homepage:\n  file: /nonexistent/home.html\n', /parasol\.yml: homepage\.file: cannot read \/nonexistent\/home\.html: ENOENT$/],
+    ['an HTTPS port out of range', 'listen:\n  https_port: 70000\n', /parasol\.yml: listen\.https_port: expected an integer from 0 to 65535, or null, got 70000$/],
+    ['an HTTPS port that is the HTTP port', 'listen:\n  port: 8080\n  https_port: 8080\n', /parasol\.yml: listen\.https_port: 8080 is listen\.port already: HTTPS needs a port of its own$/],
+    ['an HTTPS port without a certificate', `listen:\n  https_port: 443\ntls:\n  key_file: ${KEY_FILE}\n`, /parasol\.yml: tls\.cert_file: listen\.https_port needs a certificate file \(PEM\)$/],
+    ['an HTTPS port without a key', `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n`, /parasol\.yml: tls\.key_file: listen\.https_port needs a private key file \(PEM\)$/],
+    ['a certificate without an HTTPS port', `tls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n`, /parasol\.yml: tls\.cert_file: set, but listen\.https_port is not/],
+    ['a key file without an HTTPS port', `tls:\n  key_file: ${KEY_FILE}\n`, /parasol\.yml: tls\.key_file: set, but listen\.https_port is not/],
+    [
+      'a key file that cannot be read',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: /nonexistent/privkey.pem\n`,
+      /parasol\.yml: tls\.key_file: cannot read \/nonexistent\/privkey\.pem: ENOENT$/,
+    ],
+    ['a certificate file that is a directory', `listen:\n  https_port: 443\ntls:\n  cert_file: /\n  key_file: ${KEY_FILE}\n`, /parasol\.yml: tls\.cert_file: cannot read \/: EISDIR$/],
+    [
+      'a certificate file with no certificate in it',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${KEY_FILE}\n  key_file: ${KEY_FILE}\n`,
+      /parasol\.yml: tls\.cert_file: no PEM certificate in \S+localhost-key\.pem \(no start line\)$/,
+    ],
+    [
+      'a key file with no key in it',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${CERT_FILE}\n`,
+      /parasol\.yml: tls\.key_file: no usable PEM private key \(unencrypted\) in \S+localhost-cert\.pem \(unsupported\)$/,
+    ],
+    [
+      'a key that is not the certificate\'s',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${OTHER_KEY_FILE}\n`,
+      /parasol\.yml: tls\.key_file: \S+other-key\.pem is not the private key of the certificate in tls\.cert_file \(key values mismatch\)$/,
+    ],
     [
       'unique emails without a mailer to send keys',
       'signup:\n  allow_duplicate_emails: false\n',

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
 import { startEchoUpstream, type CustomHandler, type EchoUpstream, type EchoedRequest } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { TEST_CA } from '../helpers/tls.js';
 import type { ContextOptions } from '../../src/context.js';
 
 export interface ProxyFixture {
@@ -29,6 +30,7 @@ export async function startProxyFixture(
     async close() {
       // The test client's connections go first: an open one that never sent a request would hold the server's close.
       await closeClient(gw.url);
+      if (gw.httpsUrl !== null) await closeClient(gw.httpsUrl);
       await gw.stop();
       await echo.close();
     },
@@ -66,7 +68,8 @@ const clients = new Map<string, Pool>();
 function clientFor(baseUrl: string): Pool {
   let client = clients.get(baseUrl);
   if (client === undefined) {
-    client = new Pool(baseUrl);
+    // An HTTPS gateway in tests serves the committed self-signed certificate.
+    client = new Pool(baseUrl, baseUrl.startsWith('https:') ? { connect: { ca: TEST_CA } } : {});
     clients.set(baseUrl, client);
   }
   return client;

@@ -1,17 +1,28 @@
 // Graceful stop: requests in flight finish, new ones are refused, the store closes.
-import { request } from 'node:http';
+import { once } from 'node:events';
+import { Agent as HttpAgent, request } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/serve.js';
+import { testConfig } from '../helpers/config.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway } from '../helpers/gateway.js';
+import { httpsConfig, TEST_CA } from '../helpers/tls.js';
 
 let upstream: EchoUpstream | null = null;
 afterEach(async () => {
   await upstream?.close();
 });
 
+// Keep-alive, as browsers and API clients connect: stop must not wait for such idle connections.
+const httpAgent = new HttpAgent({ keepAlive: true });
+const httpsAgent = new HttpsAgent({ keepAlive: true, ca: TEST_CA });
+
 function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (response) => {
+    const secure = url.startsWith('https:');
+    const req = (secure ? httpsRequest : request)(url, { headers, agent: secure ? httpsAgent : httpAgent }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
@@ -53,4 +64,76 @@ describe('graceful stop', () => {
     await expect(get(`${gw.url}/slow`, {})).rejects.toThrow(/ECONNREFUSED/);
     expect(gw.context.db.open).toBe(false);
   });
+
+  it('with HTTPS on, lets a request in flight on each listener finish, then closes both', async () => {
+    const releases: (() => void)[] = [];
+    let arrivals = 0;
+    let bothArrived: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (bothArrived = resolve));
+    upstream = await startEchoUpstream((req, res) => {
+      if (!req.url?.startsWith('/slow')) return false;
+      releases.push(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end(`finished ${req.headers['x-forwarded-proto']}`));
+      if (++arrivals === 2) bothArrived();
+      return true;
+    });
+    const gw = await startTestGateway(httpsConfig());
+    await gw.publishBackend({
+      name: 'slow',
+      frontend_host: '*',
+      backend_host: '',
+      servers: [{ host: '127.0.0.1', port: upstream.port }],
+      url_matches: [{ frontend_prefix: '/slow', backend_prefix: '/slow' }],
+      settings: { disable_api_key: true, rate_limit_mode: 'unlimited' },
+    });
+    const httpsUrl = gw.httpsUrl!;
+    // An idle keep-alive connection on the HTTPS listener as well.
+    expect((await get(`${httpsUrl}/api-umbrella/v1/health`, {})).status).toBe(200);
+
+    const inFlight = [get(`${gw.url}/slow`, {}), get(`${httpsUrl}/slow`, {})];
+    await arrived;
+    const stopStarted = Date.now();
+    const stopped = gw.stop().then(() => Date.now() - stopStarted);
+    // Both have stopped accepting while their requests are still in flight.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(get(`${httpsUrl}/slow`, { Connection: 'close' })).rejects.toThrow(/ECONNREFUSED/);
+    for (const release of releases) release();
+    expect(await Promise.all(inFlight)).toEqual([
+      { status: 200, body: 'finished http' },
+      { status: 200, body: 'finished https' },
+    ]);
+    expect(await stopped).toBeLessThan(2000);
+    await expect(get(`${gw.url}/slow`, {})).rejects.toThrow(/ECONNREFUSED/);
+    await expect(get(`${httpsUrl}/slow`, {})).rejects.toThrow(/ECONNREFUSED/);
+    expect(gw.context.db.open).toBe(false);
+  });
 });
+
+describe('start-up with HTTPS', () => {
+  it('a taken HTTPS port stops start-up and lets go of the HTTP port, the store and the data_dir lock', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const takenPort = (taken.address() as { port: number }).port;
+    // A fixed HTTP port, so that starting again shows the failed start let go of it.
+    const httpPort = await freePort();
+    const config = testConfig(httpsConfig({ listen: { host: '127.0.0.1', port: httpPort, https_port: takenPort } }));
+    try {
+      await expect(startServer(config)).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+    // The same data_dir starts again: nothing of the failed start holds on.
+    const again = await startServer(config);
+    expect(again.url).toBe(`http://127.0.0.1:${httpPort}`);
+    expect(again.httpsUrl).toBe(`https://127.0.0.1:${takenPort}`);
+    await again.stop();
+  });
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as { port: number };
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
