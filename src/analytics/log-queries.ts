@@ -106,17 +106,21 @@ export class AnalyticsQueries {
     };
   }
 
-  /** Hits and last request per API user over the query's range and filters, most hits first. */
+  /**
+   * Hits and last request per API user over the query's range and filters, most hits first.
+   * The email is the one of the user's last request (a rollup day keeps its latest): with
+   * max() the only aggregate of its kind, SQLite takes a bare column from the row holding the max.
+   */
   userHits(query: LogQuery): UserHits[] {
     const rollup = rollupSql(query);
     const rows = rollup
       ? this.db
           .prepare(
-            `SELECT user_id, max(user_email) AS user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at
+            `SELECT user_id, user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at
              FROM analytics_user_days WHERE ${rollup.sql} GROUP BY user_id`,
           )
           .all(...rollup.params)
-      : this.grouped('user_id', 'max(user_email) AS user_email, count(*) AS hits, max(request_at) AS last_request_at', query);
+      : this.grouped('user_id', 'user_email, count(*) AS hits, max(request_at) AS last_request_at', query);
     return byHits(rows as UserHits[]);
   }
 

@@ -93,6 +93,16 @@ describe('analytics view parameters', () => {
     [{ order: 'password:desc' }, 'order must be a logged field'],
     [{ order: 'request_at:sideways' }, 'order must be a logged field'],
     [{ search: ['a', 'b'] }, 'search must be text'],
+    // Names every object inherits are not operators.
+    [{ query: '[{"field":"request_path","operator":"toString","value":"x"}]' }, 'Unknown filter operator "toString"'],
+    [{ query: '[{"field":"request_path","operator":"__proto__","value":"x"}]' }, 'Unknown filter operator "__proto__"'],
+    // JSON objects that String() cannot turn into text.
+    [{ query: '[{"field":{"toString":1},"operator":"equal","value":"x"}]' }, 'Unknown filter field {"toString":1}'],
+    [{ query: '[{"field":"request_path","operator":{"toString":1},"value":"x"}]' }, 'Unknown filter operator {"toString":1}'],
+    [{ query: '[{"field":"response_time","operator":"equal","value":{"toString":1}}]' }, 'response_time compares numbers; {"toString":1} is not a number'],
+    [{ query: '{"condition":{"toString":1},"rules":[]}' }, 'Filters can only be combined with AND'],
+    [{ start_at: '2026-01-01T10:00+24:00', end_at: '2026-01-02' }, 'start_at must be a date'],
+    [{ start_at: '2026-01-01', end_at: '2026-01-02T10:00-05:60' }, 'end_at must be a date'],
   ])('rejects %j', (params, message) => {
     expect(errorOf(params)).toContain(message);
   });

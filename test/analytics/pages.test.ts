@@ -64,11 +64,35 @@ describe('Analytics › Filter Logs', () => {
     expect(everything.text).toContain('/denied');
   });
 
+  it('keeps the filters of a bad API Umbrella style query in the form, to be fixed in place', async () => {
+    const query = { condition: 'AND', rules: [{ id: 'request_path', operator: 'begins_with', value: '/kept' }, { id: 'response_time', operator: 'less', value: 'soon' }] };
+    const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent(JSON.stringify(query))}`);
+    expect(status).toBe(400);
+    expect(text).toContain('value="/kept"');
+    expect(text).toContain('value="soon"');
+  });
+
+  it('keeps the sort order and page length when the filter form is applied', async () => {
+    const { text } = await fx.page('/admin/analytics/logs?range=last_7_days&order=response_time%3Aasc&length=20');
+    expect(text).toContain('<input type="hidden" name="order" value="response_time:asc">');
+    expect(text).toContain('<input type="hidden" name="length" value="20">');
+    const form = await fx.page('/admin/analytics/logs?range=last_7_days&order=response_time%3Aasc&length=20&field=request_path&operator=begins_with&value=%2Fxs');
+    const params = new URL(String(form.headers.location), fx.gw.url).searchParams;
+    expect([params.get('order'), params.get('length')]).toEqual(['response_time:asc', '20']);
+  });
+
   it('shows a bad filter as a message next to the filters with 400', async () => {
     const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent('[{"field":"request_path","operator":"less","value":"1"}]')}`);
     expect(status).toBe(400);
     expect(text).toMatch(/data-testid="query-error">&quot;&lt;&quot; needs a number field; request_path is text</);
     expect(text).toContain('name="field"');
+  });
+
+  it('answers a filter whose field is an odd JSON object with the message, not a failure', async () => {
+    const odd = [{ field: { toString: 1 }, operator: 'equal', value: { toString: 1 } }];
+    const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent(JSON.stringify(odd))}`);
+    expect(status).toBe(400);
+    expect(text).toContain('data-testid="query-error"');
   });
 
   it('shows how many entries were dropped because the buffer was full', async () => {

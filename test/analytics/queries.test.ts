@@ -152,6 +152,20 @@ describe('analytics queries: highlights, chart and users', () => {
     expect(queries.userHits(view({}))).toEqual(queries.userHits(filtered([{ field: 'request_at', operator: 'greater', value: 0 }])));
   });
 
+  it('names each user by the email of their last request, from the rollups as from the rows', () => {
+    const day = T0 - (T0 % DAY) - 2 * DAY;
+    const changed = storeWith([
+      entry({ request_at: day + 1_000, user_id: 'u1', user_email: 'zed@example.com' }),
+      entry({ request_at: day + 2_000, user_id: 'u1', user_email: 'new@example.com' }),
+      entry({ request_at: day - DAY, user_id: 'u2', user_email: 'zoe@example.com' }),
+      entry({ request_at: day, user_id: 'u2', user_email: 'amy@example.com' }),
+    ]);
+    const emails = (users: { user_id: string; user_email: string | null }[]) => Object.fromEntries(users.map((user) => [user.user_id, user.user_email]));
+    const expected = { u1: 'new@example.com', u2: 'amy@example.com' };
+    expect(emails(changed.userHits(view({})))).toEqual(expected);
+    expect(emails(changed.userHits(filtered([{ field: 'request_at', operator: 'greater', value: 0 }])))).toEqual(expected);
+  });
+
   it('buckets by hour, week and month', () => {
     expect(queries.summary(view({ interval: 'hour', range: 'today' })).chart).toHaveLength(24);
     const weeks = queries.summary(view({ interval: 'week' })).chart;

@@ -65,6 +65,8 @@ describe('GET /admin/stats/logs.json', () => {
   it.each([
     [{ query: '[{"field":"nope","operator":"equal","value":"x"}]' }, 'Unknown filter field "nope"'],
     [{ query: '[{"field":"request_path","operator":"sounds_like","value":"x"}]' }, 'Unknown filter operator "sounds_like"'],
+    [{ query: '[{"field":"request_path","operator":"constructor","value":"x"}]' }, 'Unknown filter operator "constructor"'],
+    [{ query: '[{"field":"response_status","operator":"greater","value":{"toString":1}}]' }, 'response_status compares numbers'],
     [{ start_at: '2026-13-01', end_at: '2026-12-31' }, 'start_at must be a date'],
     [{ start_at: '2024-01-01', end_at: '2026-01-01' }, 'The date range may span at most one year'],
   ])('answers 400 with a clear message for %j', async (params, message) => {

@@ -87,9 +87,19 @@ export function parseInstant(value: unknown, role: 'start' | 'end'): number | nu
   const [, y, mo, d, h, mi, s = '0', ms = '0', zone = 'Z'] = dateTime;
   const midnight = utc(Number(y), Number(mo), Number(d));
   if (midnight === null || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
-  const offsetMinutes = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMinutes = zoneOffsetMinutes(zone);
+  if (offsetMinutes === null) return null;
   const instant = midnight + ((Number(h) * 60 + Number(mi) - offsetMinutes) * 60 + Number(s)) * 1000 + Number(ms.padEnd(3, '0'));
   return instant + (role === 'end' ? 1 : 0);
+}
+
+/** Minutes east of UTC of "Z" or "±hh:mm"; null for an offset no clock has (+24:00, -05:60). */
+function zoneOffsetMinutes(zone: string): number | null {
+  if (zone === 'Z') return 0;
+  const hours = Number(zone.slice(1, 3));
+  const minutes = Number(zone.slice(4, 6));
+  if (hours > 23 || minutes > 59) return null;
+  return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
 }
 
 /** Midnight UTC of a calendar date, or null when there is no such date (2026-02-30). */

@@ -39,7 +39,7 @@ export type RulesResult = { ok: true; rules: FilterRule[] } | { ok: false; error
 export function parseRules(input: unknown): RulesResult {
   const list = Array.isArray(input) ? input : isObject(input) && Array.isArray(input.rules) ? input.rules : null;
   if (list === null) return { ok: false, error: 'query must be a JSON list of filters: [{"field":…,"operator":…,"value":…}]' };
-  if (isObject(input) && input.condition !== undefined && String(input.condition).toUpperCase() !== 'AND') {
+  if (isObject(input) && input.condition !== undefined && (typeof input.condition !== 'string' || input.condition.toUpperCase() !== 'AND')) {
     return { ok: false, error: 'Filters can only be combined with AND' };
   }
   const rules: FilterRule[] = [];
@@ -55,10 +55,9 @@ export function parseRules(input: unknown): RulesResult {
 export function parseRule(raw: unknown): FilterRule | string {
   if (!isObject(raw)) return 'Each filter must be an object with field, operator and value';
   const info = fieldNamed(raw.field ?? raw.id);
-  if (info === undefined) return `Unknown filter field "${String(raw.field ?? raw.id ?? '')}"`;
-  const name = String(raw.operator ?? '');
-  const operator = name in OPERATORS ? (name as Operator) : ALIASES[name];
-  if (operator === undefined) return `Unknown filter operator "${name}"; use one of ${Object.keys(OPERATORS).join(', ')}`;
+  if (info === undefined) return `Unknown filter field ${shown(raw.field ?? raw.id)}`;
+  const operator = operatorNamed(raw.operator);
+  if (operator === undefined) return `Unknown filter operator ${shown(raw.operator)}; use one of ${Object.keys(OPERATORS).join(', ')}`;
   if (TEXT_ONLY.has(operator) && info.kind !== 'string') return `"${OPERATORS[operator]}" needs a text field; ${info.name} is a number`;
   if (NUMBER_ONLY.has(operator) && info.kind !== 'number') return `"${OPERATORS[operator]}" needs a number field; ${info.name} is text`;
   const value = parseValue(info, operator, raw.value);
@@ -75,11 +74,23 @@ function parseValue(info: FieldInfo, operator: Operator, raw: unknown): { ok: Ru
   }
   if (info.kind === 'number') {
     const number = toNumber(raw);
-    return number === null ? { error: `${info.name} compares numbers; "${String(raw ?? '')}" is not a number` } : { ok: number };
+    return number === null ? { error: `${info.name} compares numbers; ${shown(raw)} is not a number` } : { ok: number };
   }
   if (typeof raw === 'number') return { ok: String(raw) };
   if (typeof raw !== 'string' || raw === '') return { error: `"${OPERATORS[operator]}" on ${info.name} needs a value` };
   return { ok: raw };
+}
+
+/** Own keys only: "toString" or "__proto__" would otherwise pass as operators and reach ruleSql. */
+function operatorNamed(name: unknown): Operator | undefined {
+  if (typeof name !== 'string') return undefined;
+  if (Object.hasOwn(OPERATORS, name)) return name as Operator;
+  return Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
+}
+
+/** Client input quoted in a message. JSON, because String() throws on an object such as {"toString":1}. */
+function shown(value: unknown): string {
+  return JSON.stringify(value ?? '');
 }
 
 function toNumber(raw: unknown): number | null {

@@ -20,6 +20,7 @@ import {
   rulesFromFormRows,
   sortUrl,
   unpagedUrl,
+  viewParams,
   type FormRow,
 } from './view-model.js';
 
@@ -117,6 +118,8 @@ interface FormState {
   readonly interval: string;
   readonly search: string;
   readonly rows: readonly (FormRow & { removeUrl?: string })[];
+  /** Sort order and page length, which the form has no field for, so that applying it keeps them. */
+  readonly hidden: readonly (readonly [string, string])[];
   /** The other tab's link keeps range and filters. */
   readonly otherTabUrl: string | null;
 }
@@ -130,6 +133,7 @@ function viewForm(path: string, view: LogQuery): FormState {
     interval: view.interval,
     search: view.search,
     rows: ruleRows(path, view),
+    hidden: keptByForm(Object.fromEntries(viewParams(view))),
     otherTabUrl: unpagedUrl(path === LOGS_PATH ? USERS_PATH : LOGS_PATH, view),
   };
 }
@@ -144,16 +148,31 @@ function rawForm(params: Record<string, unknown>): FormState {
     interval: text(params.interval) || DEFAULT_INTERVAL,
     search: text(params.search),
     rows: rawRules(params.query),
+    hidden: keptByForm(params),
     otherTabUrl: null,
   };
 }
 
+/** The view's order and length (when not the defaults) as hidden inputs of the form. */
+function keptByForm(params: Record<string, unknown>): [string, string][] {
+  return ['order', 'length'].flatMap((name) => {
+    const value = params[name];
+    return typeof value === 'string' && value !== '' ? [[name, value] as [string, string]] : [];
+  });
+}
+
+/** The filters as sent, a list or API Umbrella's {"rules": […]} (see parseRules), whatever is wrong with them. */
 function rawRules(query: unknown): FormRow[] {
   if (query === undefined || query === '') return DEFAULT_RULES.map((rule) => ({ field: rule.field, operator: rule.operator, value: '' }));
   try {
-    const list: unknown = JSON.parse(String(query));
+    const json: unknown = JSON.parse(String(query));
+    const list: unknown = Array.isArray(json) ? json : (json as { rules?: unknown } | null)?.rules;
     if (!Array.isArray(list)) return [];
-    return list.map((rule: Record<string, unknown>) => ({ field: String(rule?.field ?? ''), operator: String(rule?.operator ?? ''), value: rule?.value == null ? '' : String(rule.value) }));
+    return list.map((rule: Record<string, unknown>) => ({
+      field: String(rule?.field ?? rule?.id ?? ''),
+      operator: String(rule?.operator ?? ''),
+      value: rule?.value == null ? '' : String(rule.value),
+    }));
   } catch {
     return [];
   }
