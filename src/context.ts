@@ -9,7 +9,7 @@ import { ApiUserRepository } from './api-users/repository.js';
 import type { Config } from './config/schema.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { LOG_REDACTIONS } from './lib/log-redaction.js';
+import { LOG_REDACT } from './lib/log-redaction.js';
 import { Publisher } from './publish/publisher.js';
 import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -40,8 +40,15 @@ export interface ContextOptions {
 }
 
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
-  const secretKey = resolveSecretKey(config);
+  // The store first: a data_dir whose store is refused (damaged, newer) gets no secret_key made in it.
   const db = openStore(config.data_dir);
+  let secretKey: string;
+  try {
+    secretKey = resolveSecretKey(config, holdsDigests(db));
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const backends = new ApiBackendRepository(db);
   const users = new ApiUserRepository(db, secretKey);
   const logger = options.logger ?? createLogger(config);
@@ -86,6 +93,11 @@ function refreshKeys(keyIndex: KeyIndex, logger: Logger): void {
   }
 }
 
+/** Whether any API key or admin token has been stored, each an HMAC with the secret key. */
+function holdsDigests(db: Db): boolean {
+  return db.prepare('SELECT EXISTS (SELECT 1 FROM api_users) OR EXISTS (SELECT 1 FROM admins)').pluck().get() === 1;
+}
+
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.log_level, redact: { paths: [...LOG_REDACTIONS], censor: '[REDACTED]' } });
+  return pino({ level: config.log_level, redact: LOG_REDACT });
 }

@@ -7,6 +7,7 @@ import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { readTlsFiles } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
+import { guardProcess } from './lib/process-guards.js';
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
 import { openTlsListener, type TlsListener } from './tls-listener.js';
@@ -77,6 +78,7 @@ async function openHttpsListener(app: FastifyInstance, config: Config): Promise<
 export async function serveUntilSignalled(config: Config): Promise<void> {
   const server = await startServer(config);
   const { logger } = server.context;
+  guardProcess(logger);
   const urls = server.httpsUrl === null ? { url: server.url } : { url: server.url, https_url: server.httpsUrl };
   logger.info({ ...urls, data_dir: config.data_dir }, 'Parasol is listening');
   let stopping = false;

@@ -8,12 +8,15 @@ const SECRET_FILE = 'secret_key';
 
 /**
  * The secret that keys are HMAC'd with: the configured one, or one generated
- * on first start and kept in data_dir, so that keys survive restarts.
+ * on first start and kept in data_dir, so that keys survive restarts. Only a
+ * store without keys or tokens (`storeHasDigests` false) may get a new one.
  */
-export function resolveSecretKey(config: Config): string {
+export function resolveSecretKey(config: Config, storeHasDigests: boolean): string {
   const path = secretKeyFile(config);
   if (path === null) return config.secret_key!;
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  // A new secret would silently turn every stored key and token into one that never matches.
+  if (storeHasDigests) throw new Error(`${path} is missing, but the store holds API keys or admin tokens made with it; restore it from a backup (or set secret_key)`);
   ensureDataDir(config.data_dir);
   const secret = randomBytes(32).toString('hex');
   writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });

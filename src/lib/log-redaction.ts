@@ -1,19 +1,36 @@
-// Secrets never reach the logs: credential headers are censored by pino, and
-// URLs have their api_key values replaced before they are logged or stored.
+// Secrets never reach the logs: credential headers and secret fields are
+// censored by pino wherever a request, an error or a settings object puts
+// them, and URLs have their api_key values replaced before they are logged or
+// stored.
 
-export const LOG_REDACTIONS = [
-  'req.headers["x-api-key"]',
-  'req.headers["x-admin-auth-token"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers["x-api-key"]',
-  'headers["x-admin-auth-token"]',
-  'headers.authorization',
-  'headers.cookie',
-  'password',
-  'api_key',
-  'admin_auth_token',
-] as const;
+/** Where headers end up in a log line: a request's, and an error's own (undici and HTTP errors keep them). */
+const HEADER_HOLDERS = ['req.headers', 'headers', 'err.headers'] as const;
+const CREDENTIAL_HEADERS = ['["x-api-key"]', '["x-admin-auth-token"]', '.authorization', '.cookie', '["set-cookie"]'] as const;
+/** Field names that hold a secret, at the top of a line and one level down ({ user: { api_key } }, { smtp: { password } }). */
+const SECRET_FIELDS = ['password', 'api_key', 'admin_auth_token', 'secret_key'] as const;
+/** URLs kept for the reader, with only their api_key values censored: Fastify's log of a failed request, Node's Invalid URL error. */
+const URL_FIELDS: ReadonlySet<string> = new Set(['req.url', 'url', 'err.input']);
+
+const LOG_REDACTIONS: readonly string[] = [
+  ...HEADER_HOLDERS.flatMap((holder) => CREDENTIAL_HEADERS.map((header) => `${holder}${header}`)),
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
+  ...URL_FIELDS,
+];
+
+/** pino's `redact` option for every logger of Parasol. */
+export const LOG_REDACT = {
+  paths: [...LOG_REDACTIONS],
+  censor: (value: unknown, path: readonly unknown[]): unknown => (isUrlField(path) ? redactUrl(value) : '[REDACTED]'),
+};
+
+// A wildcard's path may hold pino's own symbol keys, which join() cannot spell.
+function isUrlField(path: readonly unknown[]): boolean {
+  return URL_FIELDS.has(path.map(String).join('.'));
+}
+
+function redactUrl(value: unknown): unknown {
+  return typeof value === 'string' ? redactApiKeys(value) : value;
+}
 
 const API_KEY_PARAM = /((?:^|[?&;])api_key=)[^&#;]*/gi;
 

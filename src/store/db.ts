@@ -10,6 +10,12 @@ export type Db = Database.Database;
 
 const MIGRATION_FILE = /^(\d{3})-[a-z0-9-]+\.sql$/;
 
+/** The store cannot be opened or brought up to date; the message names the file and what to do, in one line. */
+export class StoreError extends Error {}
+
+/** A migration failed and was rolled back; its message says which and the version the store stays at. */
+class MigrationError extends Error {}
+
 export interface Migration {
   readonly version: number;
   readonly name: string;
@@ -24,16 +30,45 @@ export function storePath(dataDir: string): string {
 export function openStore(dataDir: string): Db {
   ensureDataDir(dataDir);
   const path = storePath(dataDir);
-  // Users' emails and IPs, key and password digests: a new store is its owner's
-  // alone, and SQLite gives its -wal and -shm files the same mode.
-  closeSync(openSync(path, 'a', 0o600));
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  migrate(db, loadMigrations());
-  return db;
+  let db: Db | null = null;
+  try {
+    // Users' emails and IPs, key and password digests: a new store is its owner's
+    // alone, and SQLite gives its -wal and -shm files the same mode.
+    closeSync(openSync(path, 'a', 0o600));
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, loadMigrations());
+    return db;
+  } catch (error) {
+    db?.close();
+    throw new StoreError(`${path}: ${storeProblem(error)}`);
+  }
+}
+
+/** What went wrong, in the operator's terms; SQLite's own words when there is nothing to add. */
+function storeProblem(error: unknown): string {
+  if (error instanceof MigrationError) return error.message;
+  const { code, message } = error as { code?: string; message?: string };
+  switch (code) {
+    case 'SQLITE_NOTADB':
+    case 'SQLITE_CORRUPT':
+      return 'not a SQLite database, or a damaged one; check data_dir, or restore a backup';
+    case 'SQLITE_BUSY':
+      return 'locked by another process for more than 5 s; try again when it is done';
+    case 'SQLITE_FULL':
+      return 'the disk is full';
+    case 'SQLITE_READONLY':
+    case 'SQLITE_CANTOPEN':
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return `cannot be opened for writing (${code}); it and data_dir must be writable by the user Parasol runs as`;
+    default:
+      return message ?? String(error);
+  }
 }
 
 export function loadMigrations(dir = packagePath('migrations')): Migration[] {
@@ -43,17 +78,32 @@ export function loadMigrations(dir = packagePath('migrations')): Migration[] {
     .map((file) => ({ version: Number(file.slice(0, 3)), name: file, sql: readFileSync(join(dir, file), 'utf8') }));
 }
 
-/** Applies each migration newer than the store's user_version in its own transaction; re-running is a no-op. */
+/**
+ * Applies each migration newer than the store's user_version in its own
+ * transaction; re-running is a no-op. A store of a newer Parasol is refused
+ * before anything is written: its schema may mean things this one cannot know.
+ */
 export function migrate(db: Db, migrations: readonly Migration[]): number[] {
+  refuseNewerStore(db, migrations);
   const applied: number[] = [];
   for (const migration of migrations) {
     const current = db.pragma('user_version', { simple: true }) as number;
     if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
+    try {
+      db.transaction(() => {
+        db.exec(migration.sql);
+        db.pragma(`user_version = ${migration.version}`);
+      })();
+    } catch (error) {
+      throw new MigrationError(`migration ${migration.name} failed: ${storeProblem(error)}; the store stays at schema version ${current}`);
+    }
     applied.push(migration.version);
   }
   return applied;
+}
+
+function refuseNewerStore(db: Db, migrations: readonly Migration[]): void {
+  const known = migrations.at(-1)?.version ?? 0;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > known) throw new Error(`made by a newer Parasol (schema version ${version}; this one knows up to ${known}); run that version or restore a backup`);
 }

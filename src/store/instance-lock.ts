@@ -1,6 +1,11 @@
-// One running Parasol per data_dir: a pid file, taken at start and given back
-// at stop. A stale file (its process gone) is taken over.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// One running Parasol per data_dir. The guard is an exclusive SQLite lock on
+// data_dir/parasol.lock, which the kernel gives back when the process ends,
+// however it ends: after a crash, kill -9 or a power cut nothing stale is left
+// to judge, and a pid reused since (after a reboot; pid 1 at every start of a
+// container) cannot pass for a running Parasol. The pid file beside it only
+// tells who holds the lock.
+import Database from 'better-sqlite3';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDataDir } from './data-dir.js';
 
@@ -12,36 +17,42 @@ export interface InstanceLock {
 
 export function acquireInstanceLock(dataDir: string): InstanceLock {
   ensureDataDir(dataDir);
-  const path = join(dataDir, 'parasol.pid');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
-      return { release: () => releaseIfOurs(path) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
-        throw new InstanceLockedError(`Parasol is already running with data_dir ${dataDir} (pid ${holder}); stop it first or use another data_dir`);
-      }
-      rmSync(path, { force: true });
-    }
-  }
-  throw new InstanceLockedError(`could not take the lock file ${path}`);
-}
-
-function isAlive(pid: number): boolean {
+  const lockPath = join(dataDir, 'parasol.lock');
+  const pidPath = join(dataDir, 'parasol.pid');
+  closeSync(openSync(lockPath, 'a', 0o600));
+  // No busy timeout: a held lock is an answer, not something to wait for.
+  const lock = new Database(lockPath, { timeout: 0 });
   try {
-    process.kill(pid, 0);
-    return true;
+    // The file holds no data: no journal file beside it either.
+    lock.pragma('journal_mode = MEMORY');
+    lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    lock.close();
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    throw new InstanceLockedError(`Parasol is already running with data_dir ${dataDir} (pid ${holderOf(pidPath)}); stop it first or use another data_dir`);
   }
+  try {
+    // Whatever pid file is there was left by a process that no longer holds the lock.
+    writeFileSync(pidPath, `${process.pid}\n`);
+  } catch (error) {
+    lock.close();
+    throw error;
+  }
+  let held = true;
+  return {
+    release() {
+      if (!held) return;
+      held = false;
+      rmSync(pidPath, { force: true });
+      lock.close();
+    },
+  };
 }
 
-function releaseIfOurs(path: string): void {
+function holderOf(pidPath: string): string {
   try {
-    if (readFileSync(path, 'utf8').trim() === String(process.pid)) rmSync(path, { force: true });
+    return readFileSync(pidPath, 'utf8').trim() || 'unknown';
   } catch {
-    // Already gone: nothing to release.
+    return 'unknown'; // Between the holder's lock and its pid file.
   }
 }

@@ -1,0 +1,53 @@
+// What Parasol's logger writes never holds a credential, wherever in the
+// logged object it sits.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { LOG_REDACT, redactApiKeys } from '../../src/lib/log-redaction.js';
+
+function logged(fields: Record<string, unknown>): Record<string, any> {
+  let line = '';
+  const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => ((line += chunk.toString()), done()) });
+  pino({ redact: LOG_REDACT }, sink).error(fields, 'something failed');
+  return JSON.parse(line) as Record<string, any>;
+}
+
+describe('log redaction', () => {
+  it('censors the credential headers of a request', () => {
+    const headers = { 'x-api-key': 'K', 'x-admin-auth-token': 'T', authorization: 'Basic A', cookie: 'c=1', accept: 'text/html' };
+    expect(logged({ req: { headers } }).req.headers).toEqual({ 'x-api-key': '[REDACTED]', 'x-admin-auth-token': '[REDACTED]', authorization: '[REDACTED]', cookie: '[REDACTED]', accept: 'text/html' });
+  });
+
+  it('censors the headers an error carries (undici and HTTP errors keep them on the error)', () => {
+    const err = Object.assign(new Error('upstream failed'), { headers: { authorization: 'Bearer A', 'x-api-key': 'K', 'set-cookie': ['s=1'], 'content-type': 'text/plain' } });
+    const { headers, message } = logged({ err }).err;
+    expect({ headers, message }).toEqual({ headers: { authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', 'set-cookie': '[REDACTED]', 'content-type': 'text/plain' }, message: 'upstream failed' });
+  });
+
+  it("keeps a logged request URL but not its api_key (Fastify's log of a failed request)", () => {
+    expect(logged({ req: { method: 'GET', url: '/admin/?api_key=SECRET&x=1' } }).req.url).toBe('/admin/?api_key=[REDACTED]&x=1');
+  });
+
+  it("keeps the URL an Invalid URL error was given, but not its api_key", () => {
+    let err: unknown;
+    try {
+      new URL('//nohost?api_key=SECRET');
+    } catch (error) {
+      err = error;
+    }
+    expect(logged({ err }).err.input).toBe('//nohost?api_key=[REDACTED]');
+  });
+
+  it('censors secrets one level down too: a user, an admin, the SMTP settings', () => {
+    const line = logged({ user: { email: 'a@example.com', api_key: 'K' }, admin: { admin_auth_token: 'T', password: 'P' }, smtp: { username: 'u', password: 'P' }, config: { secret_key: 'S' } });
+    expect(line).toMatchObject({ user: { email: 'a@example.com', api_key: '[REDACTED]' }, admin: { admin_auth_token: '[REDACTED]', password: '[REDACTED]' }, smtp: { username: 'u', password: '[REDACTED]' }, config: { secret_key: '[REDACTED]' } });
+  });
+
+  it('leaves a line without secrets as it was', () => {
+    expect(logged({ url: 'http://127.0.0.1:8080', data_dir: '/var/lib/parasol' })).toMatchObject({ url: 'http://127.0.0.1:8080', data_dir: '/var/lib/parasol' });
+  });
+
+  it('strips every api_key parameter but keeps foo_api_key', () => {
+    expect(redactApiKeys('/x?api_key=a&foo_api_key=b;API_KEY=c#f')).toBe('/x?api_key=[REDACTED]&foo_api_key=b;API_KEY=[REDACTED]#f');
+  });
+});

@@ -1,0 +1,80 @@
+// A store Parasol cannot use stops it with one line that names the file and
+// what is wrong, and leaves the file as it was.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMigrations, migrate, openStore, storePath } from '../../src/store/db.js';
+import { createContext } from '../../src/context.js';
+import { tempDir, testConfig } from '../helpers/config.js';
+
+describe('opening a store Parasol cannot use', () => {
+  it('refuses a store made by a newer Parasol, naming both schema versions, and changes nothing', () => {
+    const dir = join(tempDir(), 'data');
+    openStore(dir).close();
+    const latest = loadMigrations().at(-1)!.version;
+    const newer = new Database(storePath(dir));
+    newer.pragma(`user_version = ${latest + 1}`);
+    newer.close();
+
+    expect(() => openStore(dir)).toThrow(
+      `${storePath(dir)}: made by a newer Parasol (schema version ${latest + 1}; this one knows up to ${latest}); run that version or restore a backup`,
+    );
+    const after = new Database(storePath(dir));
+    expect(after.pragma('user_version', { simple: true })).toBe(latest + 1);
+    after.close();
+  });
+
+  it('names a file that is not a SQLite database, and leaves it alone', () => {
+    const dir = tempDir();
+    const text = 'these are notes, not a database\n'.repeat(10);
+    writeFileSync(storePath(dir), text);
+    expect(() => openStore(dir)).toThrow(`${storePath(dir)}: not a SQLite database, or a damaged one; check data_dir, or restore a backup`);
+    expect(readFileSync(storePath(dir), 'utf8')).toBe(text);
+  });
+
+  it('says so when data_dir is a file, not a directory', () => {
+    const file = join(tempDir(), 'data');
+    writeFileSync(file, 'x');
+    expect(() => openStore(file)).toThrow(`data_dir ${file} is not a directory`);
+  });
+
+  it('names the migration that failed and the version the store stays at', () => {
+    const db = new Database(':memory:');
+    const failing = [
+      { version: 1, name: '001-ok.sql', sql: 'CREATE TABLE a (x INTEGER);' },
+      { version: 2, name: '002-bad.sql', sql: 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);' },
+    ];
+    expect(() => migrate(db, failing)).toThrow('migration 002-bad.sql failed: no such table: nowhere; the store stays at schema version 1');
+  });
+
+  it('says the disk is full when a migration runs out of room, and rolls it back', () => {
+    const db = new Database(':memory:');
+    migrate(db, [{ version: 1, name: '001-ok.sql', sql: 'CREATE TABLE a (x TEXT);' }]);
+    // SQLite answers SQLITE_FULL past max_page_count, as on a full disk.
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    const growing = { version: 2, name: '002-big.sql', sql: "CREATE TABLE b (x TEXT); INSERT INTO b VALUES (randomblob(100000));" };
+    expect(() => migrate(db, [growing])).toThrow('migration 002-big.sql failed: the disk is full; the store stays at schema version 1');
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
+  });
+
+  it('starts nothing in a data_dir whose store is refused: no secret_key is made beside it', () => {
+    const config = testConfig();
+    mkdirSync(config.data_dir);
+    writeFileSync(storePath(config.data_dir), 'not a database'.repeat(20));
+    expect(() => createContext(config)).toThrow(storePath(config.data_dir));
+    expect(existsSync(join(config.data_dir, 'secret_key'))).toBe(false);
+  });
+
+  it('refuses to make a new secret_key for a store whose keys and tokens were made with a lost one', async () => {
+    const config = testConfig();
+    const first = createContext(config);
+    await first.admins.create({ email: 'ops@example.com', password: 'a very long password', superuser: true });
+    first.close();
+    rmSync(join(config.data_dir, 'secret_key'));
+    expect(() => createContext(config)).toThrow(
+      `${join(config.data_dir, 'secret_key')} is missing, but the store holds API keys or admin tokens made with it; restore it from a backup (or set secret_key)`,
+    );
+    expect(existsSync(join(config.data_dir, 'secret_key'))).toBe(false);
+  });
+});
