@@ -45,6 +45,8 @@ check "the config listens on port 80 with data_dir /var/lib/parasol" \
 check "postinst created the system user parasol" bash -c "in_root getent passwd parasol | grep -q ':/usr/sbin/nologin$'"
 check "/var/lib/parasol and /var/log/parasol belong to parasol" \
   bash -c "[[ \$(in_root stat -c %U /var/lib/parasol /var/log/parasol | sort -u) == parasol ]]"
+check "the config (it may hold secret_key and the SMTP password) is root's to write and parasol's to read" \
+  bash -c "[[ \$(in_root stat -c %U:%G:%a /etc/parasol/parasol.yml) == root:parasol:640 ]]"
 check "/usr/bin/parasol config check reads /etc/parasol/parasol.yml" \
   bash -c "in_root /usr/bin/parasol config check | grep -q '\"config_file\":\"/etc/parasol/parasol.yml\"'"
 check "the systemd unit and logrotate config are installed" \

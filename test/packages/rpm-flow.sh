@@ -37,6 +37,8 @@ echo "== .rpm: rpm --root into a fresh root"
 check "rpm --root --nodeps -i installs it" bash -c "rpm --root '$ROOT' --initdb && rpm --root '$ROOT' -i --nodeps '$RPM'"
 check "%post created the user parasol and its folders" \
   bash -c "in_root getent passwd parasol >/dev/null && [[ \$(in_root stat -c %U /var/lib/parasol /var/log/parasol | sort -u) == parasol ]]"
+check "the config is root's to write and parasol's to read" \
+  bash -c "[[ \$(in_root stat -c %U:%G:%a /etc/parasol/parasol.yml) == root:parasol:640 ]]"
 check "$INIT start exits 0" in_root $INIT start
 check "the health endpoint answers on port 80" wait_healthy 80
 check_page "GET / is the homepage" http://127.0.0.1/
