@@ -44,14 +44,7 @@ describe('graceful stop', () => {
       return true;
     });
     const gw = await startTestGateway();
-    await gw.publishBackend({
-      name: 'slow',
-      frontend_host: '*',
-      backend_host: '',
-      servers: [{ host: '127.0.0.1', port: upstream.port }],
-      url_matches: [{ frontend_prefix: '/slow', backend_prefix: '/slow' }],
-      settings: { disable_api_key: true, rate_limit_mode: 'unlimited' },
-    });
+    await gw.publishBackend(slowBackend(upstream.port));
 
     const inFlight = get(`${gw.url}/slow`, {});
     await slowArrived;
@@ -77,14 +70,7 @@ describe('graceful stop', () => {
       return true;
     });
     const gw = await startTestGateway(httpsConfig());
-    await gw.publishBackend({
-      name: 'slow',
-      frontend_host: '*',
-      backend_host: '',
-      servers: [{ host: '127.0.0.1', port: upstream.port }],
-      url_matches: [{ frontend_prefix: '/slow', backend_prefix: '/slow' }],
-      settings: { disable_api_key: true, rate_limit_mode: 'unlimited' },
-    });
+    await gw.publishBackend(slowBackend(upstream.port));
     const httpsUrl = gw.httpsUrl!;
     // An idle keep-alive connection on the HTTPS listener as well.
     expect((await get(`${httpsUrl}/api-umbrella/v1/health`, {})).status).toBe(200);
@@ -136,4 +122,16 @@ async function freePort(): Promise<number> {
   probe.close();
   await once(probe, 'close');
   return port;
+}
+
+/** Everything under /slow goes, without a key or limits, to the upstream on `port`. */
+function slowBackend(port: number) {
+  return {
+    name: 'slow',
+    frontend_host: '*',
+    backend_host: '',
+    servers: [{ host: '127.0.0.1', port }],
+    url_matches: [{ frontend_prefix: '/slow', backend_prefix: '/slow' }],
+    settings: { disable_api_key: true, rate_limit_mode: 'unlimited' as const },
+  };
 }
