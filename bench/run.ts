@@ -82,16 +82,18 @@ const lookupNs = await measureLookup();
 console.log(`  ${lookupNs.toFixed(0)} ns per lookup`);
 
 const upstream = await startServerChild('upstream.ts');
-const reference = await startServerChild('reference-proxy.ts', [String(upstream.port)]);
 /** A payload only one selected case takes (the large one, when --cases picks C and a variant) has nothing to compare with: not run. */
 const comparedPayloads = PAYLOADS.filter((payload) => CASES.length === 1 || CASES.filter((benchCase) => (benchCase.payloads ?? PAYLOADS).includes(payload)).length > 1);
 const payloadsOf = (benchCase: BenchCase) => (benchCase.payloads ?? PAYLOADS).filter((payload) => comparedPayloads.includes(payload));
 
+const references = new Map<string, ServerChild>();
 const parasols = new Map<string, ServerChild>();
 for (const benchCase of CASES) {
+  if (benchCase.target === 'upstream') continue;
   for (const payload of payloadsOf(benchCase)) {
-    const key = parasolKey(benchCase, payload);
-    if (key !== null) parasols.set(key, await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase))]));
+    const key = proxyKey(benchCase, payload);
+    if (benchCase.target === 'reference') references.set(key, await startServerChild('reference-proxy.ts', [String(upstream.port)]));
+    else parasols.set(key, await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase))]));
   }
 }
 
@@ -100,23 +102,23 @@ function scenarioOf(benchCase: BenchCase): Scenario {
 }
 
 /**
- * One Parasol process per case and payload, so that an on/off pair differs in
- * its feature only. C's process for the small answers used to serve the 64
- * KiB ones and the publishing case too (same config), while its variants'
- * processes only served their own small rounds, and a history moves a
- * process's speed: in one run (2026-11-24) C was faster than an identical
- * process of its own in 8 of 10 rounds, by 8 % at the median, where five
- * identical processes with the same history used the same main-thread CPU
- * per request to within 0.6 %.
+ * One proxy process per case and payload, B's as much as each Parasol's, so
+ * that two cases compared differ in what they are only, not in what else
+ * their process served before. A history moves a process's speed: in one run
+ * (2026-11-24) C, whose process also served the 64 KiB rounds and the
+ * publishing case, was faster than an identical process of its own in 8 of
+ * 10 rounds, by 8 % at the median, where five identical processes with the
+ * same history used the same main-thread CPU per request to within 0.6 %.
+ * And once C's large rounds had a process of their own while B's still
+ * shared one with its small rounds, C/B large fell from about 1.0 to 0.7-0.8.
  */
-function parasolKey(benchCase: BenchCase, payload: Payload): string | null {
-  return benchCase.target === 'parasol' ? `${benchCase.id} ${payload}` : null;
+function proxyKey(benchCase: BenchCase, payload: Payload): string {
+  return `${benchCase.id} ${payload}`;
 }
 
 function serverFor(benchCase: BenchCase, payload: Payload): ServerChild {
   if (benchCase.target === 'upstream') return upstream;
-  if (benchCase.target === 'reference') return reference;
-  return parasols.get(parasolKey(benchCase, payload)!)!;
+  return (benchCase.target === 'reference' ? references : parasols).get(proxyKey(benchCase, payload))!;
 }
 
 function requestFor(benchCase: BenchCase, payload: Payload): { url: string; headers: Record<string, string> } {
@@ -292,7 +294,7 @@ if (parasols.size > 0) console.log(`  analytics entries dropped: ${analyticsDrop
 for (const [bar, met] of Object.entries(bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
 console.log('written to bench/results.json');
 
-await Promise.all([upstream, reference, ...parasols.values()].map((server) => server.stop()));
+await Promise.all([upstream, ...references.values(), ...parasols.values()].map((server) => server.stop()));
 
 /** A and C, interleaved, at a fixed rate with a client that times each request to the microsecond. */
 async function measureLatency(rate: number) {
