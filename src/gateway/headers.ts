@@ -47,6 +47,9 @@ export const GATEWAY_OWNED: ReadonlySet<string> = new Set([
   'x-forwarded-port',
   'x-forwarded-host',
   'x-api-umbrella-request-id',
+  // Who called: the backend trusts these, so only the gateway writes them.
+  'x-api-user-id',
+  'x-api-roles',
 ]);
 
 export const REQUEST_ID_HEADER = 'X-Api-Umbrella-Request-Id';

@@ -30,6 +30,8 @@ beforeAll(async () => {
         headers: [
           { key: 'Host', value: 'custom.example' },
           { key: 'X-Forwarded-Proto', value: 'https' },
+          { key: 'X-Api-User-Id', value: 'someone-else' },
+          { key: 'X-Api-Roles', value: 'admin' },
           { key: 'Connection', value: 'close' },
           { key: 'Transfer-Encoding', value: 'chunked' },
           { key: 'X-Extra', value: 'kept' },
@@ -128,13 +130,16 @@ describe('the headers the upstream sees', () => {
     expect(reply.echoed.headers.authorization).toBe(basicAuth('svc', 'pa55'));
   });
 
-  it("keep the gateway's own Host, X-Forwarded-* and framing headers over header settings that name them", async () => {
-    const reply = await send(fx.gw.url, '/owned/h', { headers: { 'X-Api-Key': fx.apiKey } });
+  it("keep the gateway's own Host, X-Forwarded-*, user and framing headers over header settings that name them", async () => {
+    const reply = await send(fx.gw.url, '/owned/h', { headers: { 'X-Api-Key': rolesKey } });
     expect(reply.status).toBe(200);
     const { rawHeaders } = reply.echoed;
     const values = (name: string) => rawHeaders.filter((_value, index) => index % 2 === 1 && rawHeaders[index - 1]!.toLowerCase() === name);
     expect(values('host')).toEqual(['backend.example']);
     expect(values('x-forwarded-proto')).toEqual(['http']);
+    // The backend trusts these to say who called: one value each, the gateway's.
+    expect(values('x-api-user-id')).toEqual([rolesUserId]);
+    expect(values('x-api-roles')).toEqual(['a,b']);
     expect(values('transfer-encoding')).toEqual([]);
     expect(values('x-extra')).toEqual(['kept']);
   });
