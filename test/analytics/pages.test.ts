@@ -36,6 +36,14 @@ describe('Analytics › Filter Logs', () => {
     expect(text).toContain('href="/admin/stats/logs.csv?range=last_14_days"');
   });
 
+  it('says a page past the last entry is empty, and links back to the last page', async () => {
+    const { status, text } = await fx.page('/admin/analytics/logs?start=100&length=50');
+    expect(status).toBe(200);
+    expect(text).toMatch(/data-testid="paging-summary">Past the last entry \(1 in all\)</);
+    const previous = /href="([^"]*)"[^>]*>Previous</.exec(text)![1]!.replaceAll('&amp;', '&');
+    expect(new URL(previous, fx.gw.url).searchParams.get('start')).toBeNull();
+  });
+
   it('renders an XSS string in a user agent as text', async () => {
     const { text } = await fx.page('/admin/analytics/logs');
     expect(text).not.toContain(XSS);

@@ -100,13 +100,15 @@ export interface Paging {
   readonly nextUrl: string | null;
 }
 
+/** A page past the end (an old bookmark, a hand-made URL) shows nothing, and its Previous goes to the last page. */
 export function paging(path: string, query: LogQuery, shown: number, total: number): Paging {
   const { offset, limit } = query;
+  const lastPage = Math.max(0, Math.floor((total - 1) / limit) * limit);
   return {
     from: shown === 0 ? 0 : offset + 1,
     to: offset + shown,
     total,
-    previousUrl: offset > 0 ? viewUrl(path, query, { offset: Math.max(0, offset - limit) }) : null,
+    previousUrl: offset > 0 ? viewUrl(path, query, { offset: Math.max(0, Math.min(offset - limit, lastPage)) }) : null,
     nextUrl: offset + shown < total ? viewUrl(path, query, { offset: offset + limit }) : null,
   };
 }
