@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiBackend } from '../api-backends/model.js';
 import { saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
+import { isPlainObject } from '../lib/validation-errors.js';
 import { drawOf, paging, searchText, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
@@ -30,7 +31,9 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   });
 
   app.put<IdParams>('/apis/:id', async (request, reply) => {
-    const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { id: stripJson(request.params.id), by: request.admin!.email });
+    const existing = backends.get(stripJson(request.params.id));
+    if (existing === null) return notFound(reply);
+    const saved = saveApiBackend(backends, overExisting(existing, unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email });
     if (saved === null) return notFound(reply);
     if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
     return reply.code(204).send();
@@ -39,6 +42,11 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   app.delete<IdParams>('/apis/:id', async (request, reply) => {
     return backends.delete(stripJson(request.params.id)) ? reply.code(204).send() : notFound(reply);
   });
+}
+
+/** As API Umbrella: a PUT changes the fields it names (each as a whole: settings, servers, …) and keeps the others. */
+function overExisting(existing: ApiBackend, changes: unknown): unknown {
+  return isPlainObject(changes) ? { ...existing, ...changes } : changes;
 }
 
 /** What a search looks in, as API Umbrella's list of API backends does: the id, name, hosts, servers and prefixes. */

@@ -71,6 +71,15 @@ describe('/apis', () => {
     expect(updated.status).toBe(204);
     expect((await gw.adminApi('GET', `/apis/${id}`)).body.api.name).toBe('Renamed');
 
+    // As in API Umbrella, a PUT changes the fields it names and keeps the others.
+    const settings = { rate_limit_mode: 'unlimited', required_roles: ['ops'] };
+    expect((await gw.adminApi('PUT', `/apis/${id}`, { api: { settings } })).status).toBe(204);
+    const partial = await gw.adminApi('PUT', `/apis/${id}`, { api: { name: 'Only the name' } });
+    expect(partial.status).toBe(204);
+    const afterPartial = (await gw.adminApi('GET', `/apis/${id}`)).body.api;
+    expect(afterPartial).toMatchObject({ ...validApi, name: 'Only the name', settings });
+    expect((await gw.adminApi('PUT', `/apis/${id}`, { api: { servers: [] } })).status).toBe(422);
+
     const list = await gw.adminApi('GET', '/apis.json');
     expect(list.body.data.map((api: { id: string }) => api.id)).toContain(id);
 
