@@ -37,9 +37,9 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   });
 }
 
-/** `{"user":{…,"api_key":…}}`: an answer holding a clear key, which no cache may keep. */
-export function sendWithKey(reply: FastifyReply, status: number, user: ApiUser, apiKey: string): FastifyReply {
-  return reply.code(status).header('cache-control', 'no-store').send({ user: { ...user, api_key: apiKey } });
+/** `{"user":{…,"api_key":…}, …beside}`: an answer holding a clear key, which no cache may keep. */
+export function sendWithKey(reply: FastifyReply, status: number, user: ApiUser, apiKey: string, beside: Record<string, unknown> = {}): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').send({ user: { ...user, api_key: apiKey }, ...beside });
 }
 
 /** The users endpoints answer 422 in API Umbrella's signup shape: a list of {code, field, message, full_message}. */

@@ -14,10 +14,11 @@ export function crossKeyProblem(config: Config): string | null {
   const homepage = config.homepage.file;
   if (homepage !== null) {
     // Resolved as the homepage reads it: against the working directory.
+    const path = resolve(homepage);
     try {
-      accessSync(resolve(homepage), constants.R_OK);
+      accessSync(path, constants.R_OK);
       // A directory passes the access check but not the read at start-up.
-      if (statSync(resolve(homepage)).isDirectory()) return `homepage.file: cannot read ${homepage}: EISDIR`;
+      if (statSync(path).isDirectory()) return `homepage.file: cannot read ${homepage}: EISDIR`;
     } catch (error) {
       return `homepage.file: cannot read ${homepage}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
     }

@@ -14,15 +14,14 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Client request headers never passed upstream: hop-by-hop ones, the key, the
- * identity and forwarding headers the gateway sets itself (so forged copies
- * die here), and Expect, which the gateway answers itself.
+ * What the gateway writes upstream itself: the framing, the identity of the
+ * caller (the backend trusts it) and the forwarding headers, and Expect, which
+ * the gateway answers itself.
  */
-export const NOT_FORWARDED: ReadonlySet<string> = new Set([
+const WRITTEN_BY_GATEWAY: readonly string[] = [
   ...HOP_BY_HOP,
   'host',
   'expect',
-  'x-api-key',
   'x-api-user-id',
   'x-api-roles',
   'x-forwarded-for',
@@ -30,27 +29,18 @@ export const NOT_FORWARDED: ReadonlySet<string> = new Set([
   'x-forwarded-port',
   'x-forwarded-host',
   'x-api-umbrella-request-id',
-]);
+];
+
+/** Client request headers never passed upstream: those the gateway writes (so forged copies die here) and the key. */
+export const NOT_FORWARDED: ReadonlySet<string> = new Set([...WRITTEN_BY_GATEWAY, 'x-api-key']);
 
 /**
  * Names a backend's `headers` setting cannot set: the gateway writes them
  * itself (in API Umbrella nginx's proxy_set_header wins over the settings
  * too), and undici refuses a request whose framing headers it did not write.
+ * X-Api-Key may be set: a backend's own key for its upstream.
  */
-export const GATEWAY_OWNED: ReadonlySet<string> = new Set([
-  ...HOP_BY_HOP,
-  'host',
-  'expect',
-  'content-length',
-  'x-forwarded-for',
-  'x-forwarded-proto',
-  'x-forwarded-port',
-  'x-forwarded-host',
-  'x-api-umbrella-request-id',
-  // Who called: the backend trusts these, so only the gateway writes them.
-  'x-api-user-id',
-  'x-api-roles',
-]);
+export const GATEWAY_OWNED: ReadonlySet<string> = new Set([...WRITTEN_BY_GATEWAY, 'content-length']);
 
 export const REQUEST_ID_HEADER = 'X-Api-Umbrella-Request-Id';
 

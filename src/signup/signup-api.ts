@@ -5,16 +5,17 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
-import { signupStyleErrors } from '../admin-api/users.js';
-import { KEY_CREATOR_ROLE, type ApiUser } from '../api-users/model.js';
+import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
+import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import { extractApiKey } from '../gateway/api-key.js';
+import { parseRequestTarget } from '../gateway/request-url.js';
 import { baseUrl } from '../lib/base-url.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import { checkSignupLimit } from './abuse.js';
 import { bracketedFields, parseSignup } from './signup-input.js';
-import { signupOptions, welcomeEmailOption, type SignupOptions } from './signup-options.js';
+import { signupOptions, welcomeEmailOption } from './signup-options.js';
 import type { Signups } from './signups.js';
 
 type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
@@ -52,7 +53,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
     const created = signups.createByAdmin(parsed.value, caller.id, welcomeEmailOption(request.body) === true);
-    return sendCreated(reply, { ...created.user, api_key: created.apiKey }, options(created.apiKey));
+    return sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
   }
 
   const parsed = parseSignup(body, 'api');
@@ -65,12 +66,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (result.kind === 'emailed') {
     return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
   }
-  return sendCreated(reply, { ...result.user, api_key: result.apiKey }, options(result.apiKey));
-}
-
-/** 201 `{"user":{…,"api_key":…},"options":{…}}`: an answer holding a clear key, which no cache may keep. */
-function sendCreated(reply: FastifyReply, user: ApiUser & { api_key: string }, options: SignupOptions): FastifyReply {
-  return reply.code(201).header('cache-control', 'no-store').send({ user, options });
+  return sendWithKey(reply, 201, result.user, result.apiKey, { options: options(result.apiKey) });
 }
 
 /**
@@ -81,8 +77,7 @@ function sendCreated(reply: FastifyReply, user: ApiUser & { api_key: string }, o
 function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
   const admin = adminFromToken(request, context.admins);
   if (admin !== null) return { kind: 'admin', id: admin.id };
-  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-  const presented = extractApiKey(request.headers, query);
+  const presented = extractApiKey(request.headers, parseRequestTarget(request.url)?.query ?? '');
   if (presented === null) return null;
   const user = context.keyIndex.find(presented.key)?.user;
   return user !== undefined && user.enabled && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;

@@ -10,8 +10,8 @@ function errorOf(params: Record<string, unknown>): string {
   return parsed.error;
 }
 
-function queryOf(params: Record<string, unknown>) {
-  const parsed = parseLogQuery(params, T0);
+function queryOf(params: Record<string, unknown>, now = T0) {
+  const parsed = parseLogQuery(params, now);
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.query;
 }
@@ -38,11 +38,7 @@ describe('analytics view parameters', () => {
   });
 
   it('knows this month (to the end of today) and last month, across a year end', () => {
-    const range = (preset: string, now: number) => {
-      const parsed = parseLogQuery({ range: preset }, now);
-      if (!parsed.ok) throw new Error(parsed.error);
-      return parsed.query.range;
-    };
+    const range = (preset: string, now: number) => queryOf({ range: preset }, now).range;
     const midJanuary = Date.UTC(2027, 0, 15, 13, 30);
     expect(range('this_month', midJanuary)).toEqual({ startAt: Date.UTC(2027, 0, 1), endAt: Date.UTC(2027, 0, 16), preset: 'this_month' });
     expect(range('last_month', midJanuary)).toEqual({ startAt: Date.UTC(2026, 11, 1), endAt: Date.UTC(2027, 0, 1), preset: 'last_month' });
