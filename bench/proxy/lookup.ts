@@ -15,6 +15,7 @@ const PROXY_CONFIG = {
   connections_per_server: 1,
   max_header_size: 16_384,
   shutdown_timeout_ms: 0,
+  gzip: true,
 };
 
 export function syntheticBackends(count: number): ApiBackend[] {

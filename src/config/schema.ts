@@ -43,6 +43,7 @@ export const configSchema = {
     connections_per_server: int(128, 1, 65_535),
     max_header_size: int(16_384, 1_024, 1_048_576),
     shutdown_timeout_ms: int(10_000, 0, DAY_MS),
+    gzip: bool(true),
   },
   admin: {
     password_min_length: int(14, 8, 72),

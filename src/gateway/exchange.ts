@@ -14,6 +14,7 @@ import type { RateLimitDecision, RateLimiter, RateLimitHeaders } from '../rate-l
 import { analyticsEntry } from './analytics-entry.js';
 import { authorizationCarries, extractApiKey } from './api-key.js';
 import { userRestrictions } from './client-restrictions.js';
+import { acceptsGzip, type CodingRequest } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import { UpstreamCall } from './forward.js';
 import { nextRequestId } from './request-id.js';
@@ -48,7 +49,7 @@ export interface ClientRequest {
   readonly body?: Readable;
 }
 
-export class Exchange implements ErrorRequest {
+export class Exchange implements ErrorRequest, CodingRequest {
   readonly startedAt = performance.now();
   readonly requestAt: number;
   readonly requestId = nextRequestId();
@@ -79,7 +80,9 @@ export class Exchange implements ErrorRequest {
   rateLimit: RateLimitHeaders | null = null;
   upstreamStartedAt = 0;
   upstreamEndedAt = 0;
+  readonly compressBodies: boolean;
   private call: UpstreamCall | null = null;
+  private takesGzip: boolean | undefined;
 
   constructor(
     private readonly deps: ExchangeDeps,
@@ -102,8 +105,14 @@ export class Exchange implements ErrorRequest {
     this.body = client.body ?? client.raw;
     this.backendPath = route.backendPrefix + this.path.slice(route.frontendPrefix.length);
     this.settings = route.backend.settings.choose(this.method, this.backendPath, this.query);
+    this.compressBodies = deps.config.proxy.gzip;
     // A response closes once: 'on' spares the wrapper 'once' would allocate per request.
     this.res.on('close', this.onClose);
+  }
+
+  /** The client takes a gzipped body: asked for in Accept-Encoding, over HTTP/1.1 (nginx's gzip_http_version). */
+  get acceptsGzip(): boolean {
+    return (this.takesGzip ??= this.raw.httpVersion !== '1.0' && acceptsGzip(this.headers['accept-encoding']));
   }
 
   run(): void {

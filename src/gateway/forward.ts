@@ -4,7 +4,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { connectionListed, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
@@ -13,6 +15,9 @@ import { upstreamQuery } from './request-url.js';
 import { rateLimitHeaders } from './respond.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamServer } from './upstreams.js';
+
+/** Noted afresh for each response; its headers are read synchronously, one response at a time. */
+const upstreamBody = new BodyHeaders();
 
 /**
  * Implements undici's callback handler (onConnect/onHeaders/onData/…) rather
@@ -23,6 +28,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private abortDispatch: ((reason?: Error) => void) | null = null;
   private resume: (() => void) | null = null;
   private onDrain: (() => void) | null = null;
+  /** Compresses or unzips the body on its way to the client (see compression.ts). */
+  private coder: Gzip | Gunzip | null = null;
   private finished = false;
 
   constructor(
@@ -54,6 +61,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   /** The client left: stop the upstream request. */
   abort(): void {
     if (!this.finished) this.abortDispatch?.(new Error('client closed the connection'));
+    this.coder?.destroy();
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -66,11 +74,16 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     const { res } = this.exchange;
     if (res.destroyed) return false;
     this.resume = resume;
-    res.writeHead(statusCode, statusText, responseHeaders(this.exchange, rawHeaders));
+    upstreamBody.reset();
+    const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody);
+    const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
+    res.writeHead(statusCode, statusText, coding === null ? headers : recode(headers, coding, upstreamBody));
+    if (coding === 'gzip' || coding === 'gunzip') this.startCoder(bodyCoder(coding, upstreamBody));
     return true;
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.coder !== null) return this.coder.write(chunk);
     const { res } = this.exchange;
     if (res.write(chunk)) return true;
     if (this.onDrain === null) {
@@ -97,14 +110,25 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.finish();
-    this.exchange.res.end();
+    if (this.coder !== null) this.coder.end();
+    else this.exchange.res.end();
   }
 
   onError(error: Error): void {
     this.finish();
+    this.coder?.destroy();
     const { res } = this.exchange;
     if (res.headersSent) res.destroy();
     else if (!res.destroyed) this.exchange.fail(errorCodeFor(error));
+  }
+
+  /** The body goes through `coder` into the response, which ends when the coder does; a body that will not unzip cuts the response. */
+  private startCoder(coder: Gzip | Gunzip): void {
+    const { res } = this.exchange;
+    this.coder = coder;
+    coder.on('drain', () => this.resume?.());
+    coder.on('error', () => res.destroy());
+    coder.pipe(res);
   }
 
   private finish(): void {
@@ -151,6 +175,8 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   }
   for (const header of settings.headers) out.push(header.key, header.value);
   if (settings.authorization !== null) out.push('authorization', settings.authorization);
+  // Gzip or nothing, whatever else the client takes: the gateway can then undo any coding the upstream picks.
+  if (exchange.acceptsGzip) out.push('accept-encoding', 'gzip');
   const priorForwardedFor = headers['x-forwarded-for'];
   const peer = exchange.socket.remoteAddress ?? '';
   out.push(
@@ -181,11 +207,14 @@ function portOf(host: string, protocol: string): string {
   return protocol === 'https' ? '443' : '80';
 }
 
-/** Lengths of the response header names that need a closer look: hop-by-hop ones and Location. */
-const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location'].map((name) => name.length));
+/** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body. */
+const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location', ...BODY_HEADER_NAMES].map((name) => name.length));
 
-/** The upstream's headers minus hop-by-hop ones, Location made public, plus the request id and rate-limit headers. */
-export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[]): string[] {
+/**
+ * The upstream's headers minus hop-by-hop ones, Location made public, plus
+ * the request id and rate-limit headers; those about the body are noted in `body`.
+ */
+export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: BodyHeaders | null = null): string[] {
   const out: string[] = [];
   let connection: string | undefined;
   for (let index = 0; index < rawHeaders.length; index += 2) {
@@ -197,6 +226,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[]): strin
       if (lower === 'connection') connection = value;
       if (HOP_BY_HOP.has(lower)) continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
+      else body?.note(lower, value);
     }
     out.push(name, value);
   }

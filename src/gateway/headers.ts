@@ -15,13 +15,14 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
 
 /**
  * What the gateway writes upstream itself: the framing, the identity of the
- * caller (the backend trusts it) and the forwarding headers, and Expect, which
- * the gateway answers itself.
+ * caller (the backend trusts it) and the forwarding headers, Expect, which
+ * the gateway answers itself, and Accept-Encoding, which it normalizes.
  */
 const WRITTEN_BY_GATEWAY: readonly string[] = [
   ...HOP_BY_HOP,
   'host',
   'expect',
+  'accept-encoding',
   'x-api-user-id',
   'x-api-roles',
   'x-forwarded-for',
