@@ -32,6 +32,10 @@ export interface HeaderSetting {
 export interface ApiSettings {
   readonly append_query_string: string | null;
   readonly headers: readonly HeaderSetting[];
+  /** Set on the upstream's response when it has no header of that name. */
+  readonly default_response_headers: readonly HeaderSetting[];
+  /** Set on the upstream's response in place of any header of that name. */
+  readonly override_response_headers: readonly HeaderSetting[];
   readonly http_basic_auth: string | null;
   readonly require_https: boolean | null;
   readonly disable_api_key: boolean | null;
@@ -89,6 +93,8 @@ export interface ApiBackend extends ApiBackendConfig {
 export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
   append_query_string: null,
   headers: [],
+  default_response_headers: [],
+  override_response_headers: [],
   http_basic_auth: null,
   require_https: null,
   disable_api_key: null,
@@ -103,6 +109,19 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
   error_data: {},
   disable_analytics: null,
 });
+
+/**
+ * A stored backend document as the current model: settings added since it
+ * was written take their empty defaults, so drafts and published versions
+ * from before them compare and compile like new ones.
+ */
+export function withCurrentSettings<T extends ApiBackendConfig>(api: T): T {
+  return {
+    ...api,
+    settings: { ...EMPTY_SETTINGS, ...api.settings },
+    sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: { ...EMPTY_SETTINGS, ...sub.settings } })),
+  };
+}
 
 /** Paths the gateway serves itself; no backend may claim them. */
 export const RESERVED_PREFIXES = ['/admin', '/admins', '/signup', '/contact', '/api-umbrella', '/assets'] as const;

@@ -2,7 +2,7 @@
 // until it is published.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import type { ApiBackend, ApiBackendConfig } from './model.js';
+import { withCurrentSettings, type ApiBackend, type ApiBackendConfig } from './model.js';
 
 interface BackendRow {
   id: string;
@@ -56,7 +56,7 @@ export class ApiBackendRepository {
 }
 
 function toBackend(row: BackendRow): ApiBackend {
-  const config = JSON.parse(row.document) as ApiBackendConfig;
+  const config = withCurrentSettings(JSON.parse(row.document) as ApiBackendConfig);
   return {
     ...config,
     id: row.id,

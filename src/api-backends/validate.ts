@@ -174,6 +174,8 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   return {
     append_query_string: appendQuery,
     headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors),
+    default_response_headers: parseHeaders(raw.default_response_headers ?? raw.default_response_headers_string, `${at}.default_response_headers`, errors),
+    override_response_headers: parseHeaders(raw.override_response_headers ?? raw.override_response_headers_string, `${at}.override_response_headers`, errors),
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     disable_api_key: toBoolean(raw.disable_api_key),

@@ -75,6 +75,13 @@ export class BodyHeaders {
         return false;
     }
   }
+
+  /** A header a backend setting replaced says nothing about the body any more. */
+  forget(name: string): void {
+    if (name === 'content-type') this.type = undefined;
+    else if (name === 'cache-control') this.cacheControl = undefined;
+    else if (name === 'vary') this.varied = false;
+  }
 }
 
 /** Header names BodyHeaders.note() and recode() look at. */

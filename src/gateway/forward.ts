@@ -12,6 +12,7 @@ import type { Exchange } from './exchange.js';
 import { connectionListed, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
+import { applyResponseHeaders } from './response-header-settings.js';
 import { rateLimitHeaders } from './respond.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamServer } from './upstreams.js';
@@ -234,7 +235,8 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
   const kept = listed === null ? out : withoutListed(out, listed);
   kept.push(REQUEST_ID_HEADER, exchange.requestId);
   if (exchange.rateLimit !== null) kept.push(...rateLimitHeaders(exchange.rateLimit));
-  return kept;
+  const { responseHeaders: settings } = exchange.settings;
+  return settings === null ? kept : applyResponseHeaders(kept, settings, body);
 }
 
 function withoutListed(headers: string[], listed: ReadonlySet<string>): string[] {

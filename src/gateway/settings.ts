@@ -7,6 +7,7 @@ import { ClientRestrictions } from './client-restrictions.js';
 import { compileErrorResponses, type ErrorResponses } from './error-templates.js';
 import { GATEWAY_OWNED, NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
+import { compileResponseHeaders, type ResponseHeaderSettings } from './response-header-settings.js';
 
 /** An empty list of limits: unlimited. */
 const UNLIMITED: readonly RateLimit[] = Object.freeze([]);
@@ -25,6 +26,8 @@ export interface EffectiveSettings {
   readonly headers: readonly HeaderSetting[];
   /** Client headers not passed upstream: hop-by-hop and gateway headers, and those `headers` or basic auth replace. */
   readonly droppedHeaders: ReadonlySet<string>;
+  /** default_response_headers and override_response_headers; null when neither sets any. */
+  readonly responseHeaders: ResponseHeaderSettings | null;
   readonly queryAppend: QueryAppend | null;
   /** "Basic …" for http_basic_auth, replacing the client's Authorization. */
   readonly authorization: string | null;
@@ -77,6 +80,8 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
   return {
     append_query_string: child.append_query_string ?? parent.append_query_string,
     headers: child.headers.length > 0 ? child.headers : parent.headers,
+    default_response_headers: child.default_response_headers.length > 0 ? child.default_response_headers : parent.default_response_headers,
+    override_response_headers: child.override_response_headers.length > 0 ? child.override_response_headers : parent.override_response_headers,
     http_basic_auth: child.http_basic_auth ?? parent.http_basic_auth,
     require_https: child.require_https ?? parent.require_https,
     disable_api_key: child.disable_api_key ?? parent.disable_api_key,
@@ -109,6 +114,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
       ...headers.map((header) => header.key.toLowerCase()),
       ...(settings.http_basic_auth === null ? [] : ['authorization']),
     ]),
+    responseHeaders: compileResponseHeaders(settings),
     queryAppend: parseQueryAppend(settings.append_query_string),
     authorization: settings.http_basic_auth === null ? null : `Basic ${Buffer.from(settings.http_basic_auth).toString('base64')}`,
     clientRestrictions: ClientRestrictions.compile(settings),

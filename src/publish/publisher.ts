@@ -2,7 +2,7 @@
 // the gateway compiles into its routing table. Each publish swaps one
 // immutable PublishedConfig; listeners get it after the version is committed.
 import { deepFreeze } from '../lib/deep-freeze.js';
-import type { ApiBackend } from '../api-backends/model.js';
+import { withCurrentSettings, type ApiBackend } from '../api-backends/model.js';
 import type { ApiBackendRepository } from '../api-backends/repository.js';
 import type { Db } from '../store/db.js';
 import { pendingChanges, sameConfig, type PendingChanges } from './pending-changes.js';
@@ -64,7 +64,7 @@ export class Publisher {
   rollback(versionId: number, publisher: string | null): ConfigVersion | null | 'not_found' {
     const row = this.db.prepare('SELECT * FROM config_versions WHERE id = ?').get(versionId) as VersionRow | undefined;
     if (row === undefined) return 'not_found';
-    return this.backends.transaction(() => this.commit(JSON.parse(row.document) as ApiBackend[], publisher, versionId));
+    return this.backends.transaction(() => this.commit(storedApis(row.document), publisher, versionId));
   }
 
   versions(limit = 100): ConfigVersion[] {
@@ -74,7 +74,7 @@ export class Publisher {
   /** The config a version published, for showing or diffing it. */
   versionConfig(id: number): PublishedConfig | null {
     const row = this.db.prepare('SELECT id, document FROM config_versions WHERE id = ?').get(id) as Pick<VersionRow, 'id' | 'document'> | undefined;
-    return row === undefined ? null : freezeConfig(row.id, JSON.parse(row.document) as ApiBackend[]);
+    return row === undefined ? null : freezeConfig(row.id, storedApis(row.document));
   }
 
   private commit(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null): ConfigVersion | null {
@@ -92,7 +92,7 @@ export class Publisher {
 
   private loadLatest(): PublishedConfig {
     const row = this.db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as Pick<VersionRow, 'id' | 'document'> | undefined;
-    return row === undefined ? EMPTY_PUBLISHED_CONFIG : freezeConfig(row.id, JSON.parse(row.document) as ApiBackend[]);
+    return row === undefined ? EMPTY_PUBLISHED_CONFIG : freezeConfig(row.id, storedApis(row.document));
   }
 }
 
@@ -108,6 +108,11 @@ function describeChanges(before: readonly ApiBackend[], after: readonly ApiBacke
 
 function sortByCreation(apis: ApiBackend[]): ApiBackend[] {
   return apis.sort((a, b) => a.sort_order - b.sort_order);
+}
+
+/** A version's backends as the current model (see withCurrentSettings). */
+function storedApis(document: string): ApiBackend[] {
+  return (JSON.parse(document) as ApiBackend[]).map(withCurrentSettings);
 }
 
 function freezeConfig(version: number, apis: ApiBackend[]): PublishedConfig {

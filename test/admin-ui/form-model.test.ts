@@ -25,6 +25,8 @@ const FULL: ApiBackendConfig = parseOk({
   settings: {
     append_query_string: 'x=1&y=2',
     headers: [{ key: 'X-A', value: 'a: with colon' }],
+    default_response_headers: [{ key: 'Cache-Control', value: 'max-age=60' }],
+    override_response_headers: [{ key: 'X-Frame-Options', value: 'DENY' }, { key: 'X-B', value: 'b' }],
     http_basic_auth: 'u:p',
     require_https: true,
     disable_api_key: false,

@@ -1,7 +1,7 @@
 // The API backend form: what its fields hold (text, as typed), how a saved
 // backend fills them, and how they become API Umbrella's JSON shape for
 // parseApiBackend(). Validation itself stays in src/api-backends.
-import type { ApiBackendConfig, ApiSettings, SubSetting } from '../../api-backends/model.js';
+import type { ApiBackendConfig, ApiSettings, HeaderSetting, SubSetting } from '../../api-backends/model.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
@@ -16,6 +16,8 @@ export interface SettingsForm {
   required_roles_override: boolean;
   append_query_string: string;
   headers: string;
+  default_response_headers: string;
+  override_response_headers: string;
   http_basic_auth: string;
   rate_limit_mode: string;
   rate_limits: RateLimitRow[];
@@ -99,7 +101,9 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
     required_roles: (settings?.required_roles ?? []).join(', '),
     required_roles_override: settings?.required_roles_override ?? false,
     append_query_string: settings?.append_query_string ?? '',
-    headers: (settings?.headers ?? []).map((header) => `${header.key}: ${header.value}`).join('\n'),
+    headers: headerLines(settings?.headers),
+    default_response_headers: headerLines(settings?.default_response_headers),
+    override_response_headers: headerLines(settings?.override_response_headers),
     http_basic_auth: settings?.http_basic_auth ?? '',
     rate_limit_mode: settings?.rate_limit_mode ?? '',
     rate_limits: (settings?.rate_limits ?? []).map(rowFromRateLimit),
@@ -143,6 +147,8 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     required_roles_override: text('required_roles_override') !== '',
     append_query_string: text('append_query_string'),
     headers: text('headers'),
+    default_response_headers: text('default_response_headers'),
+    override_response_headers: text('override_response_headers'),
     http_basic_auth: text('http_basic_auth'),
     rate_limit_mode: text('rate_limit_mode'),
     rate_limits: rowsOf(tree, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),
@@ -153,6 +159,11 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     error_templates: { json: textOf(templates, 'json'), xml: textOf(templates, 'xml'), csv: textOf(templates, 'csv'), html: textOf(templates, 'html') },
     error_data: text('error_data'),
   };
+}
+
+/** Header settings as the form's textarea shows them: "Key: value" lines. */
+function headerLines(headers: readonly HeaderSetting[] = []): string {
+  return headers.map((header) => `${header.key}: ${header.value}`).join('\n');
 }
 
 function isBlankSettings(settings: SettingsForm): boolean {
@@ -217,6 +228,8 @@ const FIELD_LABELS: Record<string, string> = {
   required_roles: 'Required Roles',
   append_query_string: 'Append Query String Parameters',
   headers: 'Set Request Headers line',
+  default_response_headers: 'Default Response Headers line',
+  override_response_headers: 'Override Response Headers line',
   key: 'name',
   value: 'value',
   http_basic_auth: 'HTTP Basic Authentication',
