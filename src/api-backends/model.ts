@@ -39,6 +39,10 @@ export interface ApiSettings {
   readonly http_basic_auth: string | null;
   readonly require_https: boolean | null;
   readonly disable_api_key: boolean | null;
+  /** The client's key goes upstream as X-Api-Key. */
+  readonly pass_api_key_header: boolean | null;
+  /** The client's key goes upstream as the api_key query parameter. */
+  readonly pass_api_key_query_param: boolean | null;
   readonly required_roles: readonly string[];
   readonly required_roles_override: boolean;
   readonly allowed_ips: readonly string[];
@@ -98,6 +102,8 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
   http_basic_auth: null,
   require_https: null,
   disable_api_key: null,
+  pass_api_key_header: null,
+  pass_api_key_query_param: null,
   required_roles: [],
   required_roles_override: false,
   allowed_ips: [],

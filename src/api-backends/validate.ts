@@ -179,6 +179,8 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     disable_api_key: toBoolean(raw.disable_api_key),
+    pass_api_key_header: toBoolean(raw.pass_api_key_header),
+    pass_api_key_query_param: toBoolean(raw.pass_api_key_query_param),
     required_roles: stringList(raw.required_roles ?? raw.required_roles_string),
     required_roles_override: toBoolean(raw.required_roles_override) ?? false,
     allowed_ips: parseAllowedIps(raw.allowed_ips, `${at}.allowed_ips`, errors),

@@ -72,6 +72,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   /** The request body's stream (read only when the headers announce a body). */
   readonly body: Readable;
   user: KeyHolder | null = null;
+  /** The key the user was found by, for backends that pass it upstream. */
+  apiKey: string | null = null;
   keyPrefix: string | null = null;
   /** The client's Authorization holds the key (as its source, or beside another): it is not passed upstream. */
   keyInAuthorization = false;
@@ -124,6 +126,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
       if (record === null) return this.deny('API_KEY_INVALID');
       if (!record.user.enabled) return this.deny('API_KEY_DISABLED');
       this.user = record.user;
+      this.apiKey = presented.key;
       this.keyPrefix = record.prefix;
       this.keyInAuthorization = presented.source === 'basic_auth' || authorizationCarries(this.headers.authorization, presented.key);
     } else if (!settings.disableApiKey) {

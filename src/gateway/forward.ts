@@ -153,7 +153,8 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
 }
 
 export function upstreamPath(exchange: Exchange): string {
-  const query = upstreamQuery(exchange.query, exchange.settings.queryAppend);
+  let query = upstreamQuery(exchange.query, exchange.settings.queryAppend);
+  if (exchange.settings.passApiKeyQueryParam && exchange.apiKey !== null) query += `${query === '' ? '' : '&'}api_key=${encodeURIComponent(exchange.apiKey)}`;
   return query === '' ? exchange.backendPath : `${exchange.backendPath}?${query}`;
 }
 
@@ -176,6 +177,7 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   }
   for (const header of settings.headers) out.push(header.key, header.value);
   if (settings.authorization !== null) out.push('authorization', settings.authorization);
+  if (settings.passApiKeyHeader && exchange.apiKey !== null) out.push('x-api-key', exchange.apiKey);
   // Gzip or nothing, whatever else the client takes: the gateway can then undo any coding the upstream picks.
   if (exchange.acceptsGzip) out.push('accept-encoding', 'gzip');
   const priorForwardedFor = headers['x-forwarded-for'];

@@ -14,6 +14,10 @@ const UNLIMITED: readonly RateLimit[] = Object.freeze([]);
 
 export interface EffectiveSettings {
   readonly disableApiKey: boolean;
+  /** Send the client's key upstream as X-Api-Key (unless a `headers` setting names X-Api-Key: the backend's own key wins). */
+  readonly passApiKeyHeader: boolean;
+  /** Send the client's key upstream as api_key, after the other parameters. */
+  readonly passApiKeyQueryParam: boolean;
   readonly requireHttps: boolean;
   /** The user must hold all of these. */
   readonly requiredRoles: readonly string[];
@@ -85,6 +89,8 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     http_basic_auth: child.http_basic_auth ?? parent.http_basic_auth,
     require_https: child.require_https ?? parent.require_https,
     disable_api_key: child.disable_api_key ?? parent.disable_api_key,
+    pass_api_key_header: child.pass_api_key_header ?? parent.pass_api_key_header,
+    pass_api_key_query_param: child.pass_api_key_query_param ?? parent.pass_api_key_query_param,
     required_roles: child.required_roles_override ? child.required_roles : [...new Set([...parent.required_roles, ...child.required_roles])],
     required_roles_override: child.required_roles_override,
     allowed_ips: child.allowed_ips.length > 0 ? child.allowed_ips : parent.allowed_ips,
@@ -103,6 +109,8 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
   const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()));
   return {
     disableApiKey: settings.disable_api_key === true,
+    passApiKeyHeader: settings.pass_api_key_header === true && !headers.some((header) => header.key.toLowerCase() === 'x-api-key'),
+    passApiKeyQueryParam: settings.pass_api_key_query_param === true,
     requireHttps: settings.require_https === true,
     requiredRoles: settings.required_roles,
     rateLimitBucket: settings.rate_limit_bucket_name,

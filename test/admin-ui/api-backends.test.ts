@@ -53,6 +53,7 @@ describe('API Backends', () => {
       'servers[2][host]': '',
       'servers[2][port]': '',
       'settings[disable_api_key]': 'false',
+      'settings[pass_api_key_header]': 'true',
       'settings[required_roles]': 'read, beta',
       'settings[append_query_string]': 'format=json',
       'settings[headers]': 'X-One: 1\nX-Two: two words',
@@ -82,6 +83,8 @@ describe('API Backends', () => {
       url_matches: [{ frontend_prefix: '/weather/', backend_prefix: '/v2/' }],
       settings: {
         disable_api_key: false,
+        pass_api_key_header: true,
+        pass_api_key_query_param: null,
         required_roles: ['read', 'beta'],
         append_query_string: 'format=json',
         headers: [{ key: 'X-One', value: '1' }, { key: 'X-Two', value: 'two words' }],

@@ -30,6 +30,8 @@ const FULL: ApiBackendConfig = parseOk({
     http_basic_auth: 'u:p',
     require_https: true,
     disable_api_key: false,
+    pass_api_key_header: true,
+    pass_api_key_query_param: false,
     required_roles: ['r1', 'r2'],
     allowed_ips: ['10.0.0.0/8', '192.0.2.1'],
     allowed_referers: ['https://example.com/*'],

@@ -11,6 +11,8 @@ export const ERROR_FORMATS = ['json', 'xml', 'csv', 'html'] as const;
 
 export interface SettingsForm {
   disable_api_key: string;
+  pass_api_key_header: string;
+  pass_api_key_query_param: string;
   require_https: string;
   required_roles: string;
   required_roles_override: boolean;
@@ -97,6 +99,8 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
   const templates = settings?.error_templates ?? {};
   return {
     disable_api_key: tristate(settings?.disable_api_key ?? null),
+    pass_api_key_header: tristate(settings?.pass_api_key_header ?? null),
+    pass_api_key_query_param: tristate(settings?.pass_api_key_query_param ?? null),
     require_https: tristate(settings?.require_https ?? null),
     required_roles: (settings?.required_roles ?? []).join(', '),
     required_roles_override: settings?.required_roles_override ?? false,
@@ -142,6 +146,8 @@ function settingsFromTree(tree: FormTree): SettingsForm {
   const templates = treeOf(tree, 'error_templates');
   return {
     disable_api_key: text('disable_api_key'),
+    pass_api_key_header: text('pass_api_key_header'),
+    pass_api_key_query_param: text('pass_api_key_query_param'),
     require_https: text('require_https'),
     required_roles: text('required_roles'),
     required_roles_override: text('required_roles_override') !== '',
@@ -224,6 +230,8 @@ const FIELD_LABELS: Record<string, string> = {
   http_method: 'HTTP Method',
   regex: 'Regex',
   disable_api_key: 'API Key Checks',
+  pass_api_key_header: 'Pass API Key in Header',
+  pass_api_key_query_param: 'Pass API Key in Query',
   require_https: 'HTTPS Requirements',
   required_roles: 'Required Roles',
   append_query_string: 'Append Query String Parameters',
