@@ -16,6 +16,14 @@ export type RateLimitMode = (typeof RATE_LIMIT_MODES)[number] | null;
 
 export type LimitBy = 'ip' | 'api_key';
 
+/** Requests without a key: `ip_fallback` counts limits by api_key per IP too, `ip_only` applies only the limits by ip. */
+export const ANONYMOUS_RATE_LIMIT_BEHAVIORS = ['ip_fallback', 'ip_only'] as const;
+export type AnonymousRateLimitBehavior = (typeof ANONYMOUS_RATE_LIMIT_BEHAVIORS)[number];
+
+/** Requests with a key: `all` limits, or `api_key_only` the limits by api_key alone. */
+export const AUTHENTICATED_RATE_LIMIT_BEHAVIORS = ['all', 'api_key_only'] as const;
+export type AuthenticatedRateLimitBehavior = (typeof AUTHENTICATED_RATE_LIMIT_BEHAVIORS)[number];
+
 export interface RateLimit {
   /** Window length in milliseconds. */
   readonly duration: number;
@@ -50,6 +58,10 @@ export interface ApiSettings {
   readonly rate_limit_mode: RateLimitMode;
   readonly rate_limits: readonly RateLimit[];
   readonly rate_limit_bucket_name: string | null;
+  /** null: ip_fallback. */
+  readonly anonymous_rate_limit_behavior: AnonymousRateLimitBehavior | null;
+  /** null: all. */
+  readonly authenticated_rate_limit_behavior: AuthenticatedRateLimitBehavior | null;
   readonly error_templates: Readonly<Record<string, string>>;
   readonly error_data: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly disable_analytics: boolean | null;
@@ -111,6 +123,8 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
   rate_limit_mode: null,
   rate_limits: [],
   rate_limit_bucket_name: null,
+  anonymous_rate_limit_behavior: null,
+  authenticated_rate_limit_behavior: null,
   error_templates: {},
   error_data: {},
   disable_analytics: null,

@@ -4,6 +4,8 @@ import { isAddressOrRange } from '../lib/address-ranges.js';
 import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
+  ANONYMOUS_RATE_LIMIT_BEHAVIORS,
+  AUTHENTICATED_RATE_LIMIT_BEHAVIORS,
   BACKEND_PROTOCOLS,
   BALANCE_ALGORITHMS,
   EMPTY_SETTINGS,
@@ -188,12 +190,23 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     rate_limit_mode: rateLimitMode as RateLimitMode,
     rate_limits: rateLimits.ok ? rateLimits.value : [],
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
+    anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
+    authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),
     error_templates: checkedTemplates(stringRecord(raw.error_templates), `${at}.error_templates`, errors),
     error_data: isPlainObject(raw.error_data)
       ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, checkedTemplates(stringRecord(data), `${at}.error_data.${code}`, errors)]))
       : {},
     disable_analytics: toBoolean(raw.disable_analytics),
   };
+}
+
+/** One of `values`, or null when blank; anything else is an error. */
+function oneOrNull<T extends string>(raw: unknown, values: readonly T[], field: string, errors: ErrorCollector): T | null {
+  const value = blankToNull(raw);
+  if (value === null) return null;
+  if (values.includes(value as T)) return value as T;
+  errors.add(field, NOT_IN_LIST);
+  return null;
 }
 
 /**

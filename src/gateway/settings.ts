@@ -23,8 +23,12 @@ export interface EffectiveSettings {
   readonly requiredRoles: readonly string[];
   /** null: the backend's frontend_host. */
   readonly rateLimitBucket: string | null;
-  /** After backend/sub-setting modes and the global defaults; [] = unlimited. */
-  readonly rateLimits: readonly RateLimit[];
+  /** After backend/sub-setting modes and the global defaults, for requests without a user; [] = unlimited. */
+  readonly anonymousLimits: readonly RateLimit[];
+  /** The same for requests with a user who has no limits of their own. */
+  readonly authenticatedLimits: readonly RateLimit[];
+  /** authenticated_rate_limit_behavior api_key_only: a user's own limits count by api_key only as well. */
+  readonly apiKeyLimitsOnly: boolean;
   readonly disableAnalytics: boolean;
   /** Headers set on the upstream request, replacing the client's of the same name. */
   readonly headers: readonly HeaderSetting[];
@@ -98,6 +102,8 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     rate_limit_mode: ownLimits ? child.rate_limit_mode : parent.rate_limit_mode,
     rate_limits: ownLimits ? child.rate_limits : parent.rate_limits,
     rate_limit_bucket_name: child.rate_limit_bucket_name ?? parent.rate_limit_bucket_name,
+    anonymous_rate_limit_behavior: child.anonymous_rate_limit_behavior ?? parent.anonymous_rate_limit_behavior,
+    authenticated_rate_limit_behavior: child.authenticated_rate_limit_behavior ?? parent.authenticated_rate_limit_behavior,
     error_templates: { ...parent.error_templates, ...child.error_templates },
     error_data: mergedErrorData(parent.error_data, child.error_data),
     disable_analytics: child.disable_analytics ?? parent.disable_analytics,
@@ -114,7 +120,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     requireHttps: settings.require_https === true,
     requiredRoles: settings.required_roles,
     rateLimitBucket: settings.rate_limit_bucket_name,
-    rateLimits: settings.rate_limit_mode === 'unlimited' ? UNLIMITED : settings.rate_limit_mode === 'custom' ? settings.rate_limits : defaultRateLimits,
+    ...limitsByCaller(settings, defaultRateLimits),
     disableAnalytics: settings.disable_analytics === true,
     headers,
     droppedHeaders: new Set([
@@ -131,12 +137,38 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
 }
 
 
+/** The backend's limits for callers without and with a key, after API Umbrella's rate limit behaviors. */
+function limitsByCaller(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): Pick<EffectiveSettings, 'anonymousLimits' | 'authenticatedLimits' | 'apiKeyLimitsOnly'> {
+  const limits = settings.rate_limit_mode === 'unlimited' ? UNLIMITED : settings.rate_limit_mode === 'custom' ? settings.rate_limits : defaultRateLimits;
+  const apiKeyLimitsOnly = settings.authenticated_rate_limit_behavior === 'api_key_only';
+  return {
+    anonymousLimits: settings.anonymous_rate_limit_behavior === 'ip_only' ? limitedBy(limits, 'ip') : limits,
+    authenticatedLimits: apiKeyLimitsOnly ? limitedBy(limits, 'api_key') : limits,
+    apiKeyLimitsOnly,
+  };
+}
+
 /** The user's own limit mode wins over the backend's (already resolved against the defaults). */
 export function limitsFor(settings: EffectiveSettings, user: KeyHolder | null): readonly RateLimit[] {
-  const mode = user?.settings.rate_limit_mode ?? null;
+  if (user === null) return settings.anonymousLimits;
+  const mode = user.settings.rate_limit_mode;
   if (mode === 'unlimited') return UNLIMITED;
-  if (mode === 'custom') return user!.settings.rate_limits;
-  return settings.rateLimits;
+  if (mode === 'custom') return settings.apiKeyLimitsOnly ? apiKeyLimitsOf(user.settings.rate_limits) : user.settings.rate_limits;
+  return settings.authenticatedLimits;
+}
+
+/** A user's own limits by api_key, kept per limits list: filtered once, not per request. */
+const apiKeyLimitsCache = new WeakMap<readonly RateLimit[], readonly RateLimit[]>();
+
+function apiKeyLimitsOf(limits: readonly RateLimit[]): readonly RateLimit[] {
+  let filtered = apiKeyLimitsCache.get(limits);
+  if (filtered === undefined) apiKeyLimitsCache.set(limits, (filtered = limitedBy(limits, 'api_key')));
+  return filtered;
+}
+
+/** The limits counted by `by`; an empty result is unlimited. */
+function limitedBy(limits: readonly RateLimit[], by: RateLimit['limit_by']): readonly RateLimit[] {
+  return limits.every((limit) => limit.limit_by === by) ? limits : Object.freeze(limits.filter((limit) => limit.limit_by === by));
 }
 
 /** Per error code, the child's entries over the parent's (a sub-setting that only rewords a message keeps the backend's status_code), as API Umbrella deep-merges. */

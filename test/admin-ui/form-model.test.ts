@@ -42,6 +42,8 @@ const FULL: ApiBackendConfig = parseOk({
       { duration: 1500, limit_by: 'api_key', limit: 3, response_headers: false },
     ],
     rate_limit_bucket_name: 'shared',
+    anonymous_rate_limit_behavior: 'ip_only',
+    authenticated_rate_limit_behavior: 'api_key_only',
     error_templates: { json: '{"oops": "{{message}}"}' },
     error_data: { api_key_missing: { signup_url: 'https://example.com/signup' } },
     disable_analytics: true,

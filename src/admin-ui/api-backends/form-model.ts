@@ -26,6 +26,8 @@ export interface SettingsForm {
   allowed_ips: string;
   allowed_referers: string;
   rate_limit_bucket_name: string;
+  anonymous_rate_limit_behavior: string;
+  authenticated_rate_limit_behavior: string;
   disable_analytics: string;
   error_templates: Record<(typeof ERROR_FORMATS)[number], string>;
   error_data: string;
@@ -114,6 +116,8 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
     allowed_ips: joinLines(settings?.allowed_ips ?? []),
     allowed_referers: joinLines(settings?.allowed_referers ?? []),
     rate_limit_bucket_name: settings?.rate_limit_bucket_name ?? '',
+    anonymous_rate_limit_behavior: settings?.anonymous_rate_limit_behavior ?? '',
+    authenticated_rate_limit_behavior: settings?.authenticated_rate_limit_behavior ?? '',
     disable_analytics: tristate(settings?.disable_analytics ?? null),
     error_templates: { json: templates.json ?? '', xml: templates.xml ?? '', csv: templates.csv ?? '', html: templates.html ?? '' },
     error_data: settings !== null && Object.keys(settings.error_data).length > 0 ? JSON.stringify(settings.error_data, null, 2) : '',
@@ -161,6 +165,8 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     allowed_ips: text('allowed_ips'),
     allowed_referers: text('allowed_referers'),
     rate_limit_bucket_name: text('rate_limit_bucket_name'),
+    anonymous_rate_limit_behavior: text('anonymous_rate_limit_behavior'),
+    authenticated_rate_limit_behavior: text('authenticated_rate_limit_behavior'),
     disable_analytics: text('disable_analytics'),
     error_templates: { json: textOf(templates, 'json'), xml: textOf(templates, 'xml'), csv: textOf(templates, 'csv'), html: textOf(templates, 'html') },
     error_data: text('error_data'),
@@ -247,6 +253,8 @@ const FIELD_LABELS: Record<string, string> = {
   limit: 'Limit',
   limit_by: 'Limit By',
   allowed_ips: 'Allowed IP Addresses',
+  anonymous_rate_limit_behavior: 'Anonymous Rate Limit Behavior',
+  authenticated_rate_limit_behavior: 'Authenticated Rate Limit Behavior',
   error_templates: 'Error Template',
   json: 'JSON',
   xml: 'XML',
