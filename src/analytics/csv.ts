@@ -7,6 +7,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { Readable } from 'node:stream';
 import { FIELDS } from './fields.js';
+import type { DrilldownResult } from './drilldown-queries.js';
 import type { UserHits } from './log-queries.js';
 import type { LogQuery } from './query/log-query.js';
 import type { CsvCursor, ReaderThread } from './reader-thread.js';
@@ -55,6 +56,14 @@ function cursorStream(cursor: CsvCursor, first: string | null): Readable {
       done(error);
     },
   });
+}
+
+/** API Drilldown's list: one path and its hits per line. */
+export function drilldownCsv(results: readonly DrilldownResult[]): string {
+  return stringify(
+    results.map((result) => [result.path, result.hits]),
+    { ...OPTIONS, header: true, columns: ['path', 'hits'] },
+  );
 }
 
 export function csvFilename(kind: string, query: LogQuery): string {

@@ -3,11 +3,14 @@
 // columns, bound values.
 import type { Db } from '../store/db.js';
 import { DAY_MS } from './daily-rollups.js';
+import { drilldown, type Drilldown } from './drilldown-queries.js';
 import { FIELDS } from './fields.js';
 import type { AnalyticsEntry } from './log-entry.js';
 import type { DateRange } from './query/date-range.js';
-import { escapeLike, ruleSql, type FilterRule, type SqlCondition } from './query/filter-rules.js';
+import { type FilterRule, type SqlCondition } from './query/filter-rules.js';
+import { whereSql } from './query/where-sql.js';
 import { buckets } from './query/intervals.js';
+import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { LogQuery } from './query/log-query.js';
 
 export interface UserHits {
@@ -41,7 +44,6 @@ export interface Summary {
 
 const TOP = 10;
 const COLUMNS = FIELDS.map((info) => info.name).join(', ');
-const SEARCHED = ['request_path', 'request_url_query', 'user_email', 'request_ip'];
 
 export class AnalyticsQueries {
   constructor(private readonly db: Db) {}
@@ -87,6 +89,11 @@ export class AnalyticsQueries {
       if (batch.length < size) return;
       batch = next.all(...where.params, at, at, id, size) as unknown[][];
     }
+  }
+
+  /** API Drilldown: hits per host or path segment under the query's prefix. */
+  drilldown(query: DrilldownQuery): Drilldown {
+    return drilldown(this.db, query);
   }
 
   /** Highlights, top users and IPs, and hits per interval. */
@@ -152,22 +159,6 @@ export class AnalyticsQueries {
     });
     return { points, responseTimeTotal };
   }
-}
-
-/** The time range first (its two parameters lead), then every rule, then the search. */
-export function whereSql(query: Pick<LogQuery, 'range' | 'rules' | 'search'>): SqlCondition {
-  const parts = ['request_at >= ? AND request_at < ?'];
-  const params: unknown[] = [query.range.startAt, query.range.endAt];
-  for (const rule of query.rules) {
-    const condition = ruleSql(rule);
-    parts.push(condition.sql);
-    params.push(...condition.params);
-  }
-  if (query.search !== '') {
-    parts.push(`(${SEARCHED.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-    params.push(...SEARCHED.map(() => `%${escapeLike(query.search)}%`));
-  }
-  return { sql: parts.join(' AND '), params };
 }
 
 /**

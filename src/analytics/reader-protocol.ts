@@ -1,6 +1,7 @@
 // Messages between the main thread and the analytics reader thread. Every
 // request with an id is answered once, with the same id.
 import type { AnalyticsQueries } from './log-queries.js';
+import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { LogQuery } from './query/log-query.js';
 
 export interface ReaderData {
@@ -8,7 +9,7 @@ export interface ReaderData {
 }
 
 /** The AnalyticsQueries methods that answer in one go. */
-export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits';
+export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits' | 'drilldown';
 export type Answer<N extends QueryName> = ReturnType<AnalyticsQueries[N]>;
 
 /** Rows per CSV message: one keyset page of AnalyticsQueries.csvRows, formatted in the reader thread. */
@@ -22,7 +23,7 @@ export interface CsvBatch {
 }
 
 export type ToReader =
-  | { type: 'query'; id: number; name: QueryName; query: LogQuery }
+  | { type: 'query'; id: number; name: QueryName; query: LogQuery | DrilldownQuery }
   | { type: 'csv-open'; cursor: number; query: LogQuery }
   | { type: 'csv-next'; id: number; cursor: number }
   | { type: 'csv-close'; cursor: number }

@@ -5,6 +5,7 @@
 // the server.
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../lib/worker-script.js';
+import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { LogQuery } from './query/log-query.js';
 import type { Answer, CsvBatch, FromReader, QueryName, ReaderData, ToReader } from './reader-protocol.js';
 
@@ -50,6 +51,10 @@ export class ReaderThread {
     return this.query('ipHits', query);
   }
 
+  drilldown(query: DrilldownQuery): Promise<Answer<'drilldown'>> {
+    return this.query('drilldown', query);
+  }
+
   /** Every matching entry as CSV (see AnalyticsQueries.csvRows), read and formatted by the thread a batch at a time as the cursor is pulled. */
   openCsv(query: LogQuery): CsvCursor {
     const worker = this.running();
@@ -80,7 +85,7 @@ export class ReaderThread {
     await worker.terminate();
   }
 
-  private query<N extends QueryName>(name: N, query: LogQuery): Promise<Answer<N>> {
+  private query<N extends QueryName>(name: N, query: LogQuery | DrilldownQuery): Promise<Answer<N>> {
     return this.request(this.running(), { type: 'query', id: ++this.lastId, name, query }) as Promise<Answer<N>>;
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
-import { AnalyticsQueries, whereSql } from '../../src/analytics/log-queries.js';
+import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { whereSql } from '../../src/analytics/query/where-sql.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { parseLogQuery, type LogQuery } from '../../src/analytics/query/log-query.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';

@@ -9,7 +9,10 @@ import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-
 import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import type { DrilldownQuery } from '../query/drilldown-prefix.js';
 import type { ReaderThread } from '../reader-thread.js';
+import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
+import { parseDrilldownQuery } from './stats-json.js';
 import {
   chartModel,
   FORM_OPTIONS,
@@ -26,6 +29,14 @@ import {
 
 export const LOGS_PATH = '/admin/analytics/logs';
 export const USERS_PATH = '/admin/analytics/users';
+
+/** The analytics views, as tabs: each one's path, title and template. */
+const TABS = [
+  { path: LOGS_PATH, title: 'Filter Logs', template: 'admin/analytics/logs' },
+  { path: USERS_PATH, title: 'By Users', template: 'admin/analytics/users' },
+  { path: DRILLDOWN_PATH, title: 'API Drilldown', template: 'admin/analytics/drilldown' },
+] as const;
+type TabPath = (typeof TABS)[number]['path'];
 
 /** The table's columns on Filter Logs; the CSV and JSON have every field. */
 const LOG_COLUMNS: readonly FieldName[] = [
@@ -71,6 +82,20 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
       csvUrl: unpagedUrl('/admin/stats/users.csv', view),
     });
   });
+
+  app.get(DRILLDOWN_PATH, signedIn, async (request, reply) => {
+    const view = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown');
+    if (view === null) return reply;
+    const query = parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now());
+    if (!query.ok) {
+      return renderAdminPage(context, reply, templateFor(DRILLDOWN_PATH), { ...layoutData(DRILLDOWN_PATH, 'API Drilldown'), form: viewForm(DRILLDOWN_PATH, view), error: query.error }, 400);
+    }
+    const drilled = await reader.drilldown(query.query);
+    return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', query.query, {
+      ...drilldownModel(query.query, drilled),
+      csvUrl: unpagedUrl('/admin/stats/drilldown.csv', query.query),
+    });
+  });
 }
 
 /**
@@ -78,7 +103,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
  * the filter form's rows to the canonical URL, or the page with the error
  * shown next to the filters (400).
  */
-async function viewOrError(context: AppContext, request: FastifyRequest, reply: FastifyReply, path: string, title: string): Promise<LogQuery | null> {
+async function viewOrError(context: AppContext, request: FastifyRequest, reply: FastifyReply, path: TabPath, title: string): Promise<LogQuery | null> {
   const params = request.query as Record<string, unknown>;
   if (params.field !== undefined) {
     await reply.redirect(canonicalFromForm(path, params), 303);
@@ -90,24 +115,21 @@ async function viewOrError(context: AppContext, request: FastifyRequest, reply: 
   return null;
 }
 
-function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: string, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
+function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
   return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: viewForm(path, view), error: null, formatTime, ...data });
 }
 
-function templateFor(path: string): string {
-  return path === LOGS_PATH ? 'admin/analytics/logs' : 'admin/analytics/users';
+function templateFor(path: TabPath): string {
+  return TABS.find((tab) => tab.path === path)!.template;
 }
 
-function layoutData(path: string, title: string) {
+function layoutData(path: TabPath, title: string) {
   return {
     title,
     section: 'analytics' as const,
     path,
     options: FORM_OPTIONS,
-    tabs: [
-      { href: LOGS_PATH, label: 'Filter Logs', current: path === LOGS_PATH },
-      { href: USERS_PATH, label: 'By Users', current: path === USERS_PATH },
-    ],
+    tabs: TABS.map((tab) => ({ href: tab.path, label: tab.title, current: path === tab.path })),
   };
 }
 
@@ -120,12 +142,14 @@ interface FormState {
   readonly rows: readonly (FormRow & { removeUrl?: string })[];
   /** Sort order and page length, which the form has no field for, so that applying it keeps them. */
   readonly hidden: readonly (readonly [string, string])[];
-  /** The other tab's link keeps range and filters. */
-  readonly otherTabUrl: string | null;
+  /** The other tabs' links keep range and filters; null: plain links (the view could not be read). */
+  readonly tabUrls: Readonly<Record<string, string>> | null;
 }
 
 /** A preset's dates are shown too, as the starting point of a custom range. */
-function viewForm(path: string, view: LogQuery): FormState {
+function viewForm(path: TabPath, view: LogQuery): FormState {
+  // Another view starts at its own top: the drilldown's prefix stays here.
+  const { prefix: _, ...shared } = view as DrilldownQuery;
   return {
     range: view.range.preset ?? 'custom',
     startAt: formatRangeStart(view.range),
@@ -134,7 +158,7 @@ function viewForm(path: string, view: LogQuery): FormState {
     search: view.search,
     rows: ruleRows(path, view),
     hidden: keptByForm(Object.fromEntries(viewParams(view))),
-    otherTabUrl: unpagedUrl(path === LOGS_PATH ? USERS_PATH : LOGS_PATH, view),
+    tabUrls: Object.fromEntries(TABS.map((tab) => [tab.path, unpagedUrl(tab.path, tab.path === path ? view : shared)])),
   };
 }
 
@@ -149,13 +173,13 @@ function rawForm(params: Record<string, unknown>): FormState {
     search: text(params.search),
     rows: rawRules(params.query),
     hidden: keptByForm(params),
-    otherTabUrl: null,
+    tabUrls: null,
   };
 }
 
 /** The view's order and length (when not the defaults) as hidden inputs of the form. */
 function keptByForm(params: Record<string, unknown>): [string, string][] {
-  return ['order', 'length'].flatMap((name) => {
+  return ['order', 'length', 'prefix'].flatMap((name) => {
     const value = params[name];
     return typeof value === 'string' && value !== '' ? [[name, value] as [string, string]] : [];
   });
@@ -178,7 +202,7 @@ function rawRules(query: unknown): FormRow[] {
   }
 }
 
-function canonicalFromForm(path: string, params: Record<string, unknown>): string {
+function canonicalFromForm(path: TabPath, params: Record<string, unknown>): string {
   const url = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (['field', 'operator', 'value', 'query', 'start'].includes(key)) continue;

@@ -5,7 +5,8 @@ import type { Admin } from '../../admins/repository.js';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
-import { csvFilename, entriesCsv, usersCsv } from '../csv.js';
+import { csvFilename, drilldownCsv, entriesCsv, usersCsv } from '../csv.js';
+import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import type { ReaderThread } from '../reader-thread.js';
 
@@ -50,6 +51,37 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     if (query === null) return reply;
     return sendCsv(reply, csvFilename('users', query)).send(usersCsv(await reader.userHits(query)));
   });
+
+  // API Umbrella's paths too, so its operators' scripts keep working.
+  for (const base of ['/admin/stats/drilldown', '/api-umbrella/v1/analytics/drilldown']) {
+    app.get(`${base}.json`, authenticated, async (request, reply) => {
+      const query = drilldownOr400(context, request, reply);
+      if (query === null) return reply;
+      return reader.drilldown(query);
+    });
+
+    app.get(`${base}.csv`, authenticated, async (request, reply) => {
+      const query = drilldownOr400(context, request, reply);
+      if (query === null) return reply;
+      return sendCsv(reply, csvFilename('drilldown', query)).send(drilldownCsv((await reader.drilldown(query)).results));
+    });
+  }
+}
+
+/** The view's query and its drilldown prefix, or null when a 400 has been sent. */
+export function parseDrilldownQuery(params: Record<string, unknown>, now: number): { ok: true; query: DrilldownQuery } | { ok: false; error: string } {
+  const parsed = parseLogQuery(params, now);
+  if (!parsed.ok) return parsed;
+  const prefix = parseDrilldownPrefix(params.prefix);
+  if (!prefix.ok) return prefix;
+  return { ok: true, query: { ...parsed.query, prefix: prefix.prefix } };
+}
+
+function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {
+  const parsed = parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now());
+  if (parsed.ok) return parsed.query;
+  void reply.code(400).send({ error: parsed.error });
+  return null;
 }
 
 /** The admin behind the token or the session; anyone else gets the admin API's 401. */

@@ -4,6 +4,7 @@
 import { FIELDS } from '../fields.js';
 import type { ChartPoint } from '../log-queries.js';
 import { formatRangeEnd, formatRangeStart, RANGE_PRESETS } from '../query/date-range.js';
+import { ROOT_PREFIX, type DrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
 import { DEFAULT_ORDER, formatOrder, type LogQuery, type SortOrder } from '../query/log-query.js';
@@ -26,7 +27,13 @@ export function viewParams(query: LogQuery, changes: Partial<LogQuery> = {}): UR
   if (formatOrder(view.order) !== formatOrder(DEFAULT_ORDER)) params.set('order', formatOrder(view.order));
   if (view.offset > 0) params.set('start', String(view.offset));
   if (view.limit !== PAGE_LENGTH) params.set('length', String(view.limit));
+  const prefix = (view as Partial<DrilldownQuery>).prefix;
+  if (prefix !== undefined && formatPrefix(prefix) !== ROOT_PREFIX) params.set('prefix', formatPrefix(prefix));
   return params;
+}
+
+export function formatPrefix(prefix: DrilldownPrefix): string {
+  return `${prefix.depth}/${prefix.text}`;
 }
 
 export function viewUrl(path: string, query: LogQuery, changes: Partial<LogQuery> = {}): string {

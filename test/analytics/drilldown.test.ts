@@ -1,0 +1,132 @@
+// Analytics › API Drilldown, as API Umbrella's drilldown tests check it:
+// hosts first, then one path segment per level, with the top ten charted.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsWriter } from '../../src/analytics/writer.js';
+import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { parseDrilldownPrefix } from '../../src/analytics/query/drilldown-prefix.js';
+import { parseDrilldownQuery } from '../../src/analytics/routes/stats-json.js';
+import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
+import { DAY, entry, T0, tempStore } from './fixtures.js';
+import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+
+const NOW = T0 + 3_600_000;
+const at = (host: string, path: string, count: number, overrides: Partial<AnalyticsEntry> = {}) =>
+  Array.from({ length: count }, () => entry({ request_host: host, request_path: path, ...overrides }));
+
+function drill(entries: AnalyticsEntry[], params: Record<string, string>) {
+  const db = tempStore();
+  new AnalyticsWriter(db).writeEntries(entries);
+  const parsed = parseDrilldownQuery({ range: 'last_7_days', ...params }, NOW);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return new AnalyticsQueries(db).drilldown(parsed.query);
+}
+
+describe('the drilldown prefix', () => {
+  it('is a depth and the start of "host/path", the depth counting its whole segments', () => {
+    expect(parseDrilldownPrefix(undefined)).toEqual({ ok: true, prefix: { depth: 0, text: '', base: '' } });
+    expect(parseDrilldownPrefix('1/example.com/')).toEqual({ ok: true, prefix: { depth: 1, text: 'example.com/', base: 'example.com/' } });
+    expect(parseDrilldownPrefix('0/.')).toEqual({ ok: true, prefix: { depth: 0, text: '.', base: '' } });
+    for (const bad of ['1/', '2/example.com/', 'x/', '/example.com/', '0/a/']) expect(parseDrilldownPrefix(bad).ok, bad).toBe(false);
+  });
+});
+
+describe('drilldown results', () => {
+  const entries = [
+    ...at('127.0.0.1', '/hello', 2),
+    ...at('example.com', '/hello', 1),
+    ...at('example.com', '/v1/weather/today', 3),
+    ...at('example.com', '/v1/energy', 1),
+    ...at('example.com', '/', 1),
+    ...at('example.com', '/v1/weather/today', 5, { gatekeeper_denied_code: 'api_key_missing' }),
+  ];
+
+  it('lists the hosts at depth 0, most hits first, with the prefix one level down', () => {
+    const { results } = drill(entries, {});
+    expect(results).toEqual([
+      { depth: 0, path: 'example.com/', terminal: false, descendent_prefix: '1/example.com/', hits: 6 },
+      { depth: 0, path: '127.0.0.1/', terminal: false, descendent_prefix: '1/127.0.0.1/', hits: 2 },
+    ]);
+  });
+
+  it('lists the first path segment under a host: a trailing "/" when more follows, terminal when not', () => {
+    const { results } = drill(entries, { prefix: '1/example.com/' });
+    expect(results).toEqual([
+      { depth: 1, path: 'example.com/v1/', terminal: false, descendent_prefix: '2/example.com/v1/', hits: 4 },
+      { depth: 1, path: 'example.com/hello', terminal: true, descendent_prefix: '2/example.com/hello', hits: 1 },
+    ]);
+    expect(drill(entries, { prefix: '2/example.com/v1/' }).results.map((result) => [result.path, result.hits])).toEqual([
+      ['example.com/v1/weather/', 3],
+      ['example.com/v1/energy', 1],
+    ]);
+  });
+
+  it('matches the prefix as text: "." and "%" are not patterns', () => {
+    const tricky = [...at('example.com', '/a', 1), ...at('.com', '/a', 1), ...at('x%com', '/a', 1)];
+    expect(drill(tricky, { prefix: '0/.' }).results.map((result) => result.path)).toEqual(['.com/']);
+    expect(drill(tricky, { prefix: '0/x%' }).results.map((result) => result.path)).toEqual(['x%com/']);
+  });
+
+  it('takes the same filters as Filter Logs: denied requests are left out by default', () => {
+    const all = drill(entries, { prefix: '1/example.com/', query: '[]' });
+    expect(all.results[0]).toMatchObject({ path: 'example.com/v1/', hits: 9 });
+  });
+
+  it('charts the top ten per interval and sums the rest as Other', () => {
+    const many = Array.from({ length: 12 }, (_, index) => at(`host${index}.example`, '/x', index + 1, { request_at: T0 - DAY })).flat();
+    const { results, hits_over_time } = drill(many, { interval: 'day' });
+    expect(results).toHaveLength(12);
+    expect(hits_over_time.cols.map((col) => col.id)).toEqual(['date', ...Array.from({ length: 10 }, (_, index) => `0/host${11 - index}.example/`), 'other']);
+    expect(hits_over_time.cols[0]).toEqual({ id: 'date', label: 'Date', type: 'datetime' });
+    expect(hits_over_time.rows).toHaveLength(7);
+    const day = hits_over_time.rows.find((row) => row.c[0]!.v === Date.UTC(2026, 0, 14))!;
+    expect(day.c[0]!.f).toBe('Wed, Jan 14, 2026');
+    expect(day.c.slice(1).map((cell) => cell.v)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 3]);
+  });
+});
+
+describe('the drilldown endpoints and page', () => {
+  let fx: AnalyticsFixture;
+  beforeAll(async () => {
+    fx = await startAnalyticsFixture();
+    const { analytics } = fx.gw.context;
+    for (const item of [...at('api.example.com', '/v1/weather', 3, { request_at: Date.now() }), ...at('api.example.com', '/v1/<b>x<b>', 1, { request_at: Date.now() })]) analytics.record(item);
+    analytics.flush();
+  });
+  afterAll(() => fx.close());
+
+  it("answers JSON at Parasol's path and at API Umbrella's", async () => {
+    for (const path of ['/admin/stats/drilldown.json', '/api-umbrella/v1/analytics/drilldown.json']) {
+      const { status, body } = await fx.stats(path, { prefix: '2/api.example.com/v1/' });
+      expect(status).toBe(200);
+      expect(body.results.map((result: { path: string; hits: number }) => [result.path, result.hits])).toEqual([
+        ['api.example.com/v1/weather', 3],
+        ['api.example.com/v1/<b>x<b>', 1],
+      ]);
+    }
+  });
+
+  it('answers a malformed prefix with 400, and a CSV of the list', async () => {
+    const bad = await fx.stats('/admin/stats/drilldown.json', { prefix: '3/api.example.com/' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toContain('does not name 3 levels');
+    const csv = await fx.stats('/api-umbrella/v1/analytics/drilldown.csv', { prefix: '1/api.example.com/' });
+    expect(csv.status).toBe(200);
+    expect(csv.text).toBe('path,hits\napi.example.com/v1/,4\n');
+  });
+
+  it('shows the levels, links one level down, keeps the prefix in the form, and escapes paths', async () => {
+    const root = await fx.page('/admin/analytics/drilldown');
+    expect(root.status).toBe(200);
+    expect(root.text).toContain('href="/admin/analytics/drilldown?range=last_14_days&amp;prefix=1%2Fapi.example.com%2F"');
+    const level = await fx.page('/admin/analytics/drilldown?range=last_14_days&prefix=2%2Fapi.example.com%2Fv1%2F');
+    expect(level.text).toContain('<input type="hidden" name="prefix" value="2/api.example.com/v1/">');
+    expect(level.text).toMatch(/<a href="\/admin\/analytics\/drilldown\?range=last_14_days&amp;prefix=1%2Fapi.example.com%2F">api.example.com\/<\/a>/);
+    expect(level.text).toContain('<strong aria-current="page">api.example.com/v1/</strong>');
+    expect(level.text).toContain('api.example.com/v1/&lt;b&gt;x&lt;b&gt;');
+    expect(level.text).not.toContain('<b>x<b>');
+    expect(level.text).toContain('href="/admin/stats/drilldown.csv?range=last_14_days&amp;prefix=2%2Fapi.example.com%2Fv1%2F"');
+    const bad = await fx.page('/admin/analytics/drilldown?prefix=9%2F');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('data-testid="query-error"');
+  });
+});
