@@ -12,6 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entriesCsv } from '../src/analytics/csv.js';
 import { parseLogQuery, type LogQuery } from '../src/analytics/query/log-query.js';
+import { parseDrilldownQuery } from '../src/analytics/routes/stats-json.js';
 import { ReaderThread } from '../src/analytics/reader-thread.js';
 import { openStore, type Db } from '../src/store/db.js';
 import { DEFAULT_RULES } from '../src/analytics/query/filter-rules.js';
@@ -39,6 +40,10 @@ console.log(`  main event loop meanwhile: delay max ${ms(loop.max / 1e6)}, p99 $
 const oneBackend = JSON.stringify([...DEFAULT_RULES, { field: 'api_backend_id', operator: 'equal', value: SEEDED_BACKENDS[0] }]);
 const backendTimings = await viewTimings({ query: oneBackend }, runs);
 console.log(`the same view filtered on one of ${SEEDED_BACKENDS.length} backends: median ${ms(median(backendTimings))}, max ${ms(Math.max(...backendTimings))}`);
+for (const prefix of ['0/', '1/api.example.com/']) {
+  const drilled = await drilldownTimings(prefix, runs);
+  console.log(`API Drilldown at ${prefix} (14 days): median ${ms(median(drilled))}, max ${ms(Math.max(...drilled))}`);
+}
 await csvMemory();
 await reader.stop();
 db.close();
@@ -60,6 +65,19 @@ async function viewTimings(params: Record<string, string>, count: number): Promi
     const [summary, page] = await Promise.all([reader.summary(query), reader.entries(query)]);
     timings.push(performance.now() - started);
     if (run === 0) console.log(`  ${summary.hits} hits, ${summary.unique_users} users, ${summary.unique_ips} IPs, ${page.length} rows on the first page`);
+  }
+  return timings;
+}
+
+async function drilldownTimings(prefix: string, count: number): Promise<number[]> {
+  const timings: number[] = [];
+  for (let run = 0; run < count; run++) {
+    const started = performance.now();
+    const parsed = parseDrilldownQuery({ prefix }, now);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const drilled = await reader.drilldown(parsed.query);
+    timings.push(performance.now() - started);
+    if (run === 0) console.log(`  ${drilled.results.length} paths listed, the first ${drilled.results[0]?.path} with ${drilled.results[0]?.hits} hits`);
   }
   return timings;
 }

@@ -47,27 +47,29 @@ export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
     `SELECT ? || CASE WHEN instr(rest, '/') > 0 THEN substr(rest, 1, instr(rest, '/')) ELSE rest END AS path, count(*) AS hits
      FROM (SELECT substr(${HOST_AND_PATH}, ?) AS rest FROM analytics_logs
            WHERE ${where.sql} AND substr(${HOST_AND_PATH}, 1, ?) = ? AND length(${HOST_AND_PATH}) > ?)
-     GROUP BY path ORDER BY hits DESC, path`,
+     GROUP BY path`,
   );
-  const levelOf = (range: readonly unknown[]) => statement.all(base, base.length + 1, ...range, ...where.params.slice(2), text.length, text, base.length) as { path: string; hits: number }[];
-  const results = levelOf(where.params.slice(0, 2)).map((row) => ({
-    depth,
-    path: row.path,
-    terminal: !row.path.endsWith('/'),
-    descendent_prefix: childPrefix(depth, row.path),
-    hits: row.hits,
+  const filters = where.params.slice(2);
+  // One indexed range per interval; the buckets cover the range exactly, so their sums are the totals.
+  const perBucket = buckets(query.range, query.interval).map((bucket) => ({
+    start: bucket.start,
+    hits: new Map((statement.all(base, base.length + 1, bucket.from, bucket.to, ...filters, text.length, text, base.length) as { path: string; hits: number }[]).map((row) => [row.path, row.hits])),
   }));
+  const totals = new Map<string, number>();
+  for (const bucket of perBucket) for (const [path, hits] of bucket.hits) totals.set(path, (totals.get(path) ?? 0) + hits);
+  const results = [...totals]
+    .sort(([pathA, hitsA], [pathB, hitsB]) => hitsB - hitsA || (pathA < pathB ? -1 : 1))
+    .map(([path, hits]) => ({ depth, path, terminal: !path.endsWith('/'), descendent_prefix: childPrefix(depth, path), hits }));
   const charted = results.slice(0, CHARTED).map((result) => result.path);
   const cols: ChartColumn[] = [
     { id: 'date', label: 'Date', type: 'datetime' },
     ...charted.map((path) => ({ id: `${depth}/${path}`, label: path, type: 'number' as const })),
     ...(results.length > CHARTED ? [{ id: 'other', label: 'Other', type: 'number' as const }] : []),
   ];
-  const rows = buckets(query.range, query.interval).map((bucket) => {
-    const hits = new Map(levelOf([bucket.from, bucket.to]).map((row) => [row.path, row.hits]));
+  const rows = perBucket.map(({ start, hits }) => {
     const values = charted.map((path) => hits.get(path) ?? 0);
     if (results.length > CHARTED) values.push([...hits.values()].reduce((sum, count) => sum + count, 0) - values.reduce((sum, count) => sum + count, 0));
-    return { c: [{ v: bucket.start, f: bucketName(bucket.start, query.interval) }, ...values.map((value) => ({ v: value, f: value.toLocaleString('en-US') }))] };
+    return { c: [{ v: start, f: bucketName(start, query.interval) }, ...values.map((value) => ({ v: value, f: value.toLocaleString('en-US') }))] };
   });
   return { results, hits_over_time: { cols, rows } };
 }
