@@ -101,4 +101,15 @@ describe('analytics journey', () => {
     expect(await page.getByTestId('users-table').getByRole('cell', { name: 'dev@example.com' }).isVisible()).toBe(true);
     await screenshot(page, 'analytics-04-by-users');
   });
+
+  it('drills down from the host to the path in API Drilldown', async () => {
+    await page.getByRole('navigation', { name: 'Analytics views' }).getByRole('link', { name: 'API Drilldown' }).click();
+    await page.getByRole('heading', { name: 'API Drilldown' }).waitFor();
+    const host = `${new URL(gw.url).host}/`;
+    await page.getByTestId('drilldown-table').getByRole('link', { name: host, exact: true }).click();
+    await page.getByTestId('drilldown-table').getByRole('link', { name: `${host}echo/`, exact: true }).click();
+    expect(await page.getByTestId('drilldown-table').getByRole('cell', { name: `${host}echo/journey`, exact: true }).isVisible()).toBe(true);
+    expect((await page.getByTestId('drilldown-levels').textContent())!.replace(/\s+/g, ' ')).toContain(`All hosts › ${host} › ${host}echo/`);
+    await screenshot(page, 'analytics-05-drilldown');
+  });
 });
