@@ -63,7 +63,8 @@ export class BodyHeaders {
         this.length = value;
         return true;
       case 'content-encoding':
-        this.encoding = value;
+        // Several headers are one list ("br" then "gzip" is "br, gzip"), which only a lone "gzip" can be undone from.
+        this.encoding = this.encoding === undefined ? value : `${this.encoding}, ${value}`;
         return true;
       case 'cache-control':
         this.cacheControl = value;
@@ -156,7 +157,8 @@ export function recode(headers: string[], coding: Exclude<BodyCoding, null>, bod
     for (let index = 0; index < headers.length; index += 2) {
       const name = headers[index]!.toLowerCase();
       const value = headers[index + 1]!;
-      if (name === 'content-length' || name === 'accept-ranges' || (name === 'content-encoding' && coding === 'gunzip')) continue;
+      // An upstream Content-Encoding here is "gzip" being undone, or an empty one the new coding replaces.
+      if (name === 'content-length' || name === 'accept-ranges' || name === 'content-encoding') continue;
       out.push(headers[index]!, name === 'etag' && !value.startsWith('W/') ? `W/${value}` : value);
     }
     if (coding === 'gzip') out.push('Content-Encoding', 'gzip');

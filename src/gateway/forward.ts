@@ -31,6 +31,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private onDrain: (() => void) | null = null;
   /** Compresses or unzips the body on its way to the client (see compression.ts). */
   private coder: Gzip | Gunzip | null = null;
+  /** Whether the upstream sent the coder any body at all. */
+  private coded = false;
   private finished = false;
 
   constructor(
@@ -84,7 +86,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.coder !== null) return this.coder.write(chunk);
+    if (this.coder !== null) {
+      this.coded ||= chunk.length > 0;
+      return this.coder.write(chunk);
+    }
     const { res } = this.exchange;
     if (res.write(chunk)) return true;
     if (this.onDrain === null) {
@@ -123,12 +128,16 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     else if (!res.destroyed) this.exchange.fail(errorCodeFor(error));
   }
 
-  /** The body goes through `coder` into the response, which ends when the coder does; a body that will not unzip cuts the response. */
+  /**
+   * The body goes through `coder` into the response, which ends when the
+   * coder does. A body that will not unzip cuts the response; an empty one
+   * (which gunzip calls truncated) is an empty response.
+   */
   private startCoder(coder: Gzip | Gunzip): void {
     const { res } = this.exchange;
     this.coder = coder;
     coder.on('drain', () => this.resume?.());
-    coder.on('error', () => res.destroy());
+    coder.on('error', () => (!this.coded && this.finished ? res.end() : res.destroy()));
     coder.pipe(res);
   }
 

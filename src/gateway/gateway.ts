@@ -11,7 +11,7 @@ import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { nextRequestId } from './request-id.js';
-import { parseRequestTarget, type RequestTarget } from './request-url.js';
+import { isHostValue, parseRequestTarget, type RequestTarget } from './request-url.js';
 import { writeError, type ErrorRequest } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
@@ -50,6 +50,7 @@ export class Gateway {
     const target = parseRequestTarget(raw.url!);
     if (target === null) return this.refuse(request, reply, 'BAD_REQUEST', { path: '/', query: '' });
     const host = request.host;
+    if (!isHostValue(host)) return this.refuse(request, reply, 'BAD_REQUEST', target);
     const route = this.table.match(host, target.path);
     if (route === null) {
       if (target.path === '/' && (raw.method === 'GET' || raw.method === 'HEAD')) return this.homepage(request, reply);
@@ -73,6 +74,7 @@ export class Gateway {
     const target = parseRequestTarget(raw.url!);
     if (target === null || target.path === '/' || target.path.includes('%') || isReserved(target.path)) return false;
     const client = this.trust.clientOf(raw);
+    if (!isHostValue(client.host)) return false;
     const route = this.table.match(client.host, target.path);
     if (route === null) return false;
     this.proxy({ raw, res, target, ...client }, route);
@@ -97,7 +99,7 @@ export class Gateway {
     const parsed = parseRequestTarget(raw.url!);
     const target = parsed ?? { path: '/', query: '' };
     const refuse = (code: 'BAD_REQUEST' | 'NOT_FOUND') => writeError(res, this.context.config, errorRequestOf(raw, target, client.protocol, client.host), code);
-    if (parsed === null) return refuse('BAD_REQUEST');
+    if (parsed === null || !isHostValue(client.host)) return refuse('BAD_REQUEST');
     const route = this.table.match(client.host, target.path);
     if (route === null) return refuse('NOT_FOUND');
     const request = { raw, res, target, ...client };

@@ -26,6 +26,17 @@ const ENCODED_DOT = /%2e/gi;
  * Resolves "." and ".." segments (also as %2e) as RFC 3986 does, so that
  * "/api/%2e%2e/admin" is matched as "/admin". null when a ".." climbs above "/".
  */
+/**
+ * A Host (or trusted X-Forwarded-Host) value as RFC 9110 allows it: a name or
+ * address, then maybe a port, or nothing (HTTP/1.0). nginx answers anything
+ * else 400; passed on, "api.example.com/x" would log a host with a path in it.
+ */
+const HOST = /^(?:[\w.~!$&'()*+,;=%-]*|\[[\da-f:.]+\])(?::\d*)?$/i;
+
+export function isHostValue(host: string): boolean {
+  return HOST.test(host);
+}
+
 export function normalizePath(path: string): string | null {
   if (!MAYBE_DOT_SEGMENT.test(path)) return path;
   const segments = path.split('/');

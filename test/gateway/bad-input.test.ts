@@ -58,6 +58,18 @@ describe('bad input', () => {
     expect(xml.raw).not.toContain(fx.apiKey);
   });
 
+  it('answers 400 to a Host that is not a host, which would otherwise be logged with a path in it', async () => {
+    for (const host of ['api.example.com/evil', 'a b', 'x@y', 'host:80x', '[::1']) {
+      const result = await rawStatus(`GET /api/x HTTP/1.1\r\nHost: ${host}\r\nX-Api-Key: KEY\r\nConnection: close\r\n\r\n`);
+      expect(result.status, host).toBe(400);
+      expect(result.reached, host).toBe(false);
+    }
+    for (const host of ['api.example.com', 'API.example.com:8080', '127.0.0.1:9', '[::1]:8080', 'under_score.example']) {
+      const result = await rawStatus(`GET /api/x HTTP/1.1\r\nHost: ${host}\r\nX-Api-Key: KEY\r\nConnection: close\r\n\r\n`);
+      expect(result.status, host).toBe(200);
+    }
+  });
+
   it('answers 431 to oversized headers', async () => {
     const result = await rawStatus(request('/api/x', `X-Big: ${'a'.repeat(8000)}\r\n`));
     expect(result.status).toBe(431);

@@ -148,9 +148,13 @@ describe('error_templates', () => {
 
   it('does not read a Host header as a template', async () => {
     await backendAt('host', { error_templates: { html: '<p>{{message}}</p>' } });
-    const reply = await send(fx.gw.url, '/host/a.html', { headers: { host: '{{#x}}<b>' } });
+    const reply = await send(fx.gw.url, '/host/a.html', { headers: { host: "x'&y" } });
     expect(reply.status).toBe(403);
-    expect(reply.text).toBe('<p>No api_key was supplied. Get one at http:&#x2F;&#x2F;{{#x}}&lt;b&gt;&#x2F;signup&#x2F;</p>');
+    expect(reply.text).toBe('<p>No api_key was supplied. Get one at http:&#x2F;&#x2F;x&#39;&amp;y&#x2F;signup&#x2F;</p>');
+    // Braces and markup are not host characters: such a Host never reaches a template.
+    const braces = await send(fx.gw.url, '/host/a.html', { headers: { host: '{{#x}}<b>' } });
+    expect(braces.status).toBe(400);
+    expect(braces.text).not.toContain('<b>');
   });
 });
 

@@ -2,7 +2,7 @@
 // bodies of 1,000 bytes or more when the client takes it, unzipping for a
 // client that does not, and Accept-Encoding normalized on the way up.
 import type { ServerResponse } from 'node:http';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomHandler } from '../helpers/echo-upstream.js';
 import { echoBackend, open, send, sendRaw, startProxyFixture, type ProxyFixture } from './support.js';
@@ -47,6 +47,21 @@ const upstream: CustomHandler = (request, response) => {
   } else if (url.pathname === '/backend/gzip-range') {
     response.writeHead(206, { ...seen, 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-range': 'bytes 0-9/100' });
     response.end(gzipSync(text(100)).subarray(0, 10));
+  } else if (url.pathname === '/backend/empty-gzip') {
+    // An empty body labelled gzip: as a 200 with a length, chunked, or a redirect.
+    const variant = url.searchParams.get('variant');
+    const headers = { ...seen, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    if (variant === 'length') response.writeHead(200, { ...headers, 'content-length': '0' });
+    else if (variant === 'redirect') response.writeHead(302, { ...headers, location: '/elsewhere' });
+    else response.writeHead(200, headers);
+    response.end();
+  } else if (url.pathname === '/backend/two-codings') {
+    response.setHeader('content-type', 'text/plain');
+    response.setHeader('content-encoding', ['br', 'gzip']);
+    response.end(gzipSync(brotliCompressSync(text(3000))));
+  } else if (url.pathname === '/backend/empty-coding') {
+    response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': '', 'content-length': '2000' });
+    response.end(text(2000));
   } else if (url.pathname === '/backend/not-gzip') {
     response.writeHead(200, { ...seen, 'content-type': 'application/json', 'content-encoding': 'gzip' });
     response.end('this was never gzipped');
@@ -231,6 +246,25 @@ describe('a backend that gzips itself', () => {
     expect(reply.status).toBe(206);
     expect(reply.headers['content-encoding']).toBe('gzip');
     expect(reply.body).toEqual(gzipSync(text(100)).subarray(0, 10));
+  });
+
+  it.each(['length', 'chunked', 'redirect'])('answers an empty body marked gzip (%s) as an empty body, not a cut connection', async (variant) => {
+    const reply = await get(`/echo/empty-gzip?variant=${variant}`);
+    expect(reply.status).toBe(variant === 'redirect' ? 302 : 200);
+    expect(reply.headers['content-encoding']).toBeUndefined();
+    expect(reply.body.length).toBe(0);
+  });
+
+  it('passes a body coded twice (two Content-Encoding headers) through as it is, both codings named', async () => {
+    const reply = await get('/echo/two-codings');
+    expect(reply.headers['content-encoding']).toEqual(['br', 'gzip']);
+    expect(reply.body).toEqual(gzipSync(brotliCompressSync(text(3000))));
+  });
+
+  it('replaces an empty upstream Content-Encoding with gzip rather than adding a second', async () => {
+    const reply = await get('/echo/empty-coding', 'gzip');
+    expect(reply.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(reply.body).toString()).toBe(text(2000));
   });
 
   it('cuts the response off when a body marked gzip does not unzip, and goes on serving', async () => {

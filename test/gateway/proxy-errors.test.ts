@@ -39,14 +39,17 @@ describe('error formats over the wire', () => {
     expect(xml.headers['content-type']).toBe('text/xml');
   });
 
-  it('escapes a hostile Host header in every format', async () => {
-    const host = 'a<b>"c\'&d';
+  it('escapes the markup characters a Host may hold in every format, and refuses a Host with others', async () => {
+    const host = "a'c&d";
     const html = await send(fx.gw.url, '/echo/a.html', { headers: { host } });
-    expect(html.text).toContain('http://a&lt;b&gt;&quot;c&#39;&amp;d/signup/');
+    expect(html.text).toContain('http://a&#39;c&amp;d/signup/');
     const xml = await send(fx.gw.url, '/echo/a.xml', { headers: { host } });
-    expect(xml.text).toContain('http://a&lt;b&gt;&quot;c&#39;&amp;d/signup/');
+    expect(xml.text).toContain('http://a&#39;c&amp;d/signup/');
     const json = await send(fx.gw.url, '/echo/a.json', { headers: { host } });
     expect(JSON.parse(json.text).error.message).toBe(`No api_key was supplied. Get one at http://${host}/signup/`);
+    const hostile = await send(fx.gw.url, '/echo/a.html', { headers: { host: 'a<b>"c' } });
+    expect(hostile.status).toBe(400);
+    expect(hostile.text).not.toContain('<b>');
   });
 
   it('sends the headers of an error to HEAD without a body', async () => {

@@ -121,4 +121,17 @@ describe('the admin API', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toHaveProperty(['settings.override_response_headers[0].key']);
   });
+
+  it('refuses values HTTP cannot carry, which would have made every response a 502, and takes Latin-1', async () => {
+    for (const [field, value] of [['default_response_headers', 'déjà → vu'], ['override_response_headers', 'price in €'], ['headers', 'bell\u0007']] as const) {
+      const refused = await fx.gw.adminApi('POST', '/apis', { api: echoBackend(fx.echo, { settings: { [field]: [{ key: 'X-Note', value }] } }) });
+      expect(refused.status, field).toBe(422);
+      expect(refused.body.errors[`settings.${field}[0].value`]).toEqual(['must be printable ASCII or Latin-1 text']);
+    }
+    const id = await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/latin/', backend_prefix: '/' }], settings: { default_response_headers: [{ key: 'X-Note', value: 'déjà vu' }] } }));
+    expect(id).toBeTruthy();
+    const reply = await get('/latin/x');
+    expect(reply.status).toBe(200);
+    expect(Buffer.from(String(reply.headers['x-note']), 'latin1').toString('latin1')).toBe('déjà vu');
+  });
 });
