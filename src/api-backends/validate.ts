@@ -1,6 +1,7 @@
 // Turns an admin's API backend input (API Umbrella's JSON shape) into a typed
 // ApiBackendConfig, or field errors with API Umbrella's messages.
 import { isAddressOrRange } from '../lib/address-ranges.js';
+import { isHeaderValue } from '../lib/header-value.js';
 import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
@@ -239,8 +240,8 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector): 
     const value = isPlainObject(entry) && typeof entry.value === 'string' ? entry.value.trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) errors.add(`${at}[${index}].key`, 'must be a valid header name');
     else if (/[\r\n\0]/.test(value)) errors.add(`${at}[${index}].value`, 'must not contain line breaks');
-    // What HTTP/1.1 can carry: every other character would make each request or response fail when sent.
-    else if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) errors.add(`${at}[${index}].value`, 'must be printable ASCII or Latin-1 text');
+    // Any other character would make each request or response fail when sent.
+    else if (!isHeaderValue(value)) errors.add(`${at}[${index}].value`, 'must be printable ASCII or Latin-1 text');
     else headers.push({ key, value });
   });
   return headers;

@@ -2,6 +2,7 @@
 // API Umbrella: defaults fill in headers the upstream did not send, overrides
 // replace the upstream's of the same name (names compare case-insensitively).
 import type { ApiSettings, HeaderSetting } from '../api-backends/model.js';
+import { isHeaderValue } from '../lib/header-value.js';
 import type { BodyHeaders } from './compression.js';
 import { HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 
@@ -17,7 +18,8 @@ export interface ResponseHeaderSettings {
 
 /** null when the settings set no response header, so a response costs one null check. */
 export function compileResponseHeaders(settings: ApiSettings): ResponseHeaderSettings | null {
-  const allowed = (header: HeaderSetting) => !GATEWAY_OWNED.has(header.key.toLowerCase());
+  // isHeaderValue: a value stored before it was checked on saving would fail every response.
+  const allowed = (header: HeaderSetting) => !GATEWAY_OWNED.has(header.key.toLowerCase()) && isHeaderValue(header.value);
   const defaults = settings.default_response_headers.filter(allowed);
   const overrides = settings.override_response_headers.filter(allowed);
   if (defaults.length === 0 && overrides.length === 0) return null;

@@ -3,6 +3,7 @@
 // hot path needs (header sets, query edits, limits) so a request only picks one.
 import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
+import { isHeaderValue } from '../lib/header-value.js';
 import { ClientRestrictions } from './client-restrictions.js';
 import { compileErrorResponses, type ErrorResponses } from './error-templates.js';
 import { GATEWAY_OWNED, NOT_FORWARDED } from './headers.js';
@@ -112,7 +113,8 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
 
 export function compileSettings(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): EffectiveSettings {
   // A Host or Content-Length setting would otherwise go out twice, and undici would refuse every request with a 500.
-  const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()));
+  // A value stored before values were checked on saving would make undici refuse every request.
+  const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()) && isHeaderValue(header.value));
   return {
     disableApiKey: settings.disable_api_key === true,
     passApiKeyHeader: settings.pass_api_key_header === true && !headers.some((header) => header.key.toLowerCase() === 'x-api-key'),

@@ -110,6 +110,20 @@ describe('stored backends from before these settings', () => {
     expect((await fx.gw.adminApi('PUT', `/apis/${id}`, { api: { name: 'Renamed' } })).status).toBe(204);
     expect((await get('/old/x')).status).toBe(200);
   });
+
+  it('leave out header values stored before they were checked, instead of failing every request', async () => {
+    const id = await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/unchecked/', backend_prefix: '/' }] }));
+    const db = fx.gw.context.db;
+    const draft = JSON.parse(db.prepare('SELECT document FROM api_backends WHERE id = ?').pluck().get(id) as string);
+    draft.settings.headers = [{ key: 'X-Up', value: 'to → upstream' }];
+    draft.settings.default_response_headers = [{ key: 'X-Down', value: 'to → client' }, { key: 'X-Fine', value: 'fine' }];
+    db.prepare('UPDATE api_backends SET document = ? WHERE id = ?').run(JSON.stringify(draft), id);
+    expect((await fx.gw.adminApi('POST', '/config/publish', { config: { apis: { [id]: { publish: '1' } } } })).status).toBe(201);
+    const reply = await get('/unchecked/x');
+    expect(reply.status).toBe(200);
+    expect(reply.headers['x-down']).toBeUndefined();
+    expect(reply.headers['x-fine']).toBe('fine');
+  });
 });
 
 describe('the admin API', () => {
