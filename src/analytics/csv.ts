@@ -62,7 +62,8 @@ function cursorStream(cursor: CsvCursor, first: string | null): Readable {
 export function drilldownCsv(results: readonly DrilldownResult[]): string {
   return stringify(
     results.map((result) => [result.path, result.hits]),
-    { ...OPTIONS, header: true, columns: ['path', 'hits'] },
+    // API Umbrella's header line.
+    { ...OPTIONS, header: true, columns: ['Path', 'Hits'] },
   );
 }
 

@@ -5,7 +5,7 @@
 // request_host || request_path when asked, which costs a scan of the range's
 // rows (in the reader thread) instead of a column on every stored entry.
 import type { Db } from '../store/db.js';
-import { childPrefix, type DrilldownQuery } from './query/drilldown-prefix.js';
+import { breadcrumbs, childPrefix, MAX_DEPTH, type Breadcrumb, type DrilldownQuery } from './query/drilldown-prefix.js';
 import { buckets, type Interval } from './query/intervals.js';
 import { whereSql } from './query/where-sql.js';
 
@@ -31,35 +31,50 @@ export interface ChartRow {
 }
 
 export interface Drilldown {
+  /** Every path of the level, most hits first (API Umbrella's JSON shows the first RESULTS_SHOWN). */
   readonly results: readonly DrilldownResult[];
   readonly hits_over_time: { readonly cols: readonly ChartColumn[]; readonly rows: readonly ChartRow[] };
+  readonly breadcrumbs: readonly Breadcrumb[];
 }
+
+/** The paths a page or JSON answer lists, as API Umbrella's drilldown_size; the CSV has them all. */
+export const RESULTS_SHOWN = 500;
 
 /** Paths charted one by one; the rest are summed as Other. */
 const CHARTED = 10;
-const HOST_AND_PATH = 'request_host || request_path';
+/**
+ * A request's place in the hierarchy, as API Umbrella's log_utils cuts it:
+ * the host in lowercase, then the path with runs of "/" as one and no "/" at
+ * the end ("/v1/" and "/v1" are one path; "/" is the host itself), so the
+ * hits listed under a path add up to its own.
+ */
+const HIERARCHY =
+  "lower(request_host) || rtrim(CASE WHEN instr(request_path, '//') > 0 THEN replace(replace(replace(request_path, '//', '/'), '//', '/'), '//', '/') ELSE request_path END, '/')";
 
 export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
   const { depth, text, base } = query.prefix;
   const where = whereSql(query);
-  // The next level of each matching row: the base, then the row's path up to and including its next "/".
+  // The next level of each matching row: the base, then the rest of its place up to and including the next "/".
+  // Lengths are SQLite's (characters), measured on the bound text itself. LIMIT -1 keeps SQLite from
+  // flattening the subqueries, which would compute each row's place once per use instead of once.
   const statement = db.prepare(
     `SELECT ? || CASE WHEN instr(rest, '/') > 0 THEN substr(rest, 1, instr(rest, '/')) ELSE rest END AS path, count(*) AS hits
-     FROM (SELECT substr(${HOST_AND_PATH}, ?) AS rest FROM analytics_logs
-           WHERE ${where.sql} AND substr(${HOST_AND_PATH}, 1, ?) = ? AND length(${HOST_AND_PATH}) > ?)
+     FROM (SELECT substr(place, length(?) + 1) AS rest
+           FROM (SELECT ${HIERARCHY} AS place FROM analytics_logs WHERE ${where.sql} LIMIT -1)
+           WHERE substr(place, 1, length(?)) = ? AND length(place) > length(?) LIMIT -1)
      GROUP BY path`,
   );
   const filters = where.params.slice(2);
   // One indexed range per interval; the buckets cover the range exactly, so their sums are the totals.
   const perBucket = buckets(query.range, query.interval).map((bucket) => ({
     start: bucket.start,
-    hits: new Map((statement.all(base, base.length + 1, bucket.from, bucket.to, ...filters, text.length, text, base.length) as { path: string; hits: number }[]).map((row) => [row.path, row.hits])),
+    hits: new Map((statement.all(base, base, bucket.from, bucket.to, ...filters, text, text, base) as { path: string; hits: number }[]).map((row) => [row.path, row.hits])),
   }));
   const totals = new Map<string, number>();
   for (const bucket of perBucket) for (const [path, hits] of bucket.hits) totals.set(path, (totals.get(path) ?? 0) + hits);
   const results = [...totals]
     .sort(([pathA, hitsA], [pathB, hitsB]) => hitsB - hitsA || (pathA < pathB ? -1 : 1))
-    .map(([path, hits]) => ({ depth, path, terminal: !path.endsWith('/'), descendent_prefix: childPrefix(depth, path), hits }));
+    .map(([path, hits]) => ({ depth, path, terminal: !path.endsWith('/') || depth >= MAX_DEPTH, descendent_prefix: childPrefix(depth, path), hits }));
   const charted = results.slice(0, CHARTED).map((result) => result.path);
   const cols: ChartColumn[] = [
     { id: 'date', label: 'Date', type: 'datetime' },
@@ -71,7 +86,7 @@ export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
     if (results.length > CHARTED) values.push([...hits.values()].reduce((sum, count) => sum + count, 0) - values.reduce((sum, count) => sum + count, 0));
     return { c: [{ v: start, f: bucketName(start, query.interval) }, ...values.map((value) => ({ v: value, f: value.toLocaleString('en-US') }))] };
   });
-  return { results, hits_over_time: { cols, rows } };
+  return { results, hits_over_time: { cols, rows }, breadcrumbs: breadcrumbs(query.prefix) };
 }
 
 /** "Wed, Jan 14, 2015" as API Umbrella writes a day (UTC here), with the time for minutes and hours. */

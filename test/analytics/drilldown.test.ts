@@ -40,12 +40,36 @@ describe('drilldown results', () => {
     ...at('example.com', '/v1/weather/today', 5, { gatekeeper_denied_code: 'api_key_missing' }),
   ];
 
-  it('lists the hosts at depth 0, most hits first, with the prefix one level down', () => {
-    const { results } = drill(entries, {});
+  it('lists the hosts at depth 0, most hits first, with the prefix one level down; "/" is the host itself', () => {
+    const { results, breadcrumbs } = drill(entries, {});
     expect(results).toEqual([
-      { depth: 0, path: 'example.com/', terminal: false, descendent_prefix: '1/example.com/', hits: 6 },
+      { depth: 0, path: 'example.com/', terminal: false, descendent_prefix: '1/example.com/', hits: 5 },
       { depth: 0, path: '127.0.0.1/', terminal: false, descendent_prefix: '1/127.0.0.1/', hits: 2 },
+      { depth: 0, path: 'example.com', terminal: true, descendent_prefix: '1/example.com', hits: 1 },
     ]);
+    expect(breadcrumbs).toEqual([{ crumb: 'All Hosts', prefix: '0/' }]);
+  });
+
+  it('counts a path with and without its trailing "/", and with doubled "/", as one, and hosts in any case as one, so each level adds up', () => {
+    const mixed = [...at('Ex.COM', '/v1/', 3), ...at('ex.com', '/v1', 1), ...at('ex.com', '//v1//a/', 2), ...at('ex.com', '/v1/a', 1)];
+    const hosts = drill(mixed, {}).results;
+    expect(hosts.map((result) => [result.path, result.hits])).toEqual([['ex.com/', 7]]);
+    expect(drill(mixed, { prefix: '1/ex.com/' }).results.map((result) => [result.path, result.hits])).toEqual([
+      ['ex.com/v1', 4],
+      ['ex.com/v1/', 3],
+    ]);
+    expect(drill(mixed, { prefix: '2/ex.com/v1/' }).results.map((result) => [result.path, result.terminal, result.hits])).toEqual([['ex.com/v1/a', true, 3]]);
+  });
+
+  it('lists paths at the deepest prefix as ends, so no link leads past it', () => {
+    const deep = at('h', `/${'a/'.repeat(102)}z`, 1);
+    const { results } = drill(deep, { prefix: `100/h/${'a/'.repeat(99)}` });
+    expect(results).toEqual([{ depth: 100, path: `h/${'a/'.repeat(100)}`, terminal: true, descendent_prefix: `101/h/${'a/'.repeat(100)}`, hits: 1 }]);
+  });
+
+  it('measures text as SQLite does: a path with characters outside the BMP matches its prefix', () => {
+    const emoji = at('ex.com', '/😀/x', 1);
+    expect(drill(emoji, { prefix: '2/ex.com/😀/' }).results.map((result) => result.path)).toEqual(['ex.com/😀/x']);
   });
 
   it('lists the first path segment under a host: a trailing "/" when more follows, terminal when not', () => {
@@ -53,6 +77,11 @@ describe('drilldown results', () => {
     expect(results).toEqual([
       { depth: 1, path: 'example.com/v1/', terminal: false, descendent_prefix: '2/example.com/v1/', hits: 4 },
       { depth: 1, path: 'example.com/hello', terminal: true, descendent_prefix: '2/example.com/hello', hits: 1 },
+    ]);
+    expect(drill(entries, { prefix: '2/example.com/v1/' }).breadcrumbs).toEqual([
+      { crumb: 'All Hosts', prefix: '0/' },
+      { crumb: 'example.com', prefix: '1/example.com/' },
+      { crumb: 'v1', prefix: '2/example.com/v1/' },
     ]);
     expect(drill(entries, { prefix: '2/example.com/v1/' }).results.map((result) => [result.path, result.hits])).toEqual([
       ['example.com/v1/weather/', 3],
@@ -111,7 +140,7 @@ describe('the drilldown endpoints and page', () => {
     expect(bad.body.error).toContain('does not name 3 levels');
     const csv = await fx.stats('/api-umbrella/v1/analytics/drilldown.csv', { prefix: '1/api.example.com/' });
     expect(csv.status).toBe(200);
-    expect(csv.text).toBe('path,hits\napi.example.com/v1/,4\n');
+    expect(csv.text).toBe('Path,Hits\napi.example.com/v1/,4\n');
   });
 
   it('shows the levels, links one level down, keeps the prefix in the form, and escapes paths', async () => {
@@ -120,8 +149,8 @@ describe('the drilldown endpoints and page', () => {
     expect(root.text).toContain('href="/admin/analytics/drilldown?range=last_14_days&amp;prefix=1%2Fapi.example.com%2F"');
     const level = await fx.page('/admin/analytics/drilldown?range=last_14_days&prefix=2%2Fapi.example.com%2Fv1%2F');
     expect(level.text).toContain('<input type="hidden" name="prefix" value="2/api.example.com/v1/">');
-    expect(level.text).toMatch(/<a href="\/admin\/analytics\/drilldown\?range=last_14_days&amp;prefix=1%2Fapi.example.com%2F">api.example.com\/<\/a>/);
-    expect(level.text).toContain('<strong aria-current="page">api.example.com/v1/</strong>');
+    expect(level.text).toMatch(/<a href="\/admin\/analytics\/drilldown\?range=last_14_days&amp;prefix=1%2Fapi.example.com%2F">api.example.com<\/a>/);
+    expect(level.text).toContain('<strong aria-current="page">v1</strong>');
     expect(level.text).toContain('api.example.com/v1/&lt;b&gt;x&lt;b&gt;');
     expect(level.text).not.toContain('<b>x<b>');
     expect(level.text).toContain('href="/admin/stats/drilldown.csv?range=last_14_days&amp;prefix=2%2Fapi.example.com%2Fv1%2F"');

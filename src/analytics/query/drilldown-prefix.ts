@@ -16,8 +16,8 @@ export interface DrilldownQuery extends LogQuery {
 }
 
 export const ROOT_PREFIX = '0/';
-/** Deeper than any path worth listing level by level; keeps the prefix short. */
-const MAX_DEPTH = 100;
+/** Deeper than any path worth listing level by level; keeps the prefix short. Paths at this depth are listed as ends. */
+export const MAX_DEPTH = 100;
 
 export type DrilldownPrefixResult = { ok: true; prefix: DrilldownPrefix } | { ok: false; error: string };
 
@@ -34,6 +34,21 @@ export function parseDrilldownPrefix(raw: unknown): DrilldownPrefixResult {
 
 function slashes(text: string): number {
   return text.split('/').length - 1;
+}
+
+export interface Breadcrumb {
+  readonly crumb: string;
+  readonly prefix: string;
+}
+
+/** API Umbrella's trail back up: All Hosts, then each whole segment the prefix names, with the prefix that lists what is under it. */
+export function breadcrumbs(prefix: DrilldownPrefix): Breadcrumb[] {
+  const trail = [{ crumb: 'All Hosts', prefix: ROOT_PREFIX }];
+  const parts = prefix.text.split('/');
+  parts.forEach((part, index) => {
+    if (part !== '') trail.push({ crumb: part, prefix: `${index + 1}/${parts.slice(0, index + 1).join('/')}/` });
+  });
+  return trail;
 }
 
 /** The prefix that lists what is under `path` (a listed path that ends in "/"). */

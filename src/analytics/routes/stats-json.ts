@@ -6,6 +6,7 @@ import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { csvFilename, drilldownCsv, entriesCsv, usersCsv } from '../csv.js';
+import { RESULTS_SHOWN } from '../drilldown-queries.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import type { ReaderThread } from '../reader-thread.js';
@@ -57,7 +58,8 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     app.get(`${base}.json`, authenticated, async (request, reply) => {
       const query = drilldownOr400(context, request, reply);
       if (query === null) return reply;
-      return reader.drilldown(query);
+      const drilled = await reader.drilldown(query);
+      return { ...drilled, results: drilled.results.slice(0, RESULTS_SHOWN) };
     });
 
     app.get(`${base}.csv`, authenticated, async (request, reply) => {
