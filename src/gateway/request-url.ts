@@ -23,10 +23,6 @@ const MAYBE_DOT_SEGMENT = /(^|\/)(\.|%2e)/i;
 const ENCODED_DOT = /%2e/gi;
 
 /**
- * Resolves "." and ".." segments (also as %2e) as RFC 3986 does, so that
- * "/api/%2e%2e/admin" is matched as "/admin". null when a ".." climbs above "/".
- */
-/**
  * A Host (or trusted X-Forwarded-Host) value as RFC 9110 allows it: a name or
  * address, then maybe a port, or nothing (HTTP/1.0). nginx answers anything
  * else 400; passed on, "api.example.com/x" would log a host with a path in it.
@@ -37,6 +33,10 @@ export function isHostValue(host: string): boolean {
   return HOST.test(host);
 }
 
+/**
+ * Resolves "." and ".." segments (also as %2e) as RFC 3986 does, so that
+ * "/api/%2e%2e/admin" is matched as "/admin". null when a ".." climbs above "/".
+ */
 export function normalizePath(path: string): string | null {
   if (!MAYBE_DOT_SEGMENT.test(path)) return path;
   const segments = path.split('/');
