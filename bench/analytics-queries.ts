@@ -12,7 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { entriesCsv } from '../src/analytics/csv.js';
 import { parseLogQuery, type LogQuery } from '../src/analytics/query/log-query.js';
-import { parseDrilldownQuery } from '../src/analytics/routes/stats-json.js';
+import { parseDrilldownQuery } from '../src/analytics/query/drilldown-prefix.js';
 import { ReaderThread } from '../src/analytics/reader-thread.js';
 import { openStore, type Db } from '../src/store/db.js';
 import { DEFAULT_RULES } from '../src/analytics/query/filter-rules.js';

@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
-import { parseDrilldownPrefix } from '../../src/analytics/query/drilldown-prefix.js';
-import { parseDrilldownQuery } from '../../src/analytics/routes/stats-json.js';
+import { parseDrilldownPrefix, parseDrilldownQuery } from '../../src/analytics/query/drilldown-prefix.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
 import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';

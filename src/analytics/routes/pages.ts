@@ -9,10 +9,9 @@ import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-
 import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
-import type { DrilldownQuery } from '../query/drilldown-prefix.js';
+import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
-import { parseDrilldownQuery } from './stats-json.js';
 import {
   chartModel,
   FORM_OPTIONS,
@@ -140,7 +139,7 @@ interface FormState {
   readonly interval: string;
   readonly search: string;
   readonly rows: readonly (FormRow & { removeUrl?: string })[];
-  /** Sort order and page length, which the form has no field for, so that applying it keeps them. */
+  /** Sort order, page length and the drilldown's level, which the form has no field for, so that applying it keeps them. */
   readonly hidden: readonly (readonly [string, string])[];
   /** The other tabs' links keep range and filters; null: plain links (the view could not be read). */
   readonly tabUrls: Readonly<Record<string, string>> | null;

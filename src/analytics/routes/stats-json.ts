@@ -7,7 +7,7 @@ import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { csvFilename, drilldownCsv, entriesCsv, usersCsv } from '../csv.js';
 import { RESULTS_SHOWN } from '../drilldown-queries.js';
-import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
+import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import type { ReaderThread } from '../reader-thread.js';
 
@@ -68,15 +68,6 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
       return sendCsv(reply, csvFilename('drilldown', query)).send(drilldownCsv((await reader.drilldown(query)).results));
     });
   }
-}
-
-/** The view's query and its drilldown prefix, or null when a 400 has been sent. */
-export function parseDrilldownQuery(params: Record<string, unknown>, now: number): { ok: true; query: DrilldownQuery } | { ok: false; error: string } {
-  const parsed = parseLogQuery(params, now);
-  if (!parsed.ok) return parsed;
-  const prefix = parseDrilldownPrefix(params.prefix);
-  if (!prefix.ok) return prefix;
-  return { ok: true, query: { ...parsed.query, prefix: prefix.prefix } };
 }
 
 function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {
