@@ -145,6 +145,9 @@ describe('the drilldown endpoints and page', () => {
   it('shows the levels, links one level down, keeps the prefix in the form, and escapes paths', async () => {
     const root = await fx.page('/admin/analytics/drilldown');
     expect(root.status).toBe(200);
+    // The menu marks this page as the current one, not Filter Logs.
+    expect(root.text).toContain('<a href="/admin/analytics/drilldown" aria-current="page">API Drilldown</a>');
+    expect(root.text).toContain('<a href="/admin/analytics/logs">Filter Logs</a>');
     expect(root.text).toContain('href="/admin/analytics/drilldown?range=last_14_days&amp;prefix=1%2Fapi.example.com%2F"');
     const level = await fx.page('/admin/analytics/drilldown?range=last_14_days&prefix=2%2Fapi.example.com%2Fv1%2F');
     expect(level.text).toContain('<input type="hidden" name="prefix" value="2/api.example.com/v1/">');
