@@ -82,7 +82,6 @@ export class Exchange implements ErrorRequest, CodingRequest {
   rateLimit: RateLimitHeaders | null = null;
   upstreamStartedAt = 0;
   upstreamEndedAt = 0;
-  readonly compressBodies: boolean;
   private call: UpstreamCall | null = null;
   private takesGzip: boolean | undefined;
 
@@ -107,9 +106,13 @@ export class Exchange implements ErrorRequest, CodingRequest {
     this.body = client.body ?? client.raw;
     this.backendPath = route.backendPrefix + this.path.slice(route.frontendPrefix.length);
     this.settings = route.backend.settings.choose(this.method, this.backendPath, this.query);
-    this.compressBodies = deps.config.proxy.gzip;
     // A response closes once: 'on' spares the wrapper 'once' would allocate per request.
     this.res.on('close', this.onClose);
+  }
+
+  /** proxy.gzip: read from the config, not copied into every exchange. */
+  get compressBodies(): boolean {
+    return this.deps.config.proxy.gzip;
   }
 
   /** The client takes a gzipped body: asked for in Accept-Encoding, over HTTP/1.1 (nginx's gzip_http_version). */

@@ -46,6 +46,12 @@ export const GATEWAY_OWNED: ReadonlySet<string> = new Set([...WRITTEN_BY_GATEWAY
 export const REQUEST_ID_HEADER = 'X-Api-Umbrella-Request-Id';
 
 /**
+ * Response headers a backend's response header settings cannot set: the
+ * framing, the body's coding (compression.ts decides it) and the request id.
+ */
+export const GATEWAY_OWNED_RESPONSE: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'content-length', 'content-encoding', REQUEST_ID_HEADER.toLowerCase()]);
+
+/**
  * Extra header names a Connection header lists as hop-by-hop, or null for
  * the usual "keep-alive" / "close".
  */

@@ -4,10 +4,7 @@
 import type { ApiSettings, HeaderSetting } from '../api-backends/model.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import type { BodyHeaders } from './compression.js';
-import { HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
-
-/** What the gateway writes itself: framing, the body's coding (compression.ts) and the request id. */
-const GATEWAY_OWNED: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'content-length', 'content-encoding', REQUEST_ID_HEADER.toLowerCase()]);
+import { GATEWAY_OWNED_RESPONSE } from './headers.js';
 
 export interface ResponseHeaderSettings {
   readonly defaults: readonly HeaderSetting[];
@@ -19,7 +16,7 @@ export interface ResponseHeaderSettings {
 /** null when the settings set no response header, so a response costs one null check. */
 export function compileResponseHeaders(settings: ApiSettings): ResponseHeaderSettings | null {
   // isHeaderValue: a value stored before it was checked on saving would fail every response.
-  const allowed = (header: HeaderSetting) => !GATEWAY_OWNED.has(header.key.toLowerCase()) && isHeaderValue(header.value);
+  const allowed = (header: HeaderSetting) => !GATEWAY_OWNED_RESPONSE.has(header.key.toLowerCase()) && isHeaderValue(header.value);
   const defaults = settings.default_response_headers.filter(allowed);
   const overrides = settings.override_response_headers.filter(allowed);
   if (defaults.length === 0 && overrides.length === 0) return null;

@@ -9,7 +9,7 @@ import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-
 import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
-import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
+import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
 import {
@@ -85,14 +85,16 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   app.get(DRILLDOWN_PATH, signedIn, async (request, reply) => {
     const view = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown');
     if (view === null) return reply;
-    const query = parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now());
-    if (!query.ok) {
-      return renderAdminPage(context, reply, templateFor(DRILLDOWN_PATH), { ...layoutData(DRILLDOWN_PATH, 'API Drilldown'), form: viewForm(DRILLDOWN_PATH, view), error: query.error }, 400);
+    // The view is parsed already: only its level is left.
+    const prefix = parseDrilldownPrefix((request.query as Record<string, unknown>).prefix);
+    if (!prefix.ok) {
+      return renderAdminPage(context, reply, templateFor(DRILLDOWN_PATH), { ...layoutData(DRILLDOWN_PATH, 'API Drilldown'), form: viewForm(DRILLDOWN_PATH, view), error: prefix.error }, 400);
     }
-    const drilled = await reader.drilldown(query.query);
-    return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', query.query, {
-      ...drilldownModel(query.query, drilled),
-      csvUrl: unpagedUrl('/admin/stats/drilldown.csv', query.query),
+    const query: DrilldownQuery = { ...view, prefix: prefix.prefix };
+    const drilled = await reader.drilldown(query);
+    return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', query, {
+      ...drilldownModel(query, drilled),
+      csvUrl: unpagedUrl('/admin/stats/drilldown.csv', query),
     });
   });
 }

@@ -71,10 +71,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
 }
 
 function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {
-  const parsed = parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now());
-  if (parsed.ok) return parsed.query;
-  void reply.code(400).send({ error: parsed.error });
-  return null;
+  return queryOr400(reply, parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now()));
 }
 
 /** The admin behind the token or the session; anyone else gets the admin API's 401. */
@@ -86,7 +83,11 @@ function requireAdmin(context: AppContext) {
 }
 
 function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaultLength?: number): LogQuery | null {
-  const parsed = parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength);
+  return queryOr400(reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength));
+}
+
+/** The parsed query, or null once its one message has gone out as a 400. */
+function queryOr400<Q>(reply: FastifyReply, parsed: { ok: true; query: Q } | { ok: false; error: string }): Q | null {
   if (parsed.ok) return parsed.query;
   void reply.code(400).send({ error: parsed.error });
   return null;
