@@ -31,6 +31,7 @@ export function syntheticBackends(count: number): ApiBackend[] {
     url_matches: [{ frontend_prefix: `/service${index}/v${index % 3}/`, backend_prefix: '/' }],
     settings: EMPTY_SETTINGS,
     sub_settings: [],
+    rewrites: [],
     created_at: '',
     updated_at: '',
     created_by: null,

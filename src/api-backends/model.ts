@@ -73,6 +73,18 @@ export interface SubSetting {
   readonly settings: ApiSettings;
 }
 
+/** `route`: a path pattern with :name and *name captures; `regex`: a case-insensitive regular expression. */
+export const REWRITE_MATCHER_TYPES = ['route', 'regex'] as const;
+export type RewriteMatcherType = (typeof REWRITE_MATCHER_TYPES)[number];
+
+/** One of a backend's URL rewrites, applied in order to the upstream path and query. */
+export interface UrlRewrite {
+  readonly matcher_type: RewriteMatcherType;
+  readonly http_method: SubSettingMethod;
+  readonly frontend_matcher: string;
+  readonly backend_replacement: string;
+}
+
 export interface ServerAddress {
   readonly host: string;
   readonly port: number;
@@ -94,6 +106,7 @@ export interface ApiBackendConfig {
   readonly url_matches: readonly UrlMatch[];
   readonly settings: ApiSettings;
   readonly sub_settings: readonly SubSetting[];
+  readonly rewrites: readonly UrlRewrite[];
 }
 
 export interface ApiBackend extends ApiBackendConfig {
@@ -131,13 +144,14 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
 });
 
 /**
- * A stored backend document as the current model: settings added since it
- * was written take their empty defaults, so drafts and published versions
+ * A stored backend document as the current model: settings and rewrites
+ * added since it was written take their empty defaults, so drafts and published versions
  * from before them compare and compile like new ones.
  */
 export function withCurrentSettings<T extends ApiBackendConfig>(api: T): T {
   return {
     ...api,
+    rewrites: api.rewrites ?? [],
     settings: { ...EMPTY_SETTINGS, ...api.settings },
     sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: { ...EMPTY_SETTINGS, ...sub.settings } })),
   };

@@ -13,6 +13,7 @@ import {
   HTTP_METHODS,
   RATE_LIMIT_MODES,
   RESERVED_PREFIXES,
+  REWRITE_MATCHER_TYPES,
   type ApiBackendConfig,
   type ApiSettings,
   type BackendProtocol,
@@ -23,7 +24,9 @@ import {
   type SubSetting,
   type SubSettingMethod,
   type UrlMatch,
+  type UrlRewrite,
 } from './model.js';
+import { rewriteError } from '../gateway/url-rewrites.js';
 import { parseRateLimits } from './rate-limits.js';
 
 const BLANK = "can't be blank";
@@ -56,6 +59,7 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
   const urlMatches = parseUrlMatches(input.url_matches, errors);
   const settings = parseSettings(input.settings, 'settings', errors);
   const subSettings = parseSubSettings(input.sub_settings, errors);
+  const rewrites = parseRewrites(input.rewrites, errors);
 
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return {
@@ -70,6 +74,7 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
       url_matches: urlMatches,
       settings,
       sub_settings: subSettings,
+      rewrites,
     },
   };
 }
@@ -136,16 +141,54 @@ export function isReservedPrefix(prefix: string): boolean {
 function parseSubSettings(raw: unknown, errors: ErrorCollector): SubSetting[] {
   return listOf(raw, 'sub_settings', errors).map((item, index) => {
     const at = `sub_settings[${index}]`;
-    const method = blankToNull(item.http_method) ?? '';
-    const normalizedMethod = method.toLowerCase() === 'any' ? 'any' : method.toUpperCase();
-    if (method === '') errors.add(`${at}.http_method`, BLANK);
-    else if (!HTTP_METHODS.includes(normalizedMethod as SubSettingMethod)) errors.add(`${at}.http_method`, NOT_IN_LIST);
+    const method = httpMethod(item.http_method, `${at}.http_method`, errors);
     const regex = typeof item.regex === 'string' ? item.regex : '';
     if (regex === '') errors.add(`${at}.regex`, BLANK);
     else if (!isValidRegex(regex)) errors.add(`${at}.regex`, 'is not a valid regular expression');
-    return { http_method: normalizedMethod as SubSettingMethod, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
+    return { http_method: method, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
   });
 }
+
+/** "any" or an upper-case method name, as sub-settings and rewrites store it. */
+function httpMethod(raw: unknown, field: string, errors: ErrorCollector): SubSettingMethod {
+  const method = blankToNull(raw) ?? '';
+  const normalized = method.toLowerCase() === 'any' ? 'any' : method.toUpperCase();
+  if (method === '') errors.add(field, BLANK);
+  else if (!HTTP_METHODS.includes(normalized as SubSettingMethod)) errors.add(field, NOT_IN_LIST);
+  return normalized as SubSettingMethod;
+}
+
+function parseRewrites(raw: unknown, errors: ErrorCollector): UrlRewrite[] {
+  return listOf(raw, 'rewrites', errors).map((item, index) => {
+    const at = `rewrites[${index}]`;
+    const matcherType = blankToNull(item.matcher_type) ?? '';
+    if (matcherType === '') errors.add(`${at}.matcher_type`, BLANK);
+    else if (!REWRITE_MATCHER_TYPES.includes(matcherType as 'route')) errors.add(`${at}.matcher_type`, NOT_IN_LIST);
+    const rewrite = {
+      matcher_type: matcherType as UrlRewrite['matcher_type'],
+      http_method: httpMethod(item.http_method, `${at}.http_method`, errors),
+      frontend_matcher: typeof item.frontend_matcher === 'string' ? item.frontend_matcher.trim() : '',
+      backend_replacement: typeof item.backend_replacement === 'string' ? item.backend_replacement.trim() : '',
+    };
+    if (rewrite.frontend_matcher === '') errors.add(`${at}.frontend_matcher`, BLANK);
+    if (rewrite.backend_replacement === '') errors.add(`${at}.backend_replacement`, BLANK);
+    if (rewrite.frontend_matcher !== '' && rewrite.backend_replacement !== '' && REWRITE_MATCHER_TYPES.includes(rewrite.matcher_type)) checkRewriteCompiles(rewrite, at, errors);
+    return rewrite;
+  });
+}
+
+/** A rule the gateway could not compile would fail every publish: it is refused here, with the reason. */
+function checkRewriteCompiles(rewrite: UrlRewrite, at: string, errors: ErrorCollector): void {
+  const matcherError = rewriteError({ ...rewrite, backend_replacement: '/' });
+  if (matcherError !== null) {
+    const kind = rewrite.matcher_type === 'regex' ? 'regular expression' : 'route pattern';
+    errors.add(`${at}.frontend_matcher`, `is not a valid ${kind} (${matcherError})`);
+    return;
+  }
+  const templateError = rewriteError(rewrite);
+  if (templateError !== null) errors.add(`${at}.backend_replacement`, `is not a valid template (${templateError})`);
+}
+
 
 function isValidRegex(source: string): boolean {
   try {

@@ -161,10 +161,13 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
   return length === undefined ? headers['transfer-encoding'] !== undefined : length !== '0';
 }
 
+/** The backend path and the edited query, then the backend's URL rewrites (last, as API Umbrella applies them). */
 export function upstreamPath(exchange: Exchange): string {
   let query = upstreamQuery(exchange.query, exchange.settings.queryAppend);
   if (exchange.settings.passApiKeyQueryParam && exchange.apiKey !== null) query += `${query === '' ? '' : '&'}api_key=${encodeURIComponent(exchange.apiKey)}`;
-  return query === '' ? exchange.backendPath : `${exchange.backendPath}?${query}`;
+  const target = query === '' ? exchange.backendPath : `${exchange.backendPath}?${query}`;
+  const { rewrites } = exchange.route.backend;
+  return rewrites === null ? target : rewrites.apply(exchange.method, target);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { PublishedConfig } from '../publish/published-config.js';
 import { RoutingTable, type Routable } from './routing-table.js';
 import { SettingsChooser } from './settings.js';
 import { originOf, UpstreamGroup, type UpstreamPools } from './upstreams.js';
+import { UrlRewrites } from './url-rewrites.js';
 
 export interface CompiledBackend {
   readonly id: string;
@@ -12,6 +13,8 @@ export interface CompiledBackend {
   /** The Host sent upstream; null: the incoming Host. */
   readonly hostHeader: string | null;
   readonly settings: SettingsChooser;
+  /** null: the backend rewrites nothing. */
+  readonly rewrites: UrlRewrites | null;
   readonly upstreams: UpstreamGroup;
   /** Lowercased host[:port] forms under which the backend names itself in a Location. */
   readonly ownAuthorities: ReadonlySet<string>;
@@ -45,6 +48,7 @@ function compileBackend(api: ApiBackend, defaultRateLimits: readonly RateLimit[]
     frontendHost: api.frontend_host,
     hostHeader: api.backend_host === '' ? null : api.backend_host,
     settings: SettingsChooser.compile(api, defaultRateLimits),
+    rewrites: UrlRewrites.compile(api.rewrites),
     upstreams: UpstreamGroup.forBackend(api, pools),
     ownAuthorities: ownAuthorities(api),
   };

@@ -205,4 +205,41 @@ describe('/apis', () => {
       'sub_settings[0].regex': ['is not a valid regular expression'],
     });
   });
+
+  it('stores URL rewrites in order, with the method normalized as sub-settings store it', async () => {
+    const rewrites = [
+      { matcher_type: 'route', http_method: 'get', frontend_matcher: '/info/:id', backend_replacement: '/items?id={{id}}' },
+      { matcher_type: 'regex', http_method: 'any', frontend_matcher: 'state=([A-Z]+)', backend_replacement: 'region=US-$1' },
+    ];
+    const created = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'rewrites.example.com', rewrites } });
+    expect(created.status).toBe(201);
+    const read = (await gw.adminApi('GET', `/apis/${created.body.api.id}`)).body.api;
+    expect(read.rewrites).toEqual([{ ...rewrites[0], http_method: 'GET' }, rewrites[1]]);
+  });
+
+  it('refuses URL rewrites the gateway could not apply, naming the field and the reason', async () => {
+    const response = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...validApi,
+        frontend_host: 'bad-rewrites.example.com',
+        rewrites: [
+          { matcher_type: 'glob', http_method: 'any', frontend_matcher: '/a', backend_replacement: '/b' },
+          { matcher_type: 'regex', http_method: 'FETCH', frontend_matcher: '(', backend_replacement: '/b' },
+          { matcher_type: 'route', http_method: 'any', frontend_matcher: '/:id/:id', backend_replacement: '/b' },
+          { matcher_type: 'route', http_method: 'any', frontend_matcher: '/:id', backend_replacement: '/b/{{#id}}' },
+          { matcher_type: 'route', http_method: 'any', frontend_matcher: ' ', backend_replacement: '' },
+        ],
+      },
+    });
+    expect(response.status).toBe(422);
+    const errors = response.body.errors as Record<string, string[]>;
+    expect(errors['rewrites[0].matcher_type']).toEqual(['is not included in the list']);
+    expect(errors['rewrites[1].http_method']).toEqual(['is not included in the list']);
+    expect(errors['rewrites[1].frontend_matcher']![0]).toMatch(/^is not a valid regular expression \(.+\)$/);
+    expect(errors['rewrites[2].frontend_matcher']![0]).toMatch(/^is not a valid route pattern \(.*duplicate.*\)$/i);
+    expect(errors['rewrites[3].backend_replacement']![0]).toMatch(/^is not a valid template \(.*unclosed.*\)$/i);
+    expect(errors['rewrites[4].frontend_matcher']).toEqual(["can't be blank"]);
+    expect(errors['rewrites[4].backend_replacement']).toEqual(["can't be blank"]);
+    expect(Object.keys(errors)).toHaveLength(7);
+  });
 });

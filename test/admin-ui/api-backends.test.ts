@@ -39,7 +39,7 @@ describe('API Backends', () => {
     for (const label of [
       'Name', 'Backend', 'Backend Protocol', 'Host', 'Port', 'Balance Algorithm', 'Frontend Host', 'Backend Host', 'Matching URL Prefixes',
       'Frontend Prefix', 'Backend Prefix', 'Global Request Settings', 'API Key Checks', 'Required Roles', 'Append Query String Parameters',
-      'Set Request Headers', 'HTTP Basic Authentication', 'Rate Limit', 'Sub-URL Request Settings', 'Save',
+      'Set Request Headers', 'HTTP Basic Authentication', 'Rate Limit', 'Sub-URL Request Settings', 'URL Rewrites', 'Save',
     ]) {
       expect(text).toContain(label);
     }
@@ -71,6 +71,14 @@ describe('API Backends', () => {
       'sub_settings[k3x][settings][required_roles]': 'writer',
       'sub_settings[k3x][settings][required_roles_override]': '1',
       'sub_settings[k3x][settings][rate_limit_mode]': 'unlimited',
+      'rewrites[0][matcher_type]': 'route',
+      'rewrites[0][http_method]': 'GET',
+      'rewrites[0][frontend_matcher]': ' /city/:name ',
+      'rewrites[0][backend_replacement]': '/forecast?city={{name}}',
+      'rewrites[1][matcher_type]': 'regex',
+      'rewrites[1][http_method]': 'any',
+      'rewrites[1][frontend_matcher]': '',
+      'rewrites[1][backend_replacement]': '',
     });
     expect(response.statusCode).toBe(303);
     expect(textOf((await client.follow(response)).body)).toContain('Added the API backend "Weather". Publish the change to make it live.');
@@ -95,6 +103,7 @@ describe('API Backends', () => {
         rate_limits: [{ duration: 60_000, limit_by: 'ip', limit: 60, response_headers: true }],
       },
       sub_settings: [{ http_method: 'POST', regex: '^/upload', settings: { required_roles: ['writer'], required_roles_override: true, rate_limit_mode: 'unlimited' } }],
+      rewrites: [{ matcher_type: 'route', http_method: 'GET', frontend_matcher: '/city/:name', backend_replacement: '/forecast?city={{name}}' }],
     });
     expect(running.context.publisher.current.apis).toHaveLength(0);
   });
@@ -123,6 +132,14 @@ describe('API Backends', () => {
     expect((await client.get('/admin/apis/new')).body).toContain('<details class="settings-details">');
   });
 
+  it('shows a URL rewrite that cannot be applied next to its field', async () => {
+    const response = await addBackend({ ...BASIC, 'rewrites[0][matcher_type]': 'regex', 'rewrites[0][http_method]': 'any', 'rewrites[0][frontend_matcher]': '([a-z', 'rewrites[0][backend_replacement]': '/x' });
+    expect(response.statusCode).toBe(422);
+    expect(textOf(response.body)).toContain('URL Rewrite 1 › Frontend Matcher is not a valid regular expression');
+    expect(response.body).toMatch(/id="f-rewrites-0-frontend_matcher"[^>]*value="\(\[a-z"[^>]*aria-invalid="true"/);
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
   it('says so when a frontend prefix is already taken on the host', async () => {
     await addBackend();
     const again = await addBackend({ ...BASIC, name: 'Other' });
@@ -139,6 +156,8 @@ describe('API Backends', () => {
     const removed = await client.post('/admin/apis', { ...BASIC, 'url_matches[1][frontend_prefix]': '/b/', 'url_matches[1][backend_prefix]': '/', _remove: 'url_matches.0' });
     expect(removed.body).toContain('value="/b/"');
     expect(removed.body).not.toContain('value="/weather/"');
+    const rewrite = await client.post('/admin/apis', { ...BASIC, _add: 'rewrites' });
+    expect(rewrite.body).toContain('name="rewrites[0][frontend_matcher]"');
     const nested = await client.post('/admin/apis', { ...BASIC, 'sub_settings[0][regex]': '^/x', _add: 'sub_settings.0.settings.rate_limits' });
     expect(nested.body).toContain('name="sub_settings[0][settings][rate_limits][0][limit]"');
     expect(running.context.backends.list()).toHaveLength(0);

@@ -49,6 +49,10 @@ const FULL: ApiBackendConfig = parseOk({
     disable_analytics: true,
   },
   sub_settings: [{ http_method: 'DELETE', regex: '^/admin', settings: { required_roles: ['admin'], required_roles_override: true, require_https: false } }],
+  rewrites: [
+    { matcher_type: 'route', http_method: 'GET', frontend_matcher: '/info/:id?format=:format', backend_replacement: '/items/{{id}}?f={{format}}' },
+    { matcher_type: 'regex', http_method: 'any', frontend_matcher: 'state=([A-Z]+)', backend_replacement: 'region=US-$1' },
+  ],
 });
 
 function parseOk(raw: unknown): ApiBackendConfig {
@@ -79,6 +83,7 @@ describe('the API backend form model', () => {
     expect(backendFieldLabel('url_matches[0].frontend_prefix')).toBe('URL Prefix 1 › Frontend Prefix');
     expect(backendFieldLabel('sub_settings[1].settings.rate_limits[0].limit')).toBe('Sub-URL Setting 2 › Rate Limit 1 › Limit');
     expect(backendFieldLabel('settings.headers[0].key')).toBe('Global Request Settings › Set Request Headers line 1 › name');
+    expect(backendFieldLabel('rewrites[2].frontend_matcher')).toBe('URL Rewrite 3 › Frontend Matcher');
   });
 });
 

@@ -22,6 +22,7 @@ function draft(name: string, prefix: string): string {
       url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
       settings: EMPTY_SETTINGS,
       sub_settings: [],
+      rewrites: [],
     },
     'test',
   ).id;

@@ -39,6 +39,13 @@ export interface SubSettingForm {
   settings: SettingsForm;
 }
 
+export interface RewriteForm {
+  matcher_type: string;
+  http_method: string;
+  frontend_matcher: string;
+  backend_replacement: string;
+}
+
 export interface ApiBackendForm {
   name: string;
   backend_protocol: string;
@@ -49,6 +56,7 @@ export interface ApiBackendForm {
   url_matches: { frontend_prefix: string; backend_prefix: string }[];
   settings: SettingsForm;
   sub_settings: SubSettingForm[];
+  rewrites: RewriteForm[];
 }
 
 const tristate = (value: boolean | null): string => (value === null ? '' : String(value));
@@ -63,6 +71,7 @@ export const BLANK_ROWS = {
   url_matches: () => ({ frontend_prefix: '', backend_prefix: '' }),
   rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }),
   sub_settings: blankSubSetting,
+  rewrites: (): RewriteForm => ({ matcher_type: 'route', http_method: 'any', frontend_matcher: '', backend_replacement: '' }),
 } as const;
 
 export function blankSubSetting(): SubSettingForm {
@@ -80,6 +89,7 @@ export function emptyBackendForm(): ApiBackendForm {
     url_matches: [BLANK_ROWS.url_matches()],
     settings: blankSettings(),
     sub_settings: [],
+    rewrites: [],
   };
 }
 
@@ -94,6 +104,7 @@ export function formFromBackend(api: ApiBackendConfig): ApiBackendForm {
     url_matches: api.url_matches.map((match) => ({ ...match })),
     settings: settingsFromConfig(api.settings),
     sub_settings: api.sub_settings.map((sub: SubSetting) => ({ http_method: sub.http_method, regex: sub.regex, settings: settingsFromConfig(sub.settings) })),
+    rewrites: api.rewrites.map((rewrite) => ({ ...rewrite })),
   };
 }
 
@@ -142,6 +153,14 @@ export function formFromSubmission(tree: FormTree): ApiBackendForm {
     sub_settings: rowsOf(tree, 'sub_settings')
       .map((row) => ({ http_method: textOf(row, 'http_method'), regex: textOf(row, 'regex'), settings: settingsFromTree(treeOf(row, 'settings')) }))
       .filter((row) => row.regex !== '' || !isBlankSettings(row.settings)),
+    rewrites: rowsOf(tree, 'rewrites')
+      .map((row) => ({
+        matcher_type: textOf(row, 'matcher_type'),
+        http_method: textOf(row, 'http_method'),
+        frontend_matcher: textOf(row, 'frontend_matcher').trim(),
+        backend_replacement: textOf(row, 'backend_replacement').trim(),
+      }))
+      .filter((row) => row.frontend_matcher !== '' || row.backend_replacement !== ''),
   };
 }
 
@@ -235,6 +254,10 @@ const FIELD_LABELS: Record<string, string> = {
   sub_settings: 'Sub-URL Setting',
   http_method: 'HTTP Method',
   regex: 'Regex',
+  rewrites: 'URL Rewrite',
+  matcher_type: 'Matcher Type',
+  frontend_matcher: 'Frontend Matcher',
+  backend_replacement: 'Backend Replacement',
   disable_api_key: 'API Key Checks',
   pass_api_key_header: 'Pass API Key in Header',
   pass_api_key_query_param: 'Pass API Key in Query',

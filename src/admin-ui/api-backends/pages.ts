@@ -1,7 +1,7 @@
 // Configuration › API Backends: list, add, edit and delete draft backends.
 // Nothing here changes live traffic; Publish Changes does.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS } from '../../api-backends/model.js';
+import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS, REWRITE_MATCHER_TYPES } from '../../api-backends/model.js';
 import { saveApiBackend } from '../../api-backends/service.js';
 import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
@@ -16,7 +16,7 @@ import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBack
 
 type IdParams = { Params: { id: string } };
 
-const FORM_OPTIONS = { protocols: BACKEND_PROTOCOLS, balanceAlgorithms: BALANCE_ALGORITHMS, httpMethods: HTTP_METHODS, durationUnits: DURATION_UNITS };
+const FORM_OPTIONS = { protocols: BACKEND_PROTOCOLS, balanceAlgorithms: BALANCE_ALGORITHMS, httpMethods: HTTP_METHODS, matcherTypes: REWRITE_MATCHER_TYPES, durationUnits: DURATION_UNITS };
 
 export function apiBackendPages(app: FastifyInstance, context: AppContext): void {
   const { backends, publisher } = context;
@@ -81,7 +81,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   function renderForm(reply: FastifyReply, data: { form: ApiBackendForm; id: string | null; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(readableMessages(data.errors ?? {}), backendFieldLabel);
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
-    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting() }, status);
+    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites() }, status);
   }
 
   function notFound(reply: FastifyReply) {

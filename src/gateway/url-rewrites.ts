@@ -1,0 +1,209 @@
+// A backend's URL rewrites, as API Umbrella applies them: each rule in turn,
+// for its HTTP method, over the upstream path and query after the prefix,
+// api_key and append_query_string edits (so sub-settings, which match before,
+// see the unrewritten target). A "regex" rule replaces every case-insensitive
+// match ($1, ${1}, $0 in the replacement). A "route" rule matches the path
+// against a pattern (":name" one segment, "*name" or "*" any run) and the
+// query against its parameters, then replaces the whole target with its
+// Mustache template of the captures, escaped when they go in the query.
+import Mustache from 'mustache';
+import type { SubSettingMethod, UrlRewrite } from '../api-backends/model.js';
+
+type Rewrite = (target: string) => string;
+
+interface CompiledRule {
+  readonly method: SubSettingMethod;
+  readonly rewrite: Rewrite;
+}
+
+export class UrlRewrites {
+  private constructor(private readonly rules: readonly CompiledRule[]) {}
+
+  /** null when there is nothing to rewrite. A rule that does not compile (validation refuses those) is left out. */
+  static compile(rules: readonly UrlRewrite[]): UrlRewrites | null {
+    const compiled = rules.flatMap((rule) => {
+      try {
+        return [{ method: rule.http_method, rewrite: compileRule(rule) }];
+      } catch {
+        return [];
+      }
+    });
+    return compiled.length === 0 ? null : new UrlRewrites(compiled);
+  }
+
+  /** `target` (path and query, as sent upstream) after every rule for `method`. */
+  apply(method: string, target: string): string {
+    let rewritten = target;
+    for (const rule of this.rules) {
+      if (rule.method === 'any' || rule.method === method) rewritten = rule.rewrite(rewritten);
+    }
+    return rewritten === target ? target : asRequestTarget(rewritten);
+  }
+}
+
+/** Why `rule` does not compile (its regular expression, route pattern or template), or null. */
+export function rewriteError(rule: UrlRewrite): string | null {
+  try {
+    compileRule(rule);
+    return null;
+  } catch (error) {
+    return (error as Error).message.split('\n')[0]!;
+  }
+}
+
+function compileRule(rule: UrlRewrite): Rewrite {
+  return rule.matcher_type === 'regex' ? regexRewrite(rule.frontend_matcher, rule.backend_replacement) : routeRewrite(rule.frontend_matcher, rule.backend_replacement);
+}
+
+function regexRewrite(matcher: string, replacement: string): Rewrite {
+  const regex = new RegExp(matcher, 'gi');
+  const groups = new RegExp(`${matcher}|`).exec('')!.length - 1;
+  const parts = replacementParts(replacement);
+  // A function, not a replacement string: JavaScript's own "$&", "$`" and "$<name>" are not nginx's.
+  // Past the last group, replace() passes the offset and the whole string: those are no captures.
+  const expand = (...match: unknown[]) => parts.map((part) => (typeof part !== 'number' ? part : part > groups ? '' : ((match[part] as string | undefined) ?? ''))).join('');
+  return (target) => target.replace(regex, expand);
+}
+
+/** nginx's replacement syntax: "$N" and "${N}" a capture ($0 the whole match), "$$" a dollar. */
+function replacementParts(replacement: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  let last = 0;
+  for (const reference of replacement.matchAll(/\$(?:(\d+)|\{(\d+)\}|(\$))/g)) {
+    parts.push(replacement.slice(last, reference.index));
+    parts.push(reference[3] === undefined ? Number(reference[1] ?? reference[2]) : '$');
+    last = reference.index + reference[0].length;
+  }
+  parts.push(replacement.slice(last));
+  return parts;
+}
+
+/** Query parameters as nginx's decode_args reads them: a bare name is true, a repeated one a list. */
+type QueryArgs = Map<string, string | true | (string | true)[]>;
+
+interface ArgMatcher {
+  /** The value the parameter must have, or null to capture it under `capture`. */
+  readonly mustEqual: string | true | null;
+  readonly capture: string;
+}
+
+interface QueryMatcher {
+  /** "*" among the pattern's parameters: other parameters may come too. */
+  readonly allowsOthers: boolean;
+  readonly count: number;
+  readonly args: ReadonlyMap<string, ArgMatcher>;
+}
+
+const UNESCAPED = { escape: (value: unknown): string => String(value) };
+
+function routeRewrite(matcher: string, replacement: string): Rewrite {
+  const [pathPattern, queryPattern] = splitTarget(matcher);
+  const pathRegex = routePathRegex(pathPattern);
+  const query = queryPattern === undefined ? null : queryMatcher(queryPattern);
+  const [pathTemplate, queryTemplate] = splitTarget(replacement);
+  Mustache.parse(pathTemplate);
+  if (queryTemplate !== undefined) Mustache.parse(queryTemplate);
+  return (target) => {
+    const [path, requestQuery] = splitTarget(target);
+    const match = pathRegex.exec(path);
+    if (match === null) return target;
+    // No prototype: a template's {{constructor}} is just an unknown name.
+    const captures: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, match.groups);
+    if (query !== null && !captureQuery(query, decodeArgs(requestQuery ?? ''), captures)) return target;
+    const rewrittenPath = Mustache.render(pathTemplate, captures, undefined, UNESCAPED);
+    if (queryTemplate === undefined) return rewrittenPath;
+    const escaped = Object.fromEntries(Object.entries(captures).map(([name, value]) => [name, value === undefined ? '' : queryEscaped(value)]));
+    return `${rewrittenPath}?${Mustache.render(queryTemplate, escaped, undefined, UNESCAPED)}`;
+  };
+}
+
+/** As nginx's escape_uri leaves a joined list of values readable: "a,b", not "a%2Cb". */
+function queryEscaped(value: string): string {
+  return encodeURIComponent(value).replaceAll('%2C', ',');
+}
+
+/** [path, query]; the query undefined when there is no "?". */
+function splitTarget(target: string): [string, string | undefined] {
+  const queryAt = target.indexOf('?');
+  return queryAt < 0 ? [target, undefined] : [target.slice(0, queryAt), target.slice(queryAt + 1)];
+}
+
+/** The route-pattern syntax API Umbrella took from bjoerge/route-pattern; a trailing "/" is optional either way. */
+function routePathRegex(pattern: string): RegExp {
+  const source = pattern
+    .replace(/[-{}[\]+?.,\\^$|#\s]/g, '\\$&')
+    .replace(/\*(\W|$)/g, '.*?$1')
+    .replace(/:(\w+)/g, '(?<$1>[^/]+)')
+    .replace(/\*(\w+)/g, '(?<$1>.*?)')
+    .replace(/\/$/, '');
+  return new RegExp(`^${source}/?$`);
+}
+
+function queryMatcher(pattern: string): QueryMatcher {
+  const parsed = decodeArgs(pattern);
+  const args = new Map<string, ArgMatcher>();
+  for (const [name, value] of parsed) {
+    if (name === '*' && value === true) continue;
+    const single = Array.isArray(value) ? value[value.length - 1]! : value;
+    const captures = typeof single === 'string' && single.startsWith(':');
+    args.set(name, { mustEqual: captures ? null : single, capture: captures ? single.slice(1) : '' });
+  }
+  return { allowsOthers: parsed.get('*') === true, count: parsed.size, args };
+}
+
+/** Whether the request's parameters fit; captures go into `captures` (a repeated parameter's values joined by ","). */
+function captureQuery(matcher: QueryMatcher, args: QueryArgs, captures: Record<string, string>): boolean {
+  if (!matcher.allowsOthers && args.size !== matcher.count) return false;
+  for (const [name, expected] of matcher.args) {
+    const value = args.get(name);
+    if (expected.mustEqual !== null) {
+      if (value !== expected.mustEqual) return false;
+    } else {
+      captures[expected.capture] = Array.isArray(value) ? value.map(argText).join(',') : argText(value);
+    }
+  }
+  return true;
+}
+
+function argText(value: string | true | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function decodeArgs(query: string): QueryArgs {
+  const args: QueryArgs = new Map();
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decodeComponent(equals < 0 ? pair : pair.slice(0, equals));
+    const value = equals < 0 ? true : decodeComponent(pair.slice(equals + 1));
+    const existing = args.get(name);
+    args.set(name, existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]);
+  }
+  return args;
+}
+
+function decodeComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/** Bytes a request line cannot carry (or that would end it early) percent-encoded, and a leading "/". */
+const NOT_SENDABLE = /[^\x21-\x7e]|#/gu;
+
+function asRequestTarget(target: string): string {
+  const sendable = target.replace(NOT_SENDABLE, encodeCharacter);
+  return sendable.startsWith('/') ? sendable : `/${sendable}`;
+}
+
+function encodeCharacter(character: string): string {
+  try {
+    return encodeURIComponent(character);
+  } catch {
+    // A lone surrogate: what a UTF-8 decoder would make of it.
+    return '%EF%BF%BD';
+  }
+}
