@@ -9,7 +9,7 @@ import { toInteger } from '../lib/validation-errors.js';
 import { canonicalJson, type PendingChange } from '../publish/pending-changes.js';
 import { redirectWithFlash } from './flash.js';
 import { lineDiff } from './line-diff.js';
-import { decodeNestedForm, textOf } from './nested-form.js';
+import { decodeNestedForm, textOf } from '../lib/nested-form.js';
 import { renderAdminPage } from './page.js';
 
 export const PUBLISHED = 'Successfully published the configuration';

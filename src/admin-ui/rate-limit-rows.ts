@@ -2,7 +2,7 @@
 // instead of milliseconds. Shared by API backend and API user forms.
 import type { LimitBy, RateLimit } from '../api-backends/model.js';
 import { toInteger } from '../lib/validation-errors.js';
-import { textOf, type FormTree } from './nested-form.js';
+import { textOf, type FormTree } from '../lib/nested-form.js';
 
 export const DURATION_UNITS = [
   { value: 'milliseconds', label: 'milliseconds', ms: 1 },

@@ -1,7 +1,7 @@
 // "Add server" / "Remove" without JavaScript: such a button submits the form
 // with _add (a list: "sub_settings.0.settings.rate_limits") or _remove (a row:
 // "servers.1"), and the form comes back with a row more or less, unsaved.
-import { textOf, type FormTree } from './nested-form.js';
+import { textOf, type FormTree } from '../lib/nested-form.js';
 
 export interface RowAction {
   readonly add?: string;

@@ -54,6 +54,53 @@ describe('admin API authentication', () => {
   });
 });
 
+describe("form-encoded bodies, as API Umbrella's Rails admin takes them", () => {
+  const postForm = (path: string, fields: Record<string, string>, method = 'POST') =>
+    raw(path, { method, headers: { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+
+  it('create, update and publish a backend from bracketed fields', async () => {
+    const created = await postForm('/apis', {
+      'api[name]': 'From a form',
+      'api[frontend_host]': 'form.example.com',
+      'api[backend_host]': 'example.com',
+      'api[servers][0][host]': '127.0.0.1',
+      'api[servers][0][port]': '8081',
+      'api[url_matches][0][frontend_prefix]': '/form/',
+      'api[url_matches][0][backend_prefix]': '/',
+      'api[settings][required_roles]': 'reader, writer',
+      'api[settings][disable_api_key]': 'true',
+      'api[rewrites][0][matcher_type]': 'regex',
+      'api[rewrites][0][http_method]': 'any',
+      'api[rewrites][0][frontend_matcher]': 'a',
+      'api[rewrites][0][backend_replacement]': 'b',
+    });
+    expect(created.status).toBe(201);
+    const { api } = (await created.json()) as { api: Record<string, any> };
+    expect(api).toMatchObject({
+      name: 'From a form',
+      servers: [{ host: '127.0.0.1', port: 8081 }],
+      url_matches: [{ frontend_prefix: '/form/', backend_prefix: '/' }],
+      settings: { required_roles: ['reader', 'writer'], disable_api_key: true },
+      rewrites: [{ matcher_type: 'regex', http_method: 'any', frontend_matcher: 'a', backend_replacement: 'b' }],
+    });
+
+    expect((await postForm(`/apis/${api.id}`, { 'api[name]': 'Renamed by a form' }, 'PUT')).status).toBe(204);
+    expect((await gw.adminApi('GET', `/apis/${api.id}`)).body.api.name).toBe('Renamed by a form');
+
+    const published = await postForm('/config/publish', { [`config[apis][${api.id}][publish]`]: '1' });
+    expect(published.status).toBe(201);
+    expect(gw.context.publisher.current.apis.map((live) => live.id)).toContain(api.id);
+  });
+
+  it('answer a form that fails validation with the same 422 as JSON', async () => {
+    const response = await postForm('/apis', { 'api[name]': 'Incomplete', 'api[servers][0][port]': 'eighty' });
+    expect(response.status).toBe(422);
+    const { errors } = (await response.json()) as { errors: Record<string, string[]> };
+    expect(errors['servers[0].port']).toEqual(['must be a port number from 1 to 65535']);
+    expect(errors.frontend_host).toEqual(["can't be blank"]);
+  });
+});
+
 describe('/apis', () => {
   it('creates (201, wrapped or bare), reads, updates (204) and deletes (204) a backend', async () => {
     const created = await gw.adminApi('POST', '/apis', { api: validApi });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiBackendConfig } from '../../src/api-backends/model.js';
 import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { backendFieldLabel, backendInput, formFromBackend, formFromSubmission } from '../../src/admin-ui/api-backends/form-model.js';
-import { decodeNestedForm } from '../../src/admin-ui/nested-form.js';
+import { decodeNestedForm } from '../../src/lib/nested-form.js';
 
 /** What a browser would post for a form model: bracketed names, checkboxes only when checked. */
 function postedFields(value: unknown, name = ''): [string, string][] {

@@ -4,7 +4,7 @@
 import type { ApiBackendConfig, ApiSettings, HeaderSetting, SubSetting } from '../../api-backends/model.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
-import { rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
+import { rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { BLANK_RATE_LIMIT_ROW, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 
 export const ERROR_FORMATS = ['json', 'xml', 'csv', 'html'] as const;

@@ -8,7 +8,7 @@ import type { FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
-import { decodeNestedForm } from '../nested-form.js';
+import { decodeNestedForm } from '../../lib/nested-form.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { applyRowAction, rowActionOf } from '../row-actions.js';

@@ -9,7 +9,7 @@ import type { FieldErrors } from '../../lib/validation-errors.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
-import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../nested-form.js';
+import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { applyRowAction, rowActionOf } from '../row-actions.js';

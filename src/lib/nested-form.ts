@@ -1,6 +1,7 @@
-// Form bodies arrive flat ("servers[0][host]=a"); the admin's forms mirror
-// the JSON shapes, so they are decoded into nested objects here, once.
-import { isPlainObject } from '../lib/validation-errors.js';
+// Form bodies arrive flat ("servers[0][host]=a"); the admin's forms, and the
+// admin API's form bodies, mirror the JSON shapes, so they are decoded into
+// nested objects here, once.
+import { isPlainObject } from './validation-errors.js';
 
 export type FormTree = { [key: string]: FormValue };
 export type FormValue = string | FormTree;
