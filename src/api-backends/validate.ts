@@ -215,6 +215,9 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   const appendQuery = blankToNull(raw.append_query_string)?.replace(/^[?&]+/, '') ?? null;
   // Saved as it is, it would go into every upstream request line, which then could not be sent.
   if (appendQuery !== null && !QUERY_STRING.test(appendQuery)) errors.add(`${at}.append_query_string`, 'must be a query string such as a=1&b=2: printable ASCII, without spaces or #');
+  // Parasol keeps no verified-email state: accepting the setting would quietly let unverified keys in.
+  const verificationLevel = blankToNull(raw.api_key_verification_level);
+  if (verificationLevel !== null && verificationLevel !== 'none') errors.add(`${at}.api_key_verification_level`, 'is not supported: Parasol does not verify the email of keys (remove it, or set it to "none")');
   const basicAuth = blankToNull(raw.http_basic_auth);
   if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {

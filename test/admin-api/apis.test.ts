@@ -289,4 +289,15 @@ describe('/apis', () => {
     expect(errors['rewrites[4].backend_replacement']).toEqual(["can't be blank"]);
     expect(Object.keys(errors)).toHaveLength(7);
   });
+
+  it('refuses api_key_verification_level other than none, instead of letting unverified keys in', async () => {
+    const refused = await gw.adminApi('POST', '/apis', {
+      api: { ...validApi, frontend_host: 'verified.example.com', settings: { api_key_verification_level: 'required_email' }, sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_level: 'transition_email' } }] },
+    });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(['settings.api_key_verification_level', 'sub_settings[0].settings.api_key_verification_level']);
+    expect(refused.body.errors['settings.api_key_verification_level'][0]).toMatch(/does not verify the email of keys/);
+    const accepted = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'verified.example.com', settings: { api_key_verification_level: 'none' } } });
+    expect(accepted.status).toBe(201);
+  });
 });
