@@ -126,25 +126,42 @@ describe('web admin journey', () => {
     expect(await page.getByText('Published', { exact: true }).isVisible()).toBe(true);
   });
 
+  it('adds a URL rewrite to the backend, publishes it, and the upstream gets the rewritten path', async () => {
+    await page.getByRole('link', { name: 'Echo API' }).click();
+    await page.getByRole('button', { name: 'Add URL rewrite' }).click();
+    await page.getByLabel('Frontend Matcher').fill('/greeting/:name');
+    await page.getByLabel('Backend Replacement').fill('/hello?to={{name}}');
+    await screenshot(page, '09-api-backend-rewrite');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved the API backend "Echo API"').waitFor();
+    await openMenu('Configuration', 'Publish Changes');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('Successfully published the configuration').waitFor();
+
+    const response = await fetch(`${server.url}/echo/greeting/ada`, { headers: { 'X-Api-Key': apiKey } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { url: string }).url).toBe('/hello?to=ada');
+  });
+
   it('renders every main page cleanly, also on a phone', async () => {
     await openMenu('Users', 'API Users');
-    await screenshot(page, '09-api-users');
+    await screenshot(page, '10-api-users');
     await openMenu('Users', 'Admin Accounts');
-    await screenshot(page, '10-admin-accounts');
+    await screenshot(page, '11-admin-accounts');
     await page.locator('summary', { hasText: 'ops@example.com' }).click();
     await page.getByRole('link', { name: 'My Account' }).click();
     await page.getByRole('heading', { name: 'Admin API Token' }).waitFor();
-    await screenshot(page, '11-my-account');
+    await screenshot(page, '12-my-account');
 
     const phone = await browser.newPage({ width: 390, height: 844 });
     await phone.context().addCookies(await page.context().cookies());
     await phone.goto(`${server.url}/admin/apis`);
-    await screenshot(phone, '12-api-backends-phone');
+    await screenshot(phone, '13-api-backends-phone');
 
     await page.locator('summary', { hasText: 'ops@example.com' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.getByRole('status').textContent()).toContain('You have been signed out.');
-    await screenshot(page, '13-sign-in');
+    await screenshot(page, '14-sign-in');
   });
 });
