@@ -1,12 +1,11 @@
 // The admin REST API under /api-umbrella/v1, in API Umbrella's shapes.
-import { parse as parseQueryString } from 'node:querystring';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { decodeNestedForm } from '../lib/nested-form.js';
 import { apiBackendRoutes } from './apis.js';
 import { requireAdminToken } from './auth.js';
 import { configRoutes } from './config.js';
+import { parseFormBody } from './form-body.js';
 import { withJsonSuffix } from './routes.js';
 import { apiUserRoutes } from './users.js';
 
@@ -15,7 +14,7 @@ export function adminApiPlugin(context: AppContext) {
   app.decorateRequest('admin', null);
   // API Umbrella's admin API is a Rails app, which scripts may send form fields
   // (api[servers][0][host]=…, config[apis][<id>][publish]=1) instead of JSON.
-  await app.register(formbody, { parser: (text) => decodeNestedForm(parseQueryString(text)) });
+  await app.register(formbody, { parser: parseFormBody });
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
 

@@ -35,9 +35,18 @@ export class UrlRewrites {
   apply(method: string, target: string): string {
     let rewritten = target;
     for (const rule of this.rules) {
-      if (rule.method === 'any' || rule.method === method) rewritten = rule.rewrite(rewritten);
+      if (rule.method === 'any' || rule.method === method) rewritten = applied(rule.rewrite, rewritten);
     }
     return rewritten === target ? target : asRequestTarget(rewritten);
+  }
+}
+
+/** A rule that fails on this target (a template that cannot render it) leaves it as it was, as API Umbrella's pcall does. */
+function applied(rewrite: Rewrite, target: string): string {
+  try {
+    return rewrite(target);
+  } catch {
+    return target;
   }
 }
 
@@ -94,7 +103,8 @@ interface QueryMatcher {
   readonly args: ReadonlyMap<string, ArgMatcher>;
 }
 
-const UNESCAPED = { escape: (value: unknown): string => String(value) };
+/** Captures are text; "{{.}}" (the view itself) or a section's non-text value renders as nothing. */
+const UNESCAPED = { escape: (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '') };
 
 function routeRewrite(matcher: string, replacement: string): Rewrite {
   const [pathPattern, queryPattern] = splitTarget(matcher);
@@ -107,19 +117,25 @@ function routeRewrite(matcher: string, replacement: string): Rewrite {
     const [path, requestQuery] = splitTarget(target);
     const match = pathRegex.exec(path);
     if (match === null) return target;
-    // No prototype: a template's {{constructor}} is just an unknown name.
-    const captures: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, match.groups);
+    const captures = viewOf(match.groups);
     if (query !== null && !captureQuery(query, decodeArgs(requestQuery ?? ''), captures)) return target;
     const rewrittenPath = Mustache.render(pathTemplate, captures, undefined, UNESCAPED);
     if (queryTemplate === undefined) return rewrittenPath;
-    const escaped = Object.fromEntries(Object.entries(captures).map(([name, value]) => [name, value === undefined ? '' : queryEscaped(value)]));
-    return `${rewrittenPath}?${Mustache.render(queryTemplate, escaped, undefined, UNESCAPED)}`;
+    const escaped = viewOf(Object.fromEntries(Object.entries(captures).map(([name, value]) => [name, value === undefined ? '' : queryEscaped(value)])));
+    const rewrittenQuery = Mustache.render(queryTemplate, escaped, undefined, UNESCAPED);
+    // nginx sends no "?" for an empty query.
+    return rewrittenQuery === '' ? rewrittenPath : `${rewrittenPath}?${rewrittenQuery}`;
   };
+}
+
+/** Without a prototype, so that a template's {{constructor}} or {{toString}} is just an unknown name. */
+function viewOf(values: Record<string, string> | undefined): Record<string, string> {
+  return Object.assign(Object.create(null) as Record<string, string>, values);
 }
 
 /** As nginx's escape_uri leaves a joined list of values readable: "a,b", not "a%2Cb". */
 function queryEscaped(value: string): string {
-  return encodeURIComponent(value).replaceAll('%2C', ',');
+  return encodeURIComponent(wellFormed(value)).replaceAll('%2C', ',');
 }
 
 /** [path, query]; the query undefined when there is no "?". */
@@ -195,15 +211,13 @@ function decodeComponent(text: string): string {
 const NOT_SENDABLE = /[^\x21-\x7e]|#/gu;
 
 function asRequestTarget(target: string): string {
-  const sendable = target.replace(NOT_SENDABLE, encodeCharacter);
+  const sendable = wellFormed(target).replace(NOT_SENDABLE, (character) => encodeURIComponent(character));
   return sendable.startsWith('/') ? sendable : `/${sendable}`;
 }
 
-function encodeCharacter(character: string): string {
-  try {
-    return encodeURIComponent(character);
-  } catch {
-    // A lone surrogate: what a UTF-8 decoder would make of it.
-    return '%EF%BF%BD';
-  }
+const LONE_SURROGATE = /[\ud800-\udfff]/gu;
+
+/** A lone surrogate (which a replacement may hold) as a UTF-8 decoder would read it: encodeURIComponent throws on one. */
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
 }

@@ -92,6 +92,38 @@ describe("form-encoded bodies, as API Umbrella's Rails admin takes them", () => 
     expect(gw.context.publisher.current.apis.map((live) => live.id)).toContain(api.id);
   });
 
+  it('read numbered rows and repeated name[] fields as lists, as the same JSON would be', async () => {
+    const body = new URLSearchParams({
+      'api[name]': 'Lists from a form',
+      'api[frontend_host]': 'form-lists.example.com',
+      'api[backend_host]': 'example.com',
+      'api[servers][0][host]': '127.0.0.1',
+      'api[servers][0][port]': '8081',
+      'api[url_matches][0][frontend_prefix]': '/lists/',
+      'api[url_matches][0][backend_prefix]': '/',
+      'api[settings][required_roles][0]': 'reader',
+      'api[settings][required_roles][1]': 'writer',
+      'api[settings][headers][0][key]': 'X-A',
+      'api[settings][headers][0][value]': 'b',
+      'api[settings][rate_limit_mode]': 'custom',
+      'api[settings][rate_limits][0][duration]': '60000',
+      'api[settings][rate_limits][0][limit_by]': 'ip',
+      'api[settings][rate_limits][0][limit]': '10',
+      'api[settings][rate_limits][0][response_headers]': 'true',
+    });
+    body.append('api[settings][allowed_ips][]', '10.0.0.0/8');
+    body.append('api[settings][allowed_ips][]', '192.0.2.1');
+    const created = await raw('/apis', { method: 'POST', headers: { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+    expect(created.status).toBe(201);
+    const { api } = (await created.json()) as { api: Record<string, any> };
+    expect(api.settings).toMatchObject({
+      required_roles: ['reader', 'writer'],
+      allowed_ips: ['10.0.0.0/8', '192.0.2.1'],
+      headers: [{ key: 'X-A', value: 'b' }],
+      rate_limits: [{ duration: 60000, limit_by: 'ip', limit: 10, response_headers: true }],
+    });
+  });
+
   it('answer a form that fails validation with the same 422 as JSON', async () => {
     const response = await postForm('/apis', { 'api[name]': 'Incomplete', 'api[servers][0][port]': 'eighty' });
     expect(response.status).toBe(422);

@@ -43,6 +43,17 @@ describe('/users', () => {
     expect(gw.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
   });
 
+  it('updates a user from form fields, roles as numbered rows', async () => {
+    const { id } = await gw.createUser({ email: 'form-roles@example.com', roles: ['old'] });
+    const response = await fetch(`${gw.url}/api-umbrella/v1/users/${id}`, {
+      method: 'PUT',
+      headers: { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'user[roles][0]=new&user[roles][1]=other',
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { user: { roles: string[] } }).user.roles).toEqual(['new', 'other']);
+  });
+
   it('answers 422 in the signup error shape and 404 for unknown users', async () => {
     const { id } = await gw.createUser();
     const invalid = await gw.adminApi('PUT', `/users/${id}`, { user: { email: 'not-an-email', first_name: '<b>' } });

@@ -24,8 +24,23 @@ describe('UrlRewrites', () => {
     expect(rules(['/other', '/y'], ['zzz', 'y', 'regex']).apply('GET', target)).toBe(target);
   });
 
-  it('renders unknown and prototype names as nothing', () => {
-    expect(rules(['/x/:id', '/y/{{missing}}{{constructor}}{{id}}']).apply('GET', '/x/1')).toBe('/y/1');
+  it('renders unknown and prototype names as nothing, in the path and in the query', () => {
+    expect(rules(['/x/:id', '/y/{{missing}}{{constructor}}{{id}}?x={{constructor}}{{toString}}{{id}}']).apply('GET', '/x/1')).toBe('/y/1?x=1');
+  });
+
+  it('never throws on a template that cannot render a value: the view itself, or a getter name', () => {
+    expect(rules(['/x/:id', '/y/{{.}}']).apply('GET', '/x/1')).toBe('/y/');
+    expect(rules(['/x/:id', '/y?q={{.}}{{__defineGetter__}}{{id}}']).apply('GET', '/x/1')).toBe('/y?q=1');
+    // Unescaped, Mustache itself fails to render the view: the rule leaves the target as it was, as API Umbrella's does.
+    expect(rules(['/x/:id', '/y/{{{.}}}'], ['/x/1', '/z']).apply('GET', '/x/1')).toBe('/z');
+  });
+
+  it('escapes a lone surrogate a replacement left in a capture instead of failing the request', () => {
+    expect(rules(['abc', '\ud800', 'regex'], ['/p/:id', '/out?q={{id}}']).apply('GET', '/p/abc')).toBe('/out?q=%EF%BF%BD');
+  });
+
+  it('sends no "?" when the replacement\'s query renders empty', () => {
+    expect(rules(['/x/:id', '/y/{{id}}?{{missing}}']).apply('GET', '/x/1')).toBe('/y/1');
   });
 
   it('compares methods as stored: "any" or upper case', () => {
