@@ -2,6 +2,7 @@
 // ApiBackendConfig, or field errors with API Umbrella's messages.
 import { isAddressOrRange } from '../lib/address-ranges.js';
 import { isHeaderValue } from '../lib/header-value.js';
+import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
@@ -145,6 +146,7 @@ function parseSubSettings(raw: unknown, errors: ErrorCollector): SubSetting[] {
     const regex = typeof item.regex === 'string' ? item.regex : '';
     if (regex === '') errors.add(`${at}.regex`, BLANK);
     else if (!isValidRegex(regex)) errors.add(`${at}.regex`, 'is not a valid regular expression');
+    else checkPortableRegex(regex, `${at}.regex`, errors);
     return { http_method: method, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
   });
 }
@@ -185,10 +187,17 @@ function checkRewriteCompiles(rewrite: UrlRewrite, at: string, errors: ErrorColl
     errors.add(`${at}.frontend_matcher`, `is not a valid ${kind} (${matcherError})`);
     return;
   }
+  if (rewrite.matcher_type === 'regex') checkPortableRegex(rewrite.frontend_matcher, `${at}.frontend_matcher`, errors);
   const templateError = rewriteError(rewrite);
   if (templateError !== null) errors.add(`${at}.backend_replacement`, `is not a valid template (${templateError})`);
 }
 
+
+/** A regex copied from API Umbrella that JavaScript would read differently is refused rather than left never matching. */
+function checkPortableRegex(source: string, field: string, errors: ErrorCollector): void {
+  const problem = pcreOnlySyntax(source);
+  if (problem !== null) errors.add(field, problem);
+}
 
 function isValidRegex(source: string): boolean {
   try {

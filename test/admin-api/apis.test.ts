@@ -296,6 +296,22 @@ describe('/apis', () => {
     expect(read.rewrites).toEqual([{ ...rewrites[0], http_method: 'GET' }, rewrites[1]]);
   });
 
+  it('refuses PCRE-only regex syntax that JavaScript would read as something else', async () => {
+    const response = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...validApi,
+        frontend_host: 'pcre.example.com',
+        sub_settings: [{ http_method: 'any', regex: '^/x/\\d+\\z' }],
+        rewrites: [{ matcher_type: 'regex', http_method: 'any', frontend_matcher: '[[:digit:]]+', backend_replacement: 'n' }],
+      },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      'sub_settings[0].regex': ['uses \\z, which JavaScript reads as a plain "z" (use $)'],
+      'rewrites[0].frontend_matcher': ['uses a POSIX class such as [[:digit:]], which JavaScript does not know (use \\d, \\w, \\s or a range)'],
+    });
+  });
+
   it('refuses URL rewrites the gateway could not apply, naming the field and the reason', async () => {
     const response = await gw.adminApi('POST', '/apis', {
       api: {
