@@ -17,25 +17,39 @@ export function rowActionOf(tree: FormTree): RowAction | null {
   return null;
 }
 
-/** Applies the action to the form model; blank rows are made by list name (the path's last part). */
-export function applyRowAction(form: object, action: RowAction, blanks: Readonly<Record<string, () => unknown>>): boolean {
-  if (action.add !== undefined) {
-    const path = action.add.split('.');
-    const list = listAt(form, path);
-    const blank = Object.hasOwn(blanks, path[path.length - 1]!) ? blanks[path[path.length - 1]!] : undefined;
-    if (list === null || blank === undefined) return false;
-    list.push(blank());
-    return true;
-  }
+/**
+ * The form a row button asks for. A removed row leaves the submitted fields
+ * before `read` sees them: the button names the row by its field index, and
+ * `read` drops blank rows, so in the form model the index could point at the
+ * next row. An added row is a blank one made by list name (the path's last part).
+ */
+export function formAfterRowAction<F extends object>(
+  tree: FormTree,
+  action: RowAction,
+  read: (tree: FormTree) => F,
+  blanks: Readonly<Record<string, () => unknown>>,
+): F {
   if (action.remove !== undefined) {
-    const path = action.remove.split('.');
-    const index = Number(path.pop());
-    const list = listAt(form, path);
-    if (list === null || !Number.isInteger(index) || index < 0 || index >= list.length) return false;
-    list.splice(index, 1);
-    return true;
+    removeField(tree, action.remove.split('.'));
+    return read(tree);
   }
-  return false;
+  const form = read(tree);
+  const path = action.add!.split('.');
+  const list = listAt(form, path);
+  const blank = Object.hasOwn(blanks, path[path.length - 1]!) ? blanks[path[path.length - 1]!] : undefined;
+  if (list !== null && blank !== undefined) list.push(blank());
+  return form;
+}
+
+function removeField(tree: FormTree, path: readonly string[]): void {
+  if (!/^\d+$/.test(path[path.length - 1]!)) return;
+  let node: FormTree = tree;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object') return;
+    node = next;
+  }
+  delete node[path[path.length - 1]!];
 }
 
 function listAt(form: object, path: readonly string[]): unknown[] | null {

@@ -156,6 +156,17 @@ describe('API Backends', () => {
     const removed = await client.post('/admin/apis', { ...BASIC, 'url_matches[1][frontend_prefix]': '/b/', 'url_matches[1][backend_prefix]': '/', _remove: 'url_matches.0' });
     expect(removed.body).toContain('value="/b/"');
     expect(removed.body).not.toContain('value="/weather/"');
+    // A blank row between two others: the one removed is the one whose button was pressed.
+    const blankRemoved = await client.post('/admin/apis', {
+      ...BASIC,
+      'url_matches[1][frontend_prefix]': '',
+      'url_matches[1][backend_prefix]': '',
+      'url_matches[2][frontend_prefix]': '/c/',
+      'url_matches[2][backend_prefix]': '/',
+      _remove: 'url_matches.1',
+    });
+    expect(blankRemoved.body).toContain('value="/weather/"');
+    expect(blankRemoved.body).toContain('value="/c/"');
     const rewrite = await client.post('/admin/apis', { ...BASIC, _add: 'rewrites' });
     expect(rewrite.body).toContain('name="rewrites[0][frontend_matcher]"');
     const nested = await client.post('/admin/apis', { ...BASIC, 'sub_settings[0][regex]': '^/x', _add: 'sub_settings.0.settings.rate_limits' });

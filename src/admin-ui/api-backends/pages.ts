@@ -11,7 +11,7 @@ import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm } from '../../lib/nested-form.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
-import { applyRowAction, rowActionOf } from '../row-actions.js';
+import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
 
 type IdParams = { Params: { id: string } };
@@ -61,12 +61,9 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
 
   async function submit(reply: FastifyReply, body: unknown, id: string | null) {
     const tree = decodeNestedForm(body);
-    const form = formFromSubmission(tree);
     const rowAction = rowActionOf(tree);
-    if (rowAction !== null) {
-      applyRowAction(form, rowAction, BLANK_ROWS);
-      return renderForm(reply, { form, id });
-    }
+    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id });
+    const form = formFromSubmission(tree);
     const { input, errors: formErrors } = backendInput(form);
     const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email });
     if (saved === null) return notFound(reply);

@@ -12,7 +12,7 @@ import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
-import { applyRowAction, rowActionOf } from '../row-actions.js';
+import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -60,12 +60,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
 
   app.post('/api_users', async (request, reply) => {
     const tree = decodeNestedForm(request.body);
-    const form = formFromSubmission(tree, null);
+    const read = (fields: FormTree) => formFromSubmission(fields, null);
     const rowAction = rowActionOf(tree);
-    if (rowAction !== null) {
-      applyRowAction(form, rowAction, BLANKS);
-      return renderForm(reply, { form, user: null });
-    }
+    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user: null });
+    const form = read(tree);
     const parsed = parseApiUser(userInput(form, null));
     if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
     const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email);
@@ -81,12 +79,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const user = users.get(request.params.id);
     if (user === null) return notFound(reply);
     const tree = decodeNestedForm(request.body);
-    const form = formFromSubmission(tree, user);
+    const read = (fields: FormTree) => formFromSubmission(fields, user);
     const rowAction = rowActionOf(tree);
-    if (rowAction !== null) {
-      applyRowAction(form, rowAction, BLANKS);
-      return renderForm(reply, { form, user });
-    }
+    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user });
+    const form = read(tree);
     const parsed = parseApiUser(userInput(form, user), user);
     if (!parsed.ok) return renderForm(reply, { form, user, errors: parsed.errors }, 422);
     users.update(user.id, parsed.value);
