@@ -35,6 +35,12 @@ describe('UrlRewrites', () => {
     expect(rules(['/x/:id', '/y/{{{.}}}'], ['/x/1', '/z']).apply('GET', '/x/1')).toBe('/z');
   });
 
+  it('renders sections through Mustache, escaping captures in the query as plain tags are', () => {
+    const sections = rules(['/x/:id?q=:q', '/y{{#id}}/{{id}}{{/id}}{{^missing}}/none{{/missing}}?q={{#q}}{{q}}{{/q}}']);
+    expect(sections.apply('GET', '/x/1?q=a%20b%2Cc')).toBe('/y/1/none?q=a%20b,c');
+    expect(rules(['/x/:id?q=:q', '/y/{{id}}?q={{q}}']).apply('GET', '/x/1?q=a%20b%2Cc')).toBe('/y/1?q=a%20b,c');
+  });
+
   it('escapes a lone surrogate a replacement left in a capture instead of failing the request', () => {
     expect(rules(['abc', '\ud800', 'regex'], ['/p/:id', '/out?q={{id}}']).apply('GET', '/p/abc')).toBe('/out?q=%EF%BF%BD');
   });
