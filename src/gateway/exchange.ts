@@ -182,7 +182,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
   private forward(): void {
     // The client may have gone while the limiter answered.
     if (this.res.destroyed) return;
-    this.call = new UpstreamCall(this, this.route.backend.upstreams.pick(this.ip));
+    this.call = new UpstreamCall(this, this.route.backend.upstreams.pick(this.ip, this.startedAt));
     this.call.start();
   }
 

@@ -34,16 +34,19 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   /** Whether the upstream sent the coder any body at all. */
   private coded = false;
   private finished = false;
+  /** Servers that could not take the request, when it went on to another. */
+  private tried: UpstreamServer[] | null = null;
 
   constructor(
     private readonly exchange: Exchange,
-    private readonly server: UpstreamServer,
+    private server: UpstreamServer,
   ) {}
 
   start(): void {
     const { exchange } = this;
     this.server.inFlight++;
-    exchange.upstreamStartedAt = performance.now();
+    // A request that goes on to another server counts its upstream time from the first.
+    if (this.tried === null) exchange.upstreamStartedAt = performance.now();
     try {
       this.server.pool.dispatch(
         {
@@ -122,6 +125,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   onError(error: Error): void {
     this.finish();
+    if (this.failOver(error)) return;
     this.coder?.destroy();
     const { res } = this.exchange;
     if (res.headersSent) res.destroy();
@@ -141,12 +145,48 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     coder.pipe(res);
   }
 
+  /**
+   * A server that could not be reached is passed over for a while, and a
+   * request it never answered goes on to the next server, as nginx's
+   * proxy_next_upstream does in API Umbrella: only before any response,
+   * and only when sending it again is safe (no body to replay, a method
+   * nginx retries, no protocol switch).
+   */
+  private failOver(error: Error): boolean {
+    const { exchange, server } = this;
+    const upstreams = exchange.route.backend.upstreams;
+    if (!upstreams.canFailOver) return false;
+    const code = (error as { code?: string }).code ?? '';
+    const unreachable = UNREACHABLE.has(code);
+    if (unreachable) upstreams.markFailed(server, performance.now());
+    if (!(unreachable || code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') || this.coder !== null || exchange.res.headersSent || exchange.res.destroyed) return false;
+    if (!isSafeToResend(exchange)) return false;
+    (this.tried ??= []).push(server);
+    const next = upstreams.pickAgain(this.tried, performance.now());
+    if (next === null) return false;
+    this.server = next;
+    this.finished = false;
+    this.abortDispatch = null;
+    this.start();
+    return true;
+  }
+
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
     this.server.inFlight--;
     this.exchange.upstreamEndedAt = performance.now();
   }
+}
+
+/** Errors of a server that took no connection: refused, unreachable, unknown to DNS, or too slow to connect. */
+const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** nginx resends neither POST, PATCH nor LOCK; a streamed body could not be sent twice anyway. */
+const NOT_RESENT: ReadonlySet<string> = new Set(['POST', 'PATCH', 'LOCK']);
+
+function isSafeToResend(exchange: Exchange): boolean {
+  return exchange.upgrade === null && !NOT_RESENT.has(exchange.method) && !hasBody(exchange.headers);
 }
 
 function errorCodeFor(error: Error): ErrorCode {

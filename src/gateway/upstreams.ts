@@ -1,6 +1,8 @@
 // Keep-alive connection pools to upstream servers, one per origin, shared by
 // every backend that names it and kept across publishes; and the choice of
-// server per request (round robin, least connections, IP hash).
+// server per request (round robin, least connections, IP hash), passing over
+// a server that could not be reached for FAIL_TIMEOUT_MS, as nginx's
+// upstreams do (max_fails=1 fail_timeout=10s) in API Umbrella.
 import { Pool } from 'undici';
 import type { ApiBackend, BalanceAlgorithm } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
@@ -8,11 +10,16 @@ import type { Config } from '../config/schema.js';
 /** Dropped origins are closed this long after the publish that dropped them, so requests still on the old table finish. */
 const RETIRE_AFTER_MS = 60_000;
 
+/** How long a server that could not be reached is passed over while its group has others. */
+export const FAIL_TIMEOUT_MS = 10_000;
+
 export interface UpstreamServer {
   readonly origin: string;
   readonly pool: Pool;
   /** Requests dispatched and not yet complete, for least_conn. */
   inFlight: number;
+  /** performance.now() until which the server is passed over (0: never failed). */
+  failedUntil: number;
 }
 
 export class UpstreamPools {
@@ -29,7 +36,7 @@ export class UpstreamPools {
     }
     let server = this.servers.get(origin);
     if (server === undefined) {
-      server = { origin, pool: this.createPool(origin), inFlight: 0 };
+      server = { origin, pool: this.createPool(origin), inFlight: 0, failedUntil: 0 };
       this.servers.set(origin, server);
     }
     return server;
@@ -85,17 +92,44 @@ export class UpstreamGroup {
     private readonly algorithm: BalanceAlgorithm,
   ) {}
 
-  static forBackend(api: ApiBackend, pools: UpstreamPools): UpstreamGroup {
+  static forBackend(api: Pick<ApiBackend, 'backend_protocol' | 'balance_algorithm' | 'servers'>, pools: UpstreamPools): UpstreamGroup {
     return new UpstreamGroup(
       api.servers.map((server) => pools.server(originOf(api.backend_protocol, server.host, server.port))),
       api.balance_algorithm,
     );
   }
 
-  pick(clientIp: string): UpstreamServer {
+  /** Whether another server can take a request this one could not deliver. */
+  get canFailOver(): boolean {
+    return this.servers.length > 1;
+  }
+
+  /**
+   * The server for a request at `now` (performance.now()). One that failed
+   * within FAIL_TIMEOUT_MS is passed over for the next that has not, unless
+   * every one has; with one server there is nothing to choose.
+   */
+  pick(clientIp: string, now: number): UpstreamServer {
     const { servers } = this;
     if (servers.length === 1) return servers[0]!;
     this.next = (this.next + 1) % servers.length;
+    const chosen = this.chosen(clientIp);
+    return chosen.failedUntil <= now ? chosen : (this.nextAvailable(servers.indexOf(chosen), now, NONE) ?? chosen);
+  }
+
+  /** Another server for a request `tried` could not deliver, or null when none is left. */
+  pickAgain(tried: readonly UpstreamServer[], now: number): UpstreamServer | null {
+    const start = this.servers.indexOf(tried[tried.length - 1]!);
+    return this.nextAvailable(start, now, tried) ?? this.servers.find((server) => !tried.includes(server)) ?? null;
+  }
+
+  /** `server` could not be reached: it is passed over for a while, if the group has others. */
+  markFailed(server: UpstreamServer, now: number): void {
+    if (this.canFailOver) server.failedUntil = now + FAIL_TIMEOUT_MS;
+  }
+
+  private chosen(clientIp: string): UpstreamServer {
+    const { servers } = this;
     switch (this.algorithm) {
       case 'round_robin':
         return servers[this.next]!;
@@ -105,7 +139,19 @@ export class UpstreamGroup {
         return servers[hashOf(clientIp) % servers.length]!;
     }
   }
+
+  /** The first server after `start`, in list order, that has not failed lately and is not in `skipped`. */
+  private nextAvailable(start: number, now: number, skipped: readonly UpstreamServer[]): UpstreamServer | null {
+    const { servers } = this;
+    for (let offset = 1; offset < servers.length; offset++) {
+      const candidate = servers[(start + offset) % servers.length]!;
+      if (candidate.failedUntil <= now && !skipped.includes(candidate)) return candidate;
+    }
+    return null;
+  }
 }
+
+const NONE: readonly UpstreamServer[] = [];
 
 export function originOf(protocol: string, host: string, port: number): string {
   return `${protocol}://${host}:${port}`;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomHandler } from '../helpers/echo-upstream.js';
-import { echoBackend, errorCode, open, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, errorCode, freePort, open, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -54,14 +54,6 @@ afterAll(async () => {
   tlsServer.close();
   await fx.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const headers = () => ({ 'X-Api-Key': fx.apiKey });
 

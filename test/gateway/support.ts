@@ -1,6 +1,6 @@
 // Shared by the gateway's integration tests: a real gateway and echo upstream
 // on loopback, a backend builder, and clients for well-formed and raw requests.
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
 import { startEchoUpstream, type CustomHandler, type EchoUpstream, type EchoedRequest } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -126,4 +126,13 @@ export function errorCode(reply: Reply): string {
 
 export function basicAuth(user: string, password = ''): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
