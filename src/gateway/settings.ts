@@ -17,7 +17,7 @@ export interface EffectiveSettings {
   readonly disableApiKey: boolean;
   /** Send the client's key upstream as X-Api-Key (unless a `headers` setting names X-Api-Key: the backend's own key wins). */
   readonly passApiKeyHeader: boolean;
-  /** Send the client's key upstream as api_key, after the other parameters. */
+  /** Send the client's key upstream as api_key, after the other parameters (unless append_query_string sets an api_key). */
   readonly passApiKeyQueryParam: boolean;
   readonly requireHttps: boolean;
   /** The user must hold all of these. */
@@ -115,10 +115,12 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
   // A Host or Content-Length setting would otherwise go out twice, and undici would refuse every request with a 500.
   // A value stored before values were checked on saving would make undici refuse every request.
   const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()) && isHeaderValue(header.value));
+  const queryAppend = parseQueryAppend(settings.append_query_string);
   return {
     disableApiKey: settings.disable_api_key === true,
     passApiKeyHeader: settings.pass_api_key_header === true && !headers.some((header) => header.key.toLowerCase() === 'x-api-key'),
-    passApiKeyQueryParam: settings.pass_api_key_query_param === true,
+    // An api_key in append_query_string replaces the client's, as the one parameter the backend gets (API Umbrella appends it last).
+    passApiKeyQueryParam: settings.pass_api_key_query_param === true && queryAppend?.names.has('api_key') !== true,
     requireHttps: settings.require_https === true,
     requiredRoles: settings.required_roles,
     rateLimitBucket: settings.rate_limit_bucket_name,
@@ -131,7 +133,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
       ...(settings.http_basic_auth === null ? [] : ['authorization']),
     ]),
     responseHeaders: compileResponseHeaders(settings),
-    queryAppend: parseQueryAppend(settings.append_query_string),
+    queryAppend,
     authorization: settings.http_basic_auth === null ? null : `Basic ${Buffer.from(settings.http_basic_auth).toString('base64')}`,
     clientRestrictions: ClientRestrictions.compile(settings),
     errorResponses: compileErrorResponses(settings),

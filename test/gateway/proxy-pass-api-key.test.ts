@@ -11,6 +11,7 @@ beforeAll(async () => {
     fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }], settings, ...extra }));
   await backend('/header/', { pass_api_key_header: true });
   await backend('/query/', { pass_api_key_query_param: true, append_query_string: 'added=1' });
+  await backend('/own-query-key/', { pass_api_key_query_param: true, append_query_string: 'api_key=backend-own-key&added=1' });
   await backend('/own-key/', { pass_api_key_header: true, headers: [{ key: 'X-Api-Key', value: 'backend-own-key' }] });
   await backend('/open/', { pass_api_key_header: true, pass_api_key_query_param: true, disable_api_key: true });
   await backend('/mixed/', {}, { sub_settings: [{ http_method: 'any', regex: '^/passed', settings: { pass_api_key_query_param: true } }] });
@@ -52,6 +53,11 @@ describe('pass_api_key_query_param', () => {
   it('replaces an invalid api_key in the query by the valid key from the header', async () => {
     const reply = await send(fx.gw.url, '/query/info/?api_key=foo', { headers: { 'X-Api-Key': fx.apiKey } });
     expect(reply.echoed.query).toBe(`added=1&api_key=${fx.apiKey}`);
+  });
+
+  it("sends once the api_key of the backend's append_query_string, in place of the client's", async () => {
+    const reply = await WAYS.query('/own-query-key/info/?a=1');
+    expect(reply.echoed.query).toBe('a=1&api_key=backend-own-key&added=1');
   });
 
   it('applies per sub-setting', async () => {
