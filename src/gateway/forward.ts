@@ -66,19 +66,25 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   /** The client left: stop the upstream request. */
   abort(): void {
-    if (!this.finished) this.abortDispatch?.(new Error('client closed the connection'));
+    if (!this.finished) this.abortDispatch?.(clientGone());
     this.coder?.destroy();
   }
 
   onConnect(abort: (reason?: Error) => void): void {
     this.abortDispatch = abort;
+    // The client left while the request waited for a pooled connection: it is not sent.
+    if (this.exchange.res.destroyed) abort(clientGone());
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
     // The client got its own 100 Continue from Node; upstream 1xx stop here.
     if (statusCode < 200) return true;
     const { res } = this.exchange;
-    if (res.destroyed) return false;
+    if (res.destroyed) {
+      // Paused (false) alone, the request would hold its connection for good.
+      this.abortDispatch?.(clientGone());
+      return false;
+    }
     this.resume = resume;
     upstreamBody.reset();
     const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody);
@@ -157,7 +163,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     const upstreams = exchange.route.backend.upstreams;
     if (!upstreams.canFailOver) return false;
     const code = (error as { code?: string }).code ?? '';
-    const unreachable = UNREACHABLE.has(code);
+    const unreachable = isUnreachable(error);
     if (unreachable) upstreams.markFailed(server, performance.now());
     if (!(unreachable || code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') || this.coder !== null || exchange.res.headersSent || exchange.res.destroyed) return false;
     if (!isSafeToResend(exchange)) return false;
@@ -180,7 +186,18 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 }
 
 /** Errors of a server that took no connection: refused, unreachable, unknown to DNS, or too slow to connect. */
-const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** A host of several addresses fails as an AggregateError whose code is its first address's: any unreachable one counts. */
+export function isUnreachable(error: Error): boolean {
+  if (UNREACHABLE.has((error as { code?: string }).code ?? '')) return true;
+  const inner = (error as { errors?: unknown }).errors;
+  return Array.isArray(inner) && inner.some((each) => UNREACHABLE.has((each as { code?: string } | null)?.code ?? ''));
+}
+
+function clientGone(): Error {
+  return new Error('client closed the connection');
+}
 
 /** nginx resends neither POST, PATCH nor LOCK; a streamed body could not be sent twice anyway. */
 const NOT_RESENT: ReadonlySet<string> = new Set(['POST', 'PATCH', 'LOCK']);

@@ -105,22 +105,29 @@ export class UpstreamGroup {
   }
 
   /**
-   * The server for a request at `now` (performance.now()). One that failed
-   * within FAIL_TIMEOUT_MS is passed over for the next that has not, unless
-   * every one has; with one server there is nothing to choose.
+   * The server for a request at `now` (performance.now()). Servers that
+   * failed within FAIL_TIMEOUT_MS are left out of the choice, so their share
+   * spreads over the others, unless every one has; with one server there is
+   * nothing to choose.
    */
   pick(clientIp: string, now: number): UpstreamServer {
     const { servers } = this;
     if (servers.length === 1) return servers[0]!;
-    this.next = (this.next + 1) % servers.length;
-    const chosen = this.chosen(clientIp);
-    return chosen.failedUntil <= now ? chosen : (this.nextAvailable(servers.indexOf(chosen), now, NONE) ?? chosen);
+    switch (this.algorithm) {
+      case 'round_robin':
+        return this.nextInTurn(now);
+      case 'least_conn':
+        this.next = (this.next + 1) % servers.length;
+        return leastBusy(servers, this.next, now);
+      case 'ip_hash':
+        return byHash(servers, hashOf(clientIp), now);
+    }
   }
 
   /** Another server for a request `tried` could not deliver, or null when none is left. */
   pickAgain(tried: readonly UpstreamServer[], now: number): UpstreamServer | null {
-    const start = this.servers.indexOf(tried[tried.length - 1]!);
-    return this.nextAvailable(start, now, tried) ?? this.servers.find((server) => !tried.includes(server)) ?? null;
+    const untried = this.servers.filter((server) => !tried.includes(server));
+    return untried.find((server) => server.failedUntil <= now) ?? untried[0] ?? null;
   }
 
   /** `server` could not be reached: it is passed over for a while, if the group has others. */
@@ -128,43 +135,42 @@ export class UpstreamGroup {
     if (this.canFailOver) server.failedUntil = now + FAIL_TIMEOUT_MS;
   }
 
-  private chosen(clientIp: string): UpstreamServer {
+  /** Round robin over the servers that have not failed lately (over all of them when every one has). */
+  private nextInTurn(now: number): UpstreamServer {
     const { servers } = this;
-    switch (this.algorithm) {
-      case 'round_robin':
-        return servers[this.next]!;
-      case 'least_conn':
-        return leastBusy(servers, this.next);
-      case 'ip_hash':
-        return servers[hashOf(clientIp) % servers.length]!;
+    for (let offset = 1; offset <= servers.length; offset++) {
+      const index = (this.next + offset) % servers.length;
+      if (servers[index]!.failedUntil <= now) {
+        this.next = index;
+        return servers[index]!;
+      }
     }
-  }
-
-  /** The first server after `start`, in list order, that has not failed lately and is not in `skipped`. */
-  private nextAvailable(start: number, now: number, skipped: readonly UpstreamServer[]): UpstreamServer | null {
-    const { servers } = this;
-    for (let offset = 1; offset < servers.length; offset++) {
-      const candidate = servers[(start + offset) % servers.length]!;
-      if (candidate.failedUntil <= now && !skipped.includes(candidate)) return candidate;
-    }
-    return null;
+    this.next = (this.next + 1) % servers.length;
+    return servers[this.next]!;
   }
 }
 
-const NONE: readonly UpstreamServer[] = [];
 
 export function originOf(protocol: string, host: string, port: number): string {
   return `${protocol}://${host}:${port}`;
 }
 
-/** Fewest in-flight requests; ties rotate, so an idle group is still spread. */
-function leastBusy(servers: readonly UpstreamServer[], start: number): UpstreamServer {
-  let best = servers[start]!;
-  for (let offset = 1; offset < servers.length; offset++) {
+/** Fewest in-flight requests among the servers that have not failed lately; ties rotate, so an idle group is still spread. */
+function leastBusy(servers: readonly UpstreamServer[], start: number, now: number): UpstreamServer {
+  let best: UpstreamServer | null = null;
+  for (let offset = 0; offset < servers.length; offset++) {
     const candidate = servers[(start + offset) % servers.length]!;
-    if (candidate.inFlight < best.inFlight) best = candidate;
+    if (candidate.failedUntil <= now && (best === null || candidate.inFlight < best.inFlight)) best = candidate;
   }
-  return best;
+  return best ?? servers[start]!;
+}
+
+/** The client's own server; while it is failed, one of the others by the same hash, so its clients spread. */
+function byHash(servers: readonly UpstreamServer[], hash: number, now: number): UpstreamServer {
+  const home = servers[hash % servers.length]!;
+  if (home.failedUntil <= now) return home;
+  const available = servers.filter((server) => server.failedUntil <= now);
+  return available.length === 0 ? home : available[hash % available.length]!;
 }
 
 /** FNV-1a over the address: the same client keeps its server while the list stays the same. */

@@ -1,6 +1,7 @@
 // Choosing a backend's server when one could not be reached.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
+import { isUnreachable } from '../../src/gateway/forward.js';
 import { FAIL_TIMEOUT_MS, UpstreamGroup, UpstreamPools } from '../../src/gateway/upstreams.js';
 import { testConfig } from '../helpers/config.js';
 
@@ -20,6 +21,31 @@ describe('UpstreamGroup', () => {
     expect(during).not.toContain(portOf(failed));
     const after = Array.from({ length: 6 }, () => portOf(servers.pick('192.0.2.1', 1_000 + FAIL_TIMEOUT_MS)));
     expect(after).toContain(portOf(failed));
+  });
+
+  it("spreads a failed server's share over the others: round robin and least connections", () => {
+    const turns = group([5001, 5002, 5003]);
+    const failed = turns.pick('x', 0);
+    turns.markFailed(failed, 0);
+    const counts = new Map<number, number>();
+    for (let index = 0; index < 30; index++) {
+      const port = portOf(turns.pick('x', 1));
+      counts.set(port, (counts.get(port) ?? 0) + 1);
+    }
+    expect([...counts.values()]).toEqual([15, 15]);
+
+    const busy = group([6001, 6002, 6003], 'least_conn');
+    const down = busy.pick('x', 0);
+    busy.markFailed(down, 0);
+    const held = Array.from({ length: 8 }, () => {
+      const server = busy.pick('x', 1);
+      server.inFlight++;
+      return server;
+    });
+    expect(held).not.toContain(down);
+    expect(new Set(held.map(portOf)).size).toBe(2);
+    expect(held.filter((server) => server === held[0]).length).toBe(4);
+    for (const server of held) server.inFlight--;
   });
 
   it('keeps an IP on its server, moving it only while that server is failed', () => {
@@ -46,5 +72,15 @@ describe('UpstreamGroup', () => {
     single.markFailed(only, 0);
     expect(only.failedUntil).toBe(0);
     expect(single.canFailOver).toBe(false);
+  });
+});
+
+describe('isUnreachable', () => {
+  it('reads the addresses of a host that has several, not only the first', () => {
+    const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    const reset = Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+    expect(isUnreachable(Object.assign(new AggregateError([reset, refused]), { code: 'ECONNRESET' }))).toBe(true);
+    expect(isUnreachable(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }))).toBe(true);
+    expect(isUnreachable(reset)).toBe(false);
   });
 });
