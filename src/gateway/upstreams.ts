@@ -150,7 +150,6 @@ export class UpstreamGroup {
   }
 }
 
-
 export function originOf(protocol: string, host: string, port: number): string {
   return `${protocol}://${host}:${port}`;
 }
