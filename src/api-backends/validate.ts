@@ -192,7 +192,6 @@ function checkRewriteCompiles(rewrite: UrlRewrite, at: string, errors: ErrorColl
   if (templateError !== null) errors.add(`${at}.backend_replacement`, `is not a valid template (${templateError})`);
 }
 
-
 /** A regex copied from API Umbrella that JavaScript would read differently is refused rather than left never matching. */
 function checkPortableRegex(source: string, field: string, errors: ErrorCollector): void {
   const problem = pcreOnlySyntax(source);
