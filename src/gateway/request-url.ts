@@ -71,8 +71,10 @@ export function firstQueryValue(query: string, name: string): string | null {
   return null;
 }
 
-function decodeQueryComponent(value: string): string {
+/** A query name or value as a form encodes it: "+" a space, %XX escapes decoded (broken ones kept as sent). */
+export function decodeQueryComponent(value: string): string {
   const spaced = value.includes('+') ? value.replace(/\+/g, ' ') : value;
+  if (!spaced.includes('%')) return spaced;
   try {
     return decodeURIComponent(spaced);
   } catch {

@@ -8,6 +8,7 @@
 // Mustache template of the captures, escaped when they go in the query.
 import Mustache from 'mustache';
 import type { SubSettingMethod, UrlRewrite } from '../api-backends/model.js';
+import { decodeQueryComponent } from './request-url.js';
 
 type Rewrite = (target: string) => string;
 
@@ -228,22 +229,12 @@ function decodeArgs(query: string): QueryArgs {
   for (const pair of query.split('&')) {
     if (pair === '') continue;
     const equals = pair.indexOf('=');
-    const name = decodeComponent(equals < 0 ? pair : pair.slice(0, equals));
-    const value = equals < 0 ? true : decodeComponent(pair.slice(equals + 1));
+    const name = decodeQueryComponent(equals < 0 ? pair : pair.slice(0, equals));
+    const value = equals < 0 ? true : decodeQueryComponent(pair.slice(equals + 1));
     const existing = args.get(name);
     args.set(name, existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]);
   }
   return args;
-}
-
-function decodeComponent(text: string): string {
-  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
-  if (!spaced.includes('%')) return spaced;
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
 }
 
 /** Bytes a request line cannot carry (or that would end it early) percent-encoded, and a leading "/". */

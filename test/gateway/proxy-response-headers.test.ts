@@ -3,7 +3,7 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomHandler } from '../helpers/echo-upstream.js';
-import { echoBackend, open, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, open, rewriteStoredDocuments, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 const BODY = 'x'.repeat(2000);
 const upstream: CustomHandler = (request, response) => {
@@ -96,11 +96,7 @@ describe('stored backends from before these settings', () => {
     // A document written by an earlier Parasol: no response header settings in it, published or draft.
     const strip = (document: string) =>
       document.replaceAll(/"(default|override)_response_headers":\[\],?/g, '').replaceAll(',}', '}');
-    const db = fx.gw.context.db;
-    const draft = db.prepare('SELECT document FROM api_backends WHERE id = ?').pluck().get(id) as string;
-    db.prepare('UPDATE api_backends SET document = ? WHERE id = ?').run(strip(draft), id);
-    const version = db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as { id: number; document: string };
-    db.prepare('UPDATE config_versions SET document = ? WHERE id = ?').run(strip(version.document), version.id);
+    const draft = rewriteStoredDocuments(fx.gw, id, strip);
     expect(strip(draft)).not.toContain('response_headers');
 
     const pending = await fx.gw.adminApi('GET', '/config/pending_changes');

@@ -3,7 +3,7 @@
 // patterns with path and query captures, regex replacements, the order of
 // rules and their HTTP methods.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { echoBackend, send, type ProxyFixture, startProxyFixture } from './support.js';
+import { echoBackend, rewriteStoredDocuments, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 const rule = (frontend_matcher: string, backend_replacement: string, matcher_type = 'route', http_method = 'any') => ({
   matcher_type,
@@ -174,11 +174,7 @@ describe('stored backends', () => {
   it('from before rewrites existed serve, compare and publish as backends without any', async () => {
     const id = await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/before-rewrites/', backend_prefix: '/' }] }));
     const strip = (document: string) => document.replaceAll(/,?"rewrites":\[\]/g, '');
-    const db = fx.gw.context.db;
-    const draft = db.prepare('SELECT document FROM api_backends WHERE id = ?').pluck().get(id) as string;
-    db.prepare('UPDATE api_backends SET document = ? WHERE id = ?').run(strip(draft), id);
-    const version = db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as { id: number; document: string };
-    db.prepare('UPDATE config_versions SET document = ? WHERE id = ?').run(strip(version.document), version.id);
+    const draft = rewriteStoredDocuments(fx.gw, id, strip);
     expect(draft).toContain('"rewrites":[]');
     expect(strip(draft)).not.toContain('"rewrites"');
 

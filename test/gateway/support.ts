@@ -136,3 +136,17 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/**
+ * Rewrites a published backend's stored documents, its draft and the newest
+ * published version, as an earlier Parasol would have written them; returns
+ * the draft as it was.
+ */
+export function rewriteStoredDocuments(gw: TestGateway, id: string, edit: (document: string) => string): string {
+  const { db } = gw.context;
+  const draft = db.prepare('SELECT document FROM api_backends WHERE id = ?').pluck().get(id) as string;
+  db.prepare('UPDATE api_backends SET document = ? WHERE id = ?').run(edit(draft), id);
+  const version = db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as { id: number; document: string };
+  db.prepare('UPDATE config_versions SET document = ? WHERE id = ?').run(edit(version.document), version.id);
+  return draft;
+}
