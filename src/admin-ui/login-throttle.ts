@@ -1,6 +1,9 @@
 // Lockout after repeated failed sign-ins, per account and per client IP,
 // counted by the shared rate limiter: login_max_failures failures within
 // login_lockout_minutes lock further attempts until the window has passed.
+// A successful sign-in clears its account's failures, as Devise's lockable
+// does in API Umbrella's admin; the IP's stay, so an attacker with one
+// account of their own cannot clear their guesses at others.
 import type { RateLimit } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
@@ -22,6 +25,7 @@ export function loginThrottle(context: AppContext): LoginThrottle {
 
 export class LoginThrottle {
   private readonly limits: readonly RateLimit[];
+  private readonly accountLimits: readonly RateLimit[];
   /** The attempt last queued per account and per IP; the next one waits for it. */
   private readonly lastAttempt = new Map<string, Promise<void>>();
 
@@ -31,16 +35,15 @@ export class LoginThrottle {
   ) {
     const duration = settings.login_lockout_minutes * 60_000;
     const limit = settings.login_max_failures;
-    this.limits = [
-      { duration, limit, limit_by: 'api_key', response_headers: false },
-      { duration, limit, limit_by: 'ip', response_headers: false },
-    ];
+    this.accountLimits = [{ duration, limit, limit_by: 'api_key', response_headers: false }];
+    this.limits = [...this.accountLimits, { duration, limit, limit_by: 'ip', response_headers: false }];
   }
 
   /**
    * One sign-in attempt: 'locked' without verifying while the account or the IP
    * is locked (so it costs no hashing and reveals nothing), else what `verify`
-   * found, a null counted as a failure. Attempts on the same account or from the
+   * found, a null counted as a failure and anything else clearing the
+   * account's failures. Attempts on the same account or from the
    * same IP run one at a time, so simultaneous guesses cannot all pass the lock
    * before the first failure is counted.
    */
@@ -50,6 +53,7 @@ export class LoginThrottle {
       if (!(await this.limiter.peek(request)).allowed) return 'locked';
       const result = await verify();
       if (result === null) await this.limiter.check(request);
+      else await this.limiter.forget({ ...request, limits: this.accountLimits });
       return result;
     });
   }

@@ -1,5 +1,5 @@
 // Where the limiter keeps its counts. The in-memory store serves one process;
-// a shared store (Redis, for several gateway nodes) implements the same two
+// a shared store (Redis, for several gateway nodes) implements the same three
 // operations, answering with promises, and the limiter and its callers stay
 // as they are.
 
@@ -15,4 +15,6 @@ export interface CounterStore {
   get(counter: string, expiresAt: number): Awaitable<number>;
   /** Adds one to the count of that window; answers the new count. */
   increment(counter: string, expiresAt: number): Awaitable<number>;
+  /** Drops the count of that window, as if it had never been counted. */
+  forget(counter: string, expiresAt: number): Awaitable<void>;
 }

@@ -31,4 +31,6 @@ export interface RateLimiter {
   check(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
   /** Answers as check() would, without counting (a login form asks before it verifies a password). */
   peek(request: RateLimitRequest): RateLimitDecision | Promise<RateLimitDecision>;
+  /** Clears what the client has counted against each of the request's limits (a successful sign-in clears its account's failures). */
+  forget(request: RateLimitRequest): void | Promise<void>;
 }

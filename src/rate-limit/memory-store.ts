@@ -37,6 +37,10 @@ export class MemoryCounterStore implements CounterStore {
     return count;
   }
 
+  forget(counter: string, expiresAt: number): void {
+    if (this.windows.get(expiresAt)?.delete(counter) === true) this.counters -= 1;
+  }
+
   /** Only new counters take memory, so this is where ended windows go; reads and busy counters need no clock. */
   private addRoomFor(counter: string): void {
     this.forgetExpired();

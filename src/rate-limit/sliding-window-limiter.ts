@@ -27,6 +27,17 @@ export class SlidingWindowLimiter implements RateLimiter {
     return this.decide(request, false);
   }
 
+  forget(request: RateLimitRequest): Awaitable<void> {
+    const now = this.clock.now();
+    const forgotten: Awaitable<void>[] = [];
+    for (const limit of request.limits) {
+      const counter = this.names.of(limit, request);
+      const expiresAt = currentWindowExpiry(now, limit.duration);
+      forgotten.push(this.store.forget(counter, expiresAt), this.store.forget(counter, expiresAt - limit.duration));
+    }
+    return forgotten.some((step) => step instanceof Promise) ? Promise.all(forgotten).then(() => undefined) : undefined;
+  }
+
   /** Runs once per proxied request: plain loops, and no promise unless the store answers with one. */
   private decide(request: RateLimitRequest, counting: boolean): Awaitable<RateLimitDecision> {
     const { limits } = request;

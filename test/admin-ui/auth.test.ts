@@ -213,6 +213,24 @@ describe('lockout after repeated failed sign-ins', () => {
     expect((await new AdminClient(app, '10.0.0.9').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
   });
 
+  it("clears the account's failures on a successful sign-in, and not the IP's", async () => {
+    const { app, context } = await start(settings);
+    await createAdmin(context);
+    const typo = (ip: string) => new AdminClient(app, ip).signIn('ops@example.com', 'wrong password, try again');
+    // Two failures, a sign-in, then two more failures from other IPs: the account is not locked.
+    for (const ip of ['10.2.0.1', '10.2.0.2']) expect((await typo(ip)).statusCode).toBe(401);
+    expect((await new AdminClient(app, '10.2.0.3').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+    for (const ip of ['10.2.0.4', '10.2.0.5']) expect((await typo(ip)).statusCode).toBe(401);
+    expect((await new AdminClient(app, '10.2.0.6').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+    // From one IP, a sign-in in between leaves that IP's failures counted.
+    const client = new AdminClient(app, '10.2.0.7');
+    await client.signIn('ops@example.com', 'wrong password, try again');
+    await client.signIn('ops@example.com', 'wrong password, try again');
+    expect((await new AdminClient(app, '10.2.0.7').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+    expect((await typo('10.2.0.7')).statusCode).toBe(401);
+    expect((await new AdminClient(app, '10.2.0.7').signIn('ops@example.com', PASSWORD)).statusCode).toBe(429);
+  });
+
   it('locks an IP that tries many accounts, and only that IP', async () => {
     const { app, context } = await start(settings);
     await createAdmin(context);

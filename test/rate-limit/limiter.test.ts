@@ -57,6 +57,19 @@ describe('sliding-window limiter', () => {
     expect(check({ apiKeyPrefix: 'OTHERKEY00000002' })).toEqual({ allowed: true, headers: { limit: 10, remaining: 9 } });
   });
 
+  it("forgets a client's counts in the current and the previous window, and no one else's", () => {
+    const { clock, limiter, check } = setup();
+    const limits = [limit(HOUR, 'api_key', 10, true)];
+    passesUntilRefused(() => check({ limits }));
+    clock.advance(HOUR);
+    // A sliding window still counts most of the previous hour's ten.
+    expect(check({ limits })).toMatchObject({ allowed: false });
+    check({ limits, apiKeyPrefix: 'OTHERKEY00000002' });
+    expect(limiter.forget(request({ limits }))).toBeUndefined();
+    expect(check({ limits })).toEqual({ allowed: true, headers: { limit: 10, remaining: 9 } });
+    expect(check({ limits, apiKeyPrefix: 'OTHERKEY00000002' })).toEqual({ allowed: true, headers: { limit: 10, remaining: 8 } });
+  });
+
   it('passes everything and sends no headers when there are no limits (unlimited)', () => {
     const { check } = setup();
     for (let i = 0; i < 100; i += 1) expect(check({ limits: [] })).toEqual({ allowed: true, headers: null });
@@ -193,6 +206,7 @@ describe('sliding-window limiter', () => {
     const remote: CounterStore = {
       get: async (key, expiresAt) => memory.get(key, expiresAt),
       increment: async (key, expiresAt) => memory.increment(key, expiresAt),
+      forget: async (key, expiresAt) => memory.forget(key, expiresAt),
     };
     const limiter = new SlidingWindowLimiter(remote, clock);
     const limits = [limit(HOUR, 'api_key', 2, true)];
@@ -202,5 +216,7 @@ describe('sliding-window limiter', () => {
     expect(await limiter.check(request({ limits }))).toEqual({ allowed: true, headers: { limit: 2, remaining: 0 } });
     expect(await limiter.check(request({ limits }))).toEqual({ allowed: false, retryAfterSeconds: 3601, headers: { limit: 2, remaining: 0 } });
     expect(memory.size).toBe(1);
+    await limiter.forget(request({ limits }));
+    expect(await limiter.check(request({ limits }))).toEqual({ allowed: true, headers: { limit: 2, remaining: 1 } });
   });
 });

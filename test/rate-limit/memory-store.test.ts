@@ -15,6 +15,17 @@ describe('in-memory counter store', () => {
     expect(store.size).toBe(2);
   });
 
+  it('forgets one counter of one window on request, and only that one', () => {
+    const store = new MemoryCounterStore(new ManualClock(0));
+    store.increment('a', 2000);
+    store.increment('a', 4000);
+    store.increment('b', 2000);
+    store.forget('a', 2000);
+    store.forget('never counted', 2000);
+    expect([store.get('a', 2000), store.get('a', 4000), store.get('b', 2000), store.size]).toEqual([0, 1, 1, 2]);
+    expect(store.increment('a', 2000)).toBe(1);
+  });
+
   it('forgets the windows that have expired when it next adds a counter, and keeps the others', () => {
     const clock = new ManualClock(0);
     const store = new MemoryCounterStore(clock);
