@@ -1,15 +1,17 @@
 // Runs the server until SIGTERM/SIGINT: stop accepting, let in-flight
 // requests finish (bounded by proxy.shutdown_timeout_ms), close the store.
-// Plain HTTP on listen.port; HTTPS too on listen.https_port when set.
+// Plain HTTP on listen.port; HTTPS too on listen.https_port when set, its
+// certificate picked up again when renewed (tls-certificate-reload.ts).
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { readTlsFiles } from './config/tls-files.js';
+import { readTlsFiles, type TlsFiles } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
 import { guardProcess } from './lib/process-guards.js';
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
+import { CertificateReloader } from './tls-certificate-reload.js';
 import { openTlsListener, type TlsListener } from './tls-listener.js';
 
 const IDLE_SWEEP_MS = 50;
@@ -24,19 +26,31 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface StartOptions extends ContextOptions {
+  /** How often the HTTPS certificate's files are looked at for a renewal (tests shorten it). */
+  readonly certificateCheckMs?: number;
+}
+
 /** Takes the data_dir lock before the store is opened, so a second start changes nothing. */
-export async function startServer(config: Config, options: ContextOptions = {}): Promise<RunningServer> {
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const lock = acquireInstanceLock(config.data_dir);
   let context: AppContext | null = null;
   let app: FastifyInstance | null = null;
   let url: string;
   let tls: TlsListener | null = null;
+  let reloader: CertificateReloader | null = null;
   try {
     context = createContext(config, options);
     app = await buildServer(context);
     url = await app.listen({ host: config.listen.host, port: config.listen.port });
-    tls = await openHttpsListener(app, config);
+    const https = await openHttpsListener(app, config);
+    if (https !== null) {
+      tls = https.listener;
+      const reloadOptions = { logger: context.logger, clock: context.clock, checkEveryMs: options.certificateCheckMs };
+      reloader = new CertificateReloader(tls, config.tls, https.files, reloadOptions);
+    }
   } catch (error) {
+    await tls?.close();
     await app?.close();
     context?.close();
     lock.release();
@@ -51,6 +65,7 @@ export async function startServer(config: Config, options: ContextOptions = {}):
       const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), config.proxy.shutdown_timeout_ms);
       // Keep-alive connections that finish their request while we stop would otherwise linger until their idle timeout.
       const sweeper = setInterval(() => servers.forEach((server) => server.closeIdleConnections()), IDLE_SWEEP_MS);
+      reloader?.stop();
       try {
         // Both stop accepting at once; the app's close also closes open upgrades on either.
         await Promise.all([listening.close(), tls?.close()]);
@@ -67,11 +82,12 @@ export async function startServer(config: Config, options: ContextOptions = {}):
 }
 
 /** null without listen.https_port. The files were checked when the config was loaded; this reads them again in case they changed since. */
-async function openHttpsListener(app: FastifyInstance, config: Config): Promise<TlsListener | null> {
+async function openHttpsListener(app: FastifyInstance, config: Config): Promise<{ listener: TlsListener; files: TlsFiles } | null> {
   if (config.listen.https_port === null) return null;
   const read = readTlsFiles(config.tls);
   if (!read.ok) throw new ConfigError(read.problem);
-  return openTlsListener(app.server, read.files, { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size });
+  const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size };
+  return { listener: await openTlsListener(app.server, read.files, options), files: read.files };
 }
 
 /** For `parasol serve`: start, log where, and stop cleanly on a signal. */

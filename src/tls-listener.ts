@@ -18,6 +18,8 @@ export interface TlsListener {
   readonly server: HttpsServer;
   /** e.g. https://127.0.0.1:8443 */
   readonly url: string;
+  /** Connections from now on get this certificate; open ones keep theirs. */
+  useCertificate(files: TlsFiles): void;
   /** Stops accepting connections; resolves when every open one has ended. */
   close(): Promise<void>;
 }
@@ -45,7 +47,12 @@ export async function openTlsListener(main: HttpServer, files: TlsFiles, options
   for (const event of RELAYED_EVENTS) server.on(event, (...args: unknown[]) => main.emit(event, ...args));
   server.listen({ host: options.host, port: options.port });
   await once(server, 'listening');
-  return { server, url: urlOf(server), close: () => closeServer(server) };
+  return {
+    server,
+    url: urlOf(server),
+    useCertificate: ({ cert, key }) => server.setSecureContext({ cert, key }),
+    close: () => closeServer(server),
+  };
 }
 
 /** Fastify sets its server's keep-alive, header and request timeouts from its options: the same hold here. */

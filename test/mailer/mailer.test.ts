@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createMailer, Mailer, type Wait } from '../../src/mailer/mailer.js';
 import { testConfig } from '../helpers/config.js';
-import { capturingLogger } from './capturing-logger.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
 import { startLocalSmtp, type LocalSmtp } from './local-smtp.js';
 
 const MAIL = { to: 'ada@example.com', subject: 'Your API key', text: 'Hello Ada,\n\nyour key is abc.\n' };

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import { ConfigError } from '../../src/config/load.js';
-import { capturingLogger } from '../mailer/capturing-logger.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
 import { startLocalSmtp, type LocalSmtp } from '../mailer/local-smtp.js';
 import { keyOnPage, startSignupApp, submitSignup, VALID_SIGNUP, type SignupApp } from './signup-app.js';
 

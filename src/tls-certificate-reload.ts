@@ -1,0 +1,102 @@
+// Renewed certificates without a restart. certbot and the like replace
+// tls.cert_file and tls.key_file in place every couple of months; Parasol
+// looks at the two files every minute and, when either has changed, reads
+// and checks the pair as at start-up and gives it to new connections. A pair
+// that does not pass (a key not yet written beside its new certificate, a
+// wrong file) is logged and the certificate in use stays, so a bad renewal
+// never takes HTTPS down. A certificate close to its end is warned about
+// daily, so an operator hears of a renewal that stopped working.
+import { X509Certificate } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config/schema.js';
+import { readTlsFiles, type TlsFiles } from './config/tls-files.js';
+import type { Clock } from './lib/clock.js';
+import type { TlsListener } from './tls-listener.js';
+
+export const CERTIFICATE_CHECK_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** Let's Encrypt's certificates last 90 days and certbot renews them 30 days before the end: two weeks left means renewal has failed for a while. */
+const WARN_BEFORE_END_MS = 14 * DAY_MS;
+
+export interface CertificateReloadOptions {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** How often the files are looked at. */
+  readonly checkEveryMs?: number;
+}
+
+export class CertificateReloader {
+  /** What the files looked like when last read; a change of either is a renewal. */
+  private seen: string;
+  private validTo: number;
+  private lastWarnedAt = -Infinity;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly listener: TlsListener,
+    private readonly tls: Config['tls'],
+    inUse: TlsFiles,
+    private readonly options: CertificateReloadOptions,
+  ) {
+    this.seen = this.filesNow();
+    this.validTo = validToOf(inUse);
+    this.warnIfEnding();
+    this.timer = setInterval(() => this.check(), options.checkEveryMs ?? CERTIFICATE_CHECK_MS).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Reloads when the files changed since they were last read; else only warns of an ending certificate. */
+  check(): void {
+    const now = this.filesNow();
+    if (now !== this.seen) {
+      this.seen = now;
+      this.reload();
+    }
+    this.warnIfEnding();
+  }
+
+  private reload(): void {
+    const read = readTlsFiles(this.tls);
+    if (!read.ok) {
+      this.options.logger.error({ problem: read.problem }, 'TLS certificate files changed but cannot be used; the certificate in use stays');
+      return;
+    }
+    this.listener.useCertificate(read.files);
+    this.validTo = validToOf(read.files);
+    this.lastWarnedAt = -Infinity;
+    this.options.logger.info({ cert_file: this.tls.cert_file, valid_to: new Date(this.validTo).toISOString() }, 'TLS certificate reloaded');
+  }
+
+  private warnIfEnding(): void {
+    const now = this.options.clock.now();
+    if (now < this.validTo - WARN_BEFORE_END_MS || now - this.lastWarnedAt < DAY_MS) return;
+    this.lastWarnedAt = now;
+    const message = now >= this.validTo ? 'TLS certificate has expired' : 'TLS certificate expires soon';
+    this.options.logger.warn({ cert_file: this.tls.cert_file, valid_to: new Date(this.validTo).toISOString() }, message);
+  }
+
+  /** Inode, size and modification time of both files (following links, as certbot's live/ names are). */
+  private filesNow(): string {
+    return [this.tls.cert_file, this.tls.key_file].map((path) => fileState(path)).join(' ');
+  }
+}
+
+function fileState(path: string | null): string {
+  if (path === null) return 'none';
+  try {
+    const stat = statSync(resolve(path));
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch (error) {
+    return `missing:${(error as NodeJS.ErrnoException).code ?? 'unknown'}`;
+  }
+}
+
+/** The end of the first certificate of the chain, the server's own. */
+function validToOf(files: TlsFiles): number {
+  return Date.parse(new X509Certificate(files.cert).validTo);
+}

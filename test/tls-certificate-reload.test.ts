@@ -1,0 +1,108 @@
+// A certificate renewed in place (as certbot does) reaches new HTTPS
+// connections without a restart; a renewal that cannot be used is logged and
+// leaves the certificate in use; an ending certificate is warned about.
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import { readTlsFiles } from '../src/config/tls-files.js';
+import { ManualClock } from '../src/lib/clock.js';
+import { startServer, type RunningServer } from '../src/serve.js';
+import { CertificateReloader } from '../src/tls-certificate-reload.js';
+import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
+import { capturingLogger } from './helpers/capturing-logger.js';
+import { tempDir, testConfig } from './helpers/config.js';
+import { CERT_FILE, httpsConfig, KEY_FILE } from './helpers/tls.js';
+
+const fixture = (name: string) => join(CERT_FILE, '..', name);
+const RENEWED_CERT = fixture('renewed-cert.pem');
+const RENEWED_KEY = fixture('renewed-key.pem');
+const fingerprintOf = (path: string) => new X509Certificate(readFileSync(path)).fingerprint256;
+
+let server: RunningServer | null = null;
+let listener: TlsListener | null = null;
+afterEach(async () => {
+  await server?.stop();
+  await listener?.close();
+  server = null;
+  listener = null;
+});
+
+/** A gateway serving HTTPS with copies of the test certificate, which the test may replace. */
+async function start() {
+  const dir = tempDir('tls-reload-');
+  const files = { cert: join(dir, 'fullchain.pem'), key: join(dir, 'privkey.pem') };
+  copyFileSync(CERT_FILE, files.cert);
+  copyFileSync(KEY_FILE, files.key);
+  const log = capturingLogger();
+  const config = testConfig(httpsConfig({ tls: { cert_file: files.cert, key_file: files.key } }));
+  server = await startServer(config, { logger: log.logger, certificateCheckMs: 20 });
+  return { files, log, httpsUrl: new URL(server.httpsUrl!) };
+}
+
+/** The fingerprint of the certificate a new connection is shown. */
+function servedFingerprint(url: URL): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('a renewed TLS certificate', () => {
+  it('reaches new connections once both files are replaced, without a restart', async () => {
+    const { files, log, httpsUrl } = await start();
+    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(CERT_FILE));
+    const reloaded = log.nextLine('TLS certificate reloaded');
+    copyFileSync(RENEWED_KEY, files.key);
+    copyFileSync(RENEWED_CERT, files.cert);
+    expect(await reloaded).toMatchObject({ level: 30, cert_file: files.cert, valid_to: '2076-11-12T00:51:55.000Z' });
+    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(RENEWED_CERT));
+  });
+
+  it('is not taken while its key is not the certificate\'s: the one in use stays until the pair matches', async () => {
+    const { files, log, httpsUrl } = await start();
+    const refused = log.nextLine('TLS certificate files changed but cannot be used; the certificate in use stays');
+    copyFileSync(RENEWED_CERT, files.cert);
+    expect(await refused).toMatchObject({ level: 50, problem: expect.stringContaining(`tls.key_file: ${files.key} is not the private key of the certificate`) });
+    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(CERT_FILE));
+    const reloaded = log.nextLine('TLS certificate reloaded');
+    copyFileSync(RENEWED_KEY, files.key);
+    await reloaded;
+    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(RENEWED_CERT));
+    // Unchanged files are not read again: one error, one reload.
+    expect(log.lines.filter((line) => line.level === 50)).toHaveLength(1);
+  });
+
+  it('is warned about two weeks before its end, once a day, and once it has expired', async () => {
+    const read = readTlsFiles({ cert_file: CERT_FILE, key_file: KEY_FILE });
+    if (!read.ok) throw new Error(read.problem);
+    const end = Date.parse(new X509Certificate(read.files.cert).validTo);
+    const clock = new ManualClock(end - 15 * 86_400_000);
+    const log = capturingLogger();
+    listener = await openTlsListener(createServer(), read.files, { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    // Checked by hand here, with the clock moved, rather than by the interval.
+    const reloader = new CertificateReloader(listener, { cert_file: CERT_FILE, key_file: KEY_FILE }, read.files, { logger: log.logger, clock, checkEveryMs: 86_400_000 });
+    const warnings = () => log.lines.filter((line) => line.level === 40).map((line) => [line.msg, line.valid_to]);
+    try {
+      expect(warnings()).toEqual([]);
+      clock.advance(86_400_000);
+      reloader.check();
+      clock.advance(86_400_000 - 1);
+      reloader.check();
+      expect(warnings()).toEqual([['TLS certificate expires soon', new Date(end).toISOString()]]);
+      clock.advance(1);
+      reloader.check();
+      expect(warnings()).toHaveLength(2);
+      clock.advance(14 * 86_400_000);
+      reloader.check();
+      expect(warnings().at(-1)).toEqual(['TLS certificate has expired', new Date(end).toISOString()]);
+    } finally {
+      reloader.stop();
+    }
+  });
+});
