@@ -162,10 +162,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     const { exchange, server } = this;
     const upstreams = exchange.route.backend.upstreams;
     if (!upstreams.canFailOver) return false;
-    const code = (error as { code?: string }).code ?? '';
     const unreachable = isUnreachable(error);
     if (unreachable) upstreams.markFailed(server, performance.now());
-    if (!(unreachable || code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') || this.coder !== null || exchange.res.headersSent || exchange.res.destroyed) return false;
+    if (!(unreachable || isConnectionLost(error)) || this.coder !== null || exchange.res.headersSent || exchange.res.destroyed) return false;
     if (!isSafeToResend(exchange)) return false;
     (this.tried ??= []).push(server);
     const next = upstreams.pickAgain(this.tried, performance.now());
@@ -193,6 +192,13 @@ export function isUnreachable(error: Error): boolean {
   if (UNREACHABLE.has((error as { code?: string }).code ?? '')) return true;
   const inner = (error as { errors?: unknown }).errors;
   return Array.isArray(inner) && inner.some((each) => UNREACHABLE.has((each as { code?: string } | null)?.code ?? ''));
+}
+
+/** A connection that broke before any response: closed, reset, or written to after the server had closed it (a reused keep-alive one). */
+const CONNECTION_LOST: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+export function isConnectionLost(error: Error): boolean {
+  return CONNECTION_LOST.has((error as { code?: string }).code ?? '');
 }
 
 function clientGone(): Error {

@@ -1,7 +1,7 @@
 // Choosing a backend's server when one could not be reached.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
-import { isUnreachable } from '../../src/gateway/forward.js';
+import { isConnectionLost, isUnreachable } from '../../src/gateway/forward.js';
 import { FAIL_TIMEOUT_MS, UpstreamGroup, UpstreamPools } from '../../src/gateway/upstreams.js';
 import { testConfig } from '../helpers/config.js';
 
@@ -82,5 +82,14 @@ describe('isUnreachable', () => {
     expect(isUnreachable(Object.assign(new AggregateError([reset, refused]), { code: 'ECONNRESET' }))).toBe(true);
     expect(isUnreachable(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }))).toBe(true);
     expect(isUnreachable(reset)).toBe(false);
+  });
+});
+
+describe('isConnectionLost', () => {
+  it('takes a connection closed, reset or broken while the request was written, and nothing else', () => {
+    const withCode = (code: string) => Object.assign(new Error(code), { code });
+    expect(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'].map((code) => isConnectionLost(withCode(code)))).toEqual([true, true, true]);
+    expect(['UND_ERR_HEADERS_TIMEOUT', 'ECONNREFUSED', 'UND_ERR_ABORTED'].map((code) => isConnectionLost(withCode(code)))).toEqual([false, false, false]);
+    expect(isConnectionLost(new Error('no code'))).toBe(false);
   });
 });
