@@ -36,7 +36,7 @@ export function lookupPrefix(token: string): string {
 }
 
 export function previewOf(token: string): string {
-  return `${token.slice(0, PREVIEW_LENGTH)}…`;
+  return `${token.slice(0, PREVIEW_LENGTH)}...`;
 }
 
 export function hmac(secret: string, token: string): Buffer {

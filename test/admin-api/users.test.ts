@@ -19,7 +19,7 @@ describe('/users', () => {
     const found = await gw.adminApi('GET', '/users.json?search=searchable');
     expect(found.body.data).toHaveLength(1);
     const user = found.body.data[0];
-    expect(user.api_key_preview).toBe(`${apiKey.slice(0, 6)}…`);
+    expect(user.api_key_preview).toBe(`${apiKey.slice(0, 6)}...`);
     expect(JSON.stringify(found.body)).not.toContain(apiKey);
     expect(user).not.toHaveProperty('api_key');
     // DataTables' form, as API Umbrella's admin sends it, with its draw counter answered back.

@@ -125,6 +125,6 @@ describe('My Account', () => {
     expect(token).toBeDefined();
     const api = await running.app.inject({ url: '/api-umbrella/v1/apis', headers: { 'x-admin-auth-token': token! } });
     expect(api.statusCode).toBe(200);
-    expect((await client.get('/admin/account')).body).toContain(`value="${token!.slice(0, 6)}…"`);
+    expect((await client.get('/admin/account')).body).toContain(`value="${token!.slice(0, 6)}..."`);
   });
 });

@@ -126,7 +126,7 @@ describe('key index columns', () => {
     const { gateway, cli } = twoProcesses();
     const id = importUser(cli, 'Ab3dE');
     gateway.keyIndex.refresh();
-    expect(gateway.keyIndex.find('Ab3dE')?.user).toMatchObject({ id, api_key_preview: 'Ab3dE…', enabled: true, roles: [] });
+    expect(gateway.keyIndex.find('Ab3dE')?.user).toMatchObject({ id, api_key_preview: 'Ab3dE...', enabled: true, roles: [] });
     expect(gateway.keyIndex.find('Ab3dE')?.prefix).toBe('Ab3dE');
     for (const near of ['Ab3d', 'Ab3dEf', 'Ab3dE'.padEnd(40, 'x'), 'ab3dE']) expect(gateway.keyIndex.find(near)).toBeNull();
   });

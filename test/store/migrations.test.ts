@@ -48,6 +48,27 @@ describe('store', () => {
     upgraded.close();
   });
 
+  it("ends the key and token previews a store made with three dots, as API Umbrella's, and leaves imported ones", () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 7));
+    const user = db.prepare(
+      `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, created_at, updated_at) VALUES (?, ?, x'00', ?, 'u@example.com', 'now', 'now')`,
+    );
+    user.run('made', 'Ab3dEfGhIjKlMnOp', 'Ab3dEf…');
+    user.run('imported', 'LegacyKey0000001', 'Legacy…0001');
+    db.prepare(
+      `INSERT INTO admins (id, email, password_hash, superuser, enabled, auth_token_prefix, auth_token_hash, auth_token_preview, created_at, updated_at)
+       VALUES ('admin', 'a@example.com', 'x', 1, 1, 'TokenPrefix00001', x'00', 'TokenP…', 'now', 'now')`,
+    ).run();
+    migrate(db, migrations);
+    expect(db.prepare('SELECT id, api_key_preview FROM api_users ORDER BY id').all()).toEqual([
+      { id: 'imported', api_key_preview: 'Legacy…0001' },
+      { id: 'made', api_key_preview: 'Ab3dEf...' },
+    ]);
+    expect(db.prepare('SELECT auth_token_preview FROM admins').pluck().get()).toBe('TokenP...');
+  });
+
   it('applies a failing migration not at all', () => {
     const db = new Database(':memory:');
     const failing = [
