@@ -27,10 +27,10 @@ describe('API Users', () => {
     const { user: special } = addUser('needle@example.org', { enabled: false });
     const first = textOf((await client.get('/admin/api_users')).body);
     expect(first).toContain('Showing 1–25 of 31');
-    expect(first).toMatch(/needle@example\.org Ada Lovelace \S{6}… .* Disabled/);
+    expect(first).toMatch(/needle@example\.org Ada Lovelace \S{6}\.\.\. .* Disabled/);
     const second = textOf((await client.get('/admin/api_users?page=2')).body);
     expect(second).toContain('Showing 26–31 of 31');
-    expect(second).toMatch(/user00@example\.com Ada Lovelace \S{6}… beta .* Enabled/);
+    expect(second).toMatch(/user00@example\.com Ada Lovelace \S{6}\.\.\. beta .* Enabled/);
     const found = textOf((await client.get('/admin/api_users?search=needle')).body);
     expect(found).toContain('Showing 1–1 of 1');
     expect(found).toContain(special.api_key_preview);
