@@ -2,6 +2,7 @@
 // documents the same keys for operators; a test keeps the two in step.
 import type { RateLimit } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
+import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import { addressList, bool, int, oneOf, optionalEmail, optionalInt, optionalMailbox, optionalStr, optionalUrl, str, structured, type ConfigOf, type Schema } from './fields.js';
 
 const MINUTE_MS = 60_000;
@@ -15,6 +16,9 @@ export const DEFAULT_RATE_LIMITS: readonly RateLimit[] = [
   { duration: 15_000, limit_by: 'api_key', limit: 150, response_headers: false },
   { duration: HOUR_MS, limit_by: 'api_key', limit: 1000, response_headers: true },
 ];
+
+/** API Umbrella's: analytics cookies, which are the browser's business and would keep responses out of the cache. */
+const DEFAULT_STRIP_COOKIES: readonly string[] = ['^__utm.*$', '^_ga$', '^is_returning$'];
 
 export const configSchema = {
   listen: {
@@ -71,6 +75,11 @@ export const configSchema = {
       password: optionalStr(),
     },
   },
+  cache: {
+    /** 0: no response cache. */
+    max_size_mb: int(64, 0, 1_048_576),
+  },
+  strip_cookies: structured<readonly string[]>(DEFAULT_STRIP_COOKIES, 'a list of regular expressions (cookie names)', parsePatterns),
   analytics: {
     enabled: bool(true),
     flush_interval_ms: int(250, 10, 60_000),
@@ -90,3 +99,17 @@ export const configSchema = {
 } satisfies Schema;
 
 export type Config = ConfigOf<typeof configSchema>;
+
+/** Strings that compile as JavaScript regular expressions and mean there what they mean in PCRE. */
+function parsePatterns(raw: unknown): readonly string[] | undefined {
+  if (!Array.isArray(raw) || !raw.every((item): item is string => typeof item === 'string')) return undefined;
+  for (const pattern of raw) {
+    if (pcreOnlySyntax(pattern) !== null) return undefined;
+    try {
+      new RegExp(pattern, 'i');
+    } catch {
+      return undefined;
+    }
+  }
+  return raw;
+}

@@ -15,10 +15,12 @@ import { analyticsEntry } from './analytics-entry.js';
 import { authorizationCarries, extractApiKey } from './api-key.js';
 import { userRestrictions } from './client-restrictions.js';
 import { acceptsGzip, type CodingRequest } from './compression.js';
+import type { CookieStripper } from './cookie-stripping.js';
 import type { ErrorCode } from './errors.js';
 import { UpstreamCall } from './forward.js';
 import { nextRequestId } from './request-id.js';
 import type { RequestTarget } from './request-url.js';
+import type { CacheRequest, ResponseCache } from './response-cache.js';
 import { writeError, type ErrorExtras, type ErrorRequest } from './respond.js';
 import type { GatewayRoute } from './routes.js';
 import { limitsFor, type EffectiveSettings } from './settings.js';
@@ -31,6 +33,10 @@ export interface ExchangeDeps {
   readonly rateLimiter: RateLimiter;
   readonly analytics: AnalyticsRecorder;
   readonly clock: Clock;
+  /** null: cache.max_size_mb is 0. */
+  readonly cache: ResponseCache | null;
+  /** null: strip_cookies is empty. */
+  readonly cookies: CookieStripper | null;
 }
 
 /** The request as the gateway read it before matching. */
@@ -49,7 +55,7 @@ export interface ClientRequest {
   readonly body?: Readable;
 }
 
-export class Exchange implements ErrorRequest, CodingRequest {
+export class Exchange implements ErrorRequest, CodingRequest, CacheRequest {
   readonly startedAt = performance.now();
   readonly requestAt: number;
   readonly requestId = nextRequestId();
@@ -84,6 +90,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
   upstreamEndedAt = 0;
   private call: UpstreamCall | null = null;
   private takesGzip: boolean | undefined;
+  private keptCookie: string | null | undefined;
 
   constructor(
     private readonly deps: ExchangeDeps,
@@ -118,6 +125,20 @@ export class Exchange implements ErrorRequest, CodingRequest {
   /** The client takes a gzipped body: asked for in Accept-Encoding, over HTTP/1.1 (nginx's gzip_http_version). */
   get acceptsGzip(): boolean {
     return (this.takesGzip ??= this.raw.httpVersion !== '1.0' && acceptsGzip(this.headers['accept-encoding']));
+  }
+
+  get cache(): ResponseCache | null {
+    return this.deps.cache;
+  }
+
+  /** The Cookie header the upstream gets, strip_cookies taken out; null: none. */
+  get upstreamCookie(): string | null {
+    if (this.keptCookie === undefined) {
+      const cookie = this.headers.cookie;
+      const { cookies } = this.deps;
+      this.keptCookie = cookie === undefined ? null : cookies === null ? cookie : cookies.strip(cookie);
+    }
+    return this.keptCookie;
   }
 
   run(): void {

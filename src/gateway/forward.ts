@@ -1,11 +1,14 @@
 // The upstream leg of an exchange: the rewritten request goes out on the
 // server's keep-alive pool, and the response streams back chunk by chunk
-// with backpressure both ways. Nothing is buffered.
+// with backpressure both ways. A response the cache may keep is copied into
+// it on the way; a request the cache can answer is answered from it, through
+// the same steps as an upstream's response.
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import { CACHE_HEADER_NAMES, CacheHeaders, freshLifetime, upstreamAge, varyNames } from './cache-policy.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
@@ -14,11 +17,24 @@ import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
 import { applyResponseHeaders } from './response-header-settings.js';
 import { rateLimitHeaders } from './respond.js';
+import { COLLAPSE_WAIT_MS, headerValue, type CacheHit, type StoredResponse } from './response-cache.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamServer } from './upstreams.js';
 
 /** Noted afresh for each response; its headers are read synchronously, one response at a time. */
 const upstreamBody = new BodyHeaders();
+const upstreamCaching = new CacheHeaders();
+const X_CACHE = Buffer.from('X-Cache');
+const HIT = Buffer.from('HIT');
+const AGE = Buffer.from('Age');
+const ignore = (): void => {};
+
+/** A response on its way into the cache. */
+interface Recording {
+  readonly response: Omit<StoredResponse, 'body' | 'storedAt'>;
+  readonly chunks: Buffer[];
+  bytes: number;
+}
 
 /**
  * Implements undici's callback handler (onConnect/onHeaders/onData/…) rather
@@ -36,6 +52,20 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private finished = false;
   /** Servers that could not take the request, when it went on to another. */
   private tried: UpstreamServer[] | null = null;
+  /** The backend path and query, worked out once. */
+  private target: string | null = null;
+  /** Its key in the response cache; null when the cache may neither answer nor keep it. */
+  private cacheKey: string | null = null;
+  /** The upstream's response may go into the cache. */
+  private mayStore = false;
+  /** This call fetches a key the cache has held: other requests for it wait. */
+  private fetching = false;
+  private recording: Recording | null = null;
+  /** Waiting for another request's fetch of the same key. */
+  private stopWaiting: (() => void) | null = null;
+  private waitTimer: NodeJS.Timeout | null = null;
+  /** The request went to a server (not answered from the cache). */
+  private dispatched = false;
 
   constructor(
     private readonly exchange: Exchange,
@@ -43,14 +73,20 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   ) {}
 
   start(): void {
+    this.cacheKey = cacheKeyOf(this.exchange, (this.target = upstreamPath(this.exchange)));
+    if (this.cacheKey === null || !this.answeredFromCache(this.cacheKey)) this.dispatch();
+  }
+
+  private dispatch(): void {
     const { exchange } = this;
+    this.dispatched = true;
     this.server.inFlight++;
     // A request that goes on to another server counts its upstream time from the first.
     if (this.tried === null) exchange.upstreamStartedAt = performance.now();
     try {
       this.server.pool.dispatch(
         {
-          path: upstreamPath(exchange),
+          path: this.target!,
           method: exchange.method,
           headers: upstreamHeaders(exchange),
           body: exchange.upgrade === null && hasBody(exchange.headers) ? exchange.body : null,
@@ -66,8 +102,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   /** The client left: stop the upstream request. */
   abort(): void {
+    this.endWait();
     if (!this.finished) this.abortDispatch?.(clientGone());
     this.coder?.destroy();
+    this.endFetch('failed');
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -87,14 +125,18 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     }
     this.resume = resume;
     upstreamBody.reset();
-    const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody);
+    const caching = this.exchange.cache === null ? null : upstreamCaching;
+    caching?.reset();
+    const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
     const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
+    if (this.mayStore) this.startRecording(statusCode, statusText, rawHeaders);
     res.writeHead(statusCode, statusText, coding === null ? headers : recode(headers, coding, upstreamBody));
     if (coding === 'gzip' || coding === 'gunzip') this.startCoder(bodyCoder(coding, upstreamBody));
     return true;
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.recording !== null) this.record(chunk);
     if (this.coder !== null) {
       this.coded ||= chunk.length > 0;
       return this.coder.write(chunk);
@@ -125,6 +167,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.finish();
+    if (this.recording !== null) this.store(this.recording);
     if (this.coder !== null) this.coder.end();
     else this.exchange.res.end();
   }
@@ -132,6 +175,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   onError(error: Error): void {
     this.finish();
     if (this.failOver(error)) return;
+    this.recording = null;
+    this.endFetch('failed');
     this.coder?.destroy();
     const { res } = this.exchange;
     if (res.headersSent) res.destroy();
@@ -172,16 +217,134 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     this.server = next;
     this.finished = false;
     this.abortDispatch = null;
-    this.start();
+    this.dispatch();
     return true;
   }
 
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    if (!this.dispatched) return;
     this.server.inFlight--;
     this.exchange.upstreamEndedAt = performance.now();
   }
+
+  /**
+   * Answers from the cache when it holds a fresh response, or waits for a
+   * request fetching the key (true); false: the request goes upstream, and
+   * a GET's response may be kept.
+   */
+  private answeredFromCache(key: string): boolean {
+    const cache = this.exchange.cache!;
+    const hit = cache.find(key, this.exchange);
+    if (hit !== null) {
+      this.replay(hit);
+      return true;
+    }
+    // HEAD and conditional requests may be answered from a GET's response; what they get back is not one to keep.
+    if (!mayFill(this.exchange)) return false;
+    const stop = cache.waitFor(key, (stored) => this.afterWait(key, stored));
+    if (stop !== null) {
+      this.stopWaiting = stop;
+      this.waitTimer = setTimeout(() => this.afterWait(key, false), COLLAPSE_WAIT_MS);
+      return true;
+    }
+    this.fetching = cache.beginFetch(key);
+    this.mayStore = true;
+    return false;
+  }
+
+  /** The fetch waited for is over (or the wait too long): the cache answers if it can, else the backend. */
+  private afterWait(key: string, stored: boolean): void {
+    this.endWait();
+    if (this.exchange.res.destroyed) return;
+    const hit = stored ? this.exchange.cache!.find(key, this.exchange) : null;
+    if (hit !== null) return this.replay(hit);
+    this.mayStore = true;
+    this.dispatch();
+  }
+
+  private endWait(): void {
+    this.stopWaiting?.();
+    this.stopWaiting = null;
+    if (this.waitTimer !== null) clearTimeout(this.waitTimer);
+    this.waitTimer = null;
+  }
+
+  private endFetch(outcome: 'stored' | 'uncacheable' | 'failed'): void {
+    if (!this.fetching) return;
+    this.fetching = false;
+    this.exchange.cache!.endFetch(this.cacheKey!, outcome);
+  }
+
+  /** A cached response goes out as an upstream's would (headers, coding, rate-limit headers), with X-Cache: HIT and its Age. */
+  private replay({ response, age }: CacheHit): void {
+    const rawHeaders = [...response.rawHeaders, X_CACHE, HIT, AGE, Buffer.from(String(age))];
+    if (!this.onHeaders(response.status, rawHeaders, ignore, response.statusText)) return;
+    if (this.exchange.method !== 'HEAD' && response.body.length > 0) this.onData(response.body);
+    this.onComplete();
+  }
+
+  private startRecording(status: number, statusText: string, rawHeaders: Buffer[]): void {
+    const lifetime = freshLifetime(status, upstreamCaching, this.exchange.cache!);
+    if (lifetime === 0) {
+      this.endFetch('uncacheable');
+      return;
+    }
+    const kept: Buffer[] = [];
+    for (let index = 0; index < rawHeaders.length; index += 2) {
+      const name = rawHeaders[index]!.toString('latin1').toLowerCase();
+      // undici's header buffers may share memory it reuses: copies are kept.
+      if (name !== 'x-cache' && name !== 'age') kept.push(Buffer.from(rawHeaders[index]!), Buffer.from(rawHeaders[index + 1]!));
+    }
+    const { exchange } = this;
+    const vary = varyNames(upstreamCaching.vary).map((name) => [name, headerValue(exchange.headers, name)] as const);
+    const needsGzipClient = upstreamBody.encoding !== undefined && upstreamBody.encoding !== '' && chooseCoding({ ...withoutGzip, compressBodies: exchange.compressBodies }, status, upstreamBody) !== 'gunzip';
+    this.recording = { response: { status, statusText, rawHeaders: kept, initialAge: upstreamAge(upstreamCaching), lifetime, vary, needsGzipClient }, chunks: [], bytes: 0 };
+  }
+
+  private record(chunk: Buffer): void {
+    const recording = this.recording!;
+    recording.bytes += chunk.length;
+    if (recording.bytes > this.exchange.cache!.maxObjectBytes) {
+      this.recording = null;
+      this.endFetch('uncacheable');
+      return;
+    }
+    recording.chunks.push(Buffer.from(chunk));
+  }
+
+  private store(recording: Recording): void {
+    this.recording = null;
+    const body = recording.chunks.length === 1 ? recording.chunks[0]! : Buffer.concat(recording.chunks, recording.bytes);
+    this.exchange.cache!.store(this.cacheKey!, { ...recording.response, body, storedAt: this.exchange.cache!.now() });
+    this.endFetch('stored');
+  }
+}
+
+/** A client that does not take gzip, for what the cache may give one. */
+const withoutGzip = { method: 'GET', acceptsGzip: false } as const;
+
+/**
+ * The request's key in the response cache, or null: only GET and HEAD, with
+ * no body, no range, no credentials of the client's own and no cookie left
+ * once strip_cookies is applied. The key holds the backend and where its
+ * requests go, the Host when the backend does not set one, and the backend
+ * path with its query (api_key taken out); not the user or the key.
+ */
+function cacheKeyOf(exchange: Exchange, target: string): string | null {
+  if (exchange.cache === null) return null;
+  const { method, headers } = exchange;
+  if ((method !== 'GET' && method !== 'HEAD') || exchange.upgrade !== null || hasBody(headers) || headers.range !== undefined) return null;
+  if ((headers.authorization !== undefined && !exchange.keyInAuthorization) || exchange.upstreamCookie !== null) return null;
+  const { backend } = exchange.route;
+  return backend.hostHeader === null ? `${backend.cacheKeyPrefix}${exchange.host}\n${target}` : backend.cacheKeyPrefix + target;
+}
+
+/** Whether the upstream's answer to the request is one the cache may keep. */
+function mayFill(exchange: Exchange): boolean {
+  const { headers } = exchange;
+  return exchange.method === 'GET' && headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined;
 }
 
 /** Errors of a server that took no connection: refused, unreachable, unknown to DNS, or too slow to connect. */
@@ -246,6 +409,11 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   const out: string[] = [];
   for (const name in headers) {
     if (dropped.has(name) || (keyInAuthorization && name === 'authorization') || (listed !== null && listed.has(name))) continue;
+    if (name === 'cookie') {
+      const kept = exchange.upstreamCookie;
+      if (kept !== null) out.push(name, kept);
+      continue;
+    }
     const value = headers[name]!;
     if (typeof value === 'string') out.push(name, value);
     else for (const item of value) out.push(name, item);
@@ -285,14 +453,17 @@ function portOf(host: string, protocol: string): string {
   return protocol === 'https' ? '443' : '80';
 }
 
-/** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body. */
-const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location', ...BODY_HEADER_NAMES].map((name) => name.length));
+/** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body or caching. */
+const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location', ...BODY_HEADER_NAMES, ...CACHE_HEADER_NAMES].map((name) => name.length));
 
 /**
- * The upstream's headers minus hop-by-hop ones, Location made public, plus
- * the request id and rate-limit headers; those about the body are noted in `body`.
+ * The upstream's headers minus hop-by-hop ones and Surrogate-Control (meant
+ * for gateways alone), Location made public, plus the request id and
+ * rate-limit headers, and X-Cache: MISS when the cache is on and the
+ * upstream sent none; those about the body are noted in `body`, those about
+ * caching in `caching`.
  */
-export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: BodyHeaders | null = null): string[] {
+export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: BodyHeaders | null = null, caching: CacheHeaders | null = null): string[] {
   const out: string[] = [];
   let connection: string | undefined;
   for (let index = 0; index < rawHeaders.length; index += 2) {
@@ -303,6 +474,8 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       const lower = name.toLowerCase();
       if (lower === 'connection') connection = value;
       if (HOP_BY_HOP.has(lower)) continue;
+      caching?.note(lower, value);
+      if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
       else body?.note(lower, value);
     }
@@ -311,6 +484,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
   const listed = connectionListed(connection);
   const kept = listed === null ? out : withoutListed(out, listed);
   kept.push(REQUEST_ID_HEADER, exchange.requestId);
+  if (caching !== null && !caching.hasXCache) kept.push('X-Cache', 'MISS');
   if (exchange.rateLimit !== null) kept.push(...rateLimitHeaders(exchange.rateLimit));
   const { responseHeaders: settings } = exchange.settings;
   return settings === null ? kept : applyResponseHeaders(kept, settings, body);

@@ -7,12 +7,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
+import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { nextRequestId } from './request-id.js';
 import { isHostValue, parseRequestTarget, type RequestTarget } from './request-url.js';
 import { writeError, type ErrorRequest } from './respond.js';
+import { ResponseCache } from './response-cache.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
 import { UpstreamPools } from './upstreams.js';
@@ -38,7 +40,15 @@ export class Gateway {
     const { config } = context;
     this.pools = new UpstreamPools(config.proxy);
     this.trust = ProxyTrust.compile(['127.0.0.1', '::1', ...config.trusted_proxies]);
-    this.deps = { config, keyIndex: new VerifiedKeyCache(context.keyIndex), rateLimiter: context.rateLimiter, analytics: context.analytics, clock: context.clock };
+    this.deps = {
+      config,
+      keyIndex: new VerifiedKeyCache(context.keyIndex),
+      rateLimiter: context.rateLimiter,
+      analytics: context.analytics,
+      clock: context.clock,
+      cache: config.cache.max_size_mb === 0 ? null : new ResponseCache(config.cache.max_size_mb * 1024 * 1024, context.clock),
+      cookies: CookieStripper.compile(config.strip_cookies),
+    };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
       this.table = compileRoutes(published, config.default_api_backend_settings.rate_limits, this.pools);

@@ -18,6 +18,8 @@ export interface CompiledBackend {
   readonly upstreams: UpstreamGroup;
   /** Lowercased host[:port] forms under which the backend names itself in a Location. */
   readonly ownAuthorities: ReadonlySet<string>;
+  /** What the response cache's keys for this backend start with: it, and where its requests go. */
+  readonly cacheKeyPrefix: string;
 }
 
 export interface GatewayRoute extends Routable {
@@ -51,7 +53,14 @@ function compileBackend(api: ApiBackend, defaultRateLimits: readonly RateLimit[]
     rewrites: UrlRewrites.compile(api.rewrites),
     upstreams: UpstreamGroup.forBackend(api, pools),
     ownAuthorities: ownAuthorities(api),
+    cacheKeyPrefix: cacheKeyPrefix(api),
   };
+}
+
+/** Two backends never share a cached response, nor one backend before and after its servers or Host change. */
+function cacheKeyPrefix(api: ApiBackend): string {
+  const servers = api.servers.map((server) => `${server.host}:${server.port}`).join(',');
+  return `${api.id} ${api.backend_protocol}://${servers} ${api.backend_host}\n`;
 }
 
 function ownAuthorities(api: ApiBackend): Set<string> {

@@ -1,0 +1,382 @@
+// The response cache, against a real backend whose answers each carry a
+// unique X-Unique-Output: a HIT repeats the first answer's, a MISS has its
+// own. The cases follow API Umbrella's test/proxy/caching tests.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { startEchoUpstream } from '../helpers/echo-upstream.js';
+import { basicAuth, echoBackend, send, startProxyFixture, type ProxyFixture, type Reply, type SendOptions } from './support.js';
+
+const clock = new ManualClock(Date.now());
+let fx: ProxyFixture;
+/** Requests the backend answered, by path. */
+const calls = new Map<string, number>();
+
+/**
+ * Paths under /backend/c/ answer with the headers the request lists in
+ * X-Respond (JSON), the status in X-Respond-Status, after X-Respond-Delay-Ms;
+ * with X-Respond-Gzip "asked" or "always" the body is gzipped.
+ */
+function cacheTestBackend(request: IncomingMessage, response: ServerResponse): boolean {
+  const path = request.url!.split('?')[0]!;
+  if (!path.startsWith('/backend/c/')) return false;
+  calls.set(path, (calls.get(path) ?? 0) + 1);
+  const respond = JSON.parse(String(request.headers['x-respond'] ?? '{}')) as Record<string, string | string[]>;
+  const unique = randomUUID();
+  const text = `${unique} `.repeat(Number(request.headers['x-respond-repeat'] ?? 1));
+  const gzip = request.headers['x-respond-gzip'];
+  const zipped = gzip === 'always' || (gzip === 'asked' && String(request.headers['accept-encoding']).includes('gzip'));
+  const body = zipped ? gzipSync(text) : Buffer.from(text);
+  const headers = { 'Content-Type': 'text/plain', 'X-Unique-Output': unique, 'X-Received-Method': request.method!, ...(zipped ? { 'Content-Encoding': 'gzip' } : {}), ...respond };
+  setTimeout(() => {
+    response.writeHead(Number(request.headers['x-respond-status'] ?? 200), headers);
+    response.end(request.method === 'HEAD' ? undefined : body);
+  }, Number(request.headers['x-respond-delay-ms'] ?? 0));
+  return true;
+}
+
+beforeAll(async () => {
+  fx = await startProxyFixture({ upstream: cacheTestBackend, context: { clock } });
+  await fx.gw.publishBackend(echoBackend(fx.echo));
+});
+afterAll(() => fx.close());
+
+/** A path of its own for each test, so no two share an entry. */
+const fresh = (rest = '') => `/echo/c/${randomUUID()}${rest}`;
+const callsTo = (path: string) => calls.get(`/backend/c/${path.slice('/echo/c/'.length).split('?')[0]}`) ?? 0;
+
+function get(path: string, options: SendOptions & { respond?: Record<string, string | string[]>; key?: string } = {}): Promise<Reply> {
+  const { respond, key, headers, ...rest } = options;
+  return send(fx.gw.url, path, {
+    ...rest,
+    headers: { 'X-Api-Key': key ?? fx.apiKey, ...(respond === undefined ? {} : { 'X-Respond': JSON.stringify(respond) }), ...headers },
+  });
+}
+
+/** Two requests, one after the other: the second a HIT of the first. */
+async function expectCached(path: string, first: Parameters<typeof get>[1] = {}, second: Parameters<typeof get>[1] = first): Promise<[Reply, Reply]> {
+  const one = await get(path, first);
+  const two = await get(path, { ...first, ...second, headers: { ...first.headers, ...second.headers } });
+  expect([one.status, two.status]).toEqual([200, 200]);
+  expect([one.headers['x-cache'], two.headers['x-cache']]).toEqual(['MISS', 'HIT']);
+  expect(two.headers['x-unique-output']).toBe(one.headers['x-unique-output']);
+  expect(callsTo(path)).toBe(1);
+  return [one, two];
+}
+
+/** Two requests, both reaching the backend. */
+async function expectNotCached(path: string, first: Parameters<typeof get>[1] = {}, second: Parameters<typeof get>[1] = first): Promise<[Reply, Reply]> {
+  const one = await get(path, first);
+  const two = await get(path, { ...first, ...second, headers: { ...first.headers, ...second.headers } });
+  expect([one.headers['x-cache'], two.headers['x-cache']]).toEqual(['MISS', 'MISS']);
+  expect(two.headers['x-unique-output']).not.toBe(one.headers['x-unique-output']);
+  expect(callsTo(path)).toBe(2);
+  return [one, two];
+}
+
+const MAX_AGE_60 = { 'Cache-Control': 'max-age=60' };
+
+describe('what is cached', () => {
+  it('keeps a GET whose response has max-age, s-maxage (any case of the name) or a future Expires', async () => {
+    await expectCached(fresh(), { respond: MAX_AGE_60 });
+    await expectCached(fresh(), { respond: { 'Cache-Control': 's-maxage=60' } });
+    await expectCached(fresh(), { respond: { 'CAcHE-cONTROL': 'max-age=60' } });
+    const now = new Date(clock.now());
+    await expectCached(fresh(), { respond: { Date: now.toUTCString(), Expires: new Date(clock.now() + 60_000).toUTCString() } });
+  });
+
+  it('keeps nothing without an explicit lifetime, or with Expires 0 or in the past, private, no-store, no-cache or max-age=0', async () => {
+    await expectNotCached(fresh());
+    const [expires0] = await expectNotCached(fresh(), { respond: { Expires: '0' } });
+    expect(expires0.headers.expires).toBe('0');
+    await expectNotCached(fresh(), { respond: { Expires: 'Sat, 05 Sep 2015 17:58:16 GMT' } });
+    for (const control of ['private, max-age=60', 'no-store, max-age=60', 'no-cache, max-age=60', 'max-age=0', 'max-age=0, private, must-revalidate']) {
+      await expectNotCached(fresh(), { respond: { 'Cache-Control': control } });
+    }
+  });
+
+  it('keeps a response for Surrogate-Control, which outranks Cache-Control and never reaches the client', async () => {
+    const [one, two] = await expectCached(fresh(), { respond: { 'Surrogate-Control': 'max-age=60', 'Cache-Control': 'max-age=0, private, must-revalidate' } });
+    for (const reply of [one, two]) {
+      expect(reply.headers['surrogate-control']).toBeUndefined();
+      expect(reply.headers['cache-control']).toBe('max-age=0, private, must-revalidate');
+    }
+    await expectCached(fresh(), { respond: { 'SURrOGATE-CONtROL': 'max-age=60' } });
+  });
+
+  it('keeps nothing that sets a cookie or asks for credentials', async () => {
+    await expectNotCached(fresh(), { respond: { ...MAX_AGE_60, 'Set-Cookie': 'foo=bar' } });
+    await expectNotCached(fresh(), { respond: { ...MAX_AGE_60, 'WWW-Authenticate': 'Basic' } });
+  });
+
+  it('keeps a 301 without a lifetime, and not a 302', async () => {
+    const permanent = fresh();
+    const one = await get(permanent, { headers: { 'X-Respond-Status': '301' }, respond: { Location: '/elsewhere' } });
+    const two = await get(permanent, { headers: { 'X-Respond-Status': '301' }, respond: { Location: '/elsewhere' } });
+    expect([one.status, one.headers['x-cache'], two.status, two.headers['x-cache']]).toEqual([301, 'MISS', 301, 'HIT']);
+    const temporary = fresh();
+    for (let attempt = 0; attempt < 2; attempt++) expect((await get(temporary, { headers: { 'X-Respond-Status': '302' }, respond: { Location: '/elsewhere' } })).headers['x-cache']).toBe('MISS');
+    expect(callsTo(temporary)).toBe(2);
+  });
+
+  it('answers again from the backend once the lifetime is over, then keeps the new answer', async () => {
+    const path = fresh();
+    await expectCached(path, { respond: { 'Cache-Control': 'max-age=2' } });
+    clock.advance(2_000);
+    const refetched = await get(path, { respond: { 'Cache-Control': 'max-age=2' } });
+    expect(refetched.headers['x-cache']).toBe('MISS');
+    expect((await get(path)).headers['x-unique-output']).toBe(refetched.headers['x-unique-output']);
+    expect(callsTo(path)).toBe(2);
+  });
+});
+
+describe('which requests', () => {
+  it('answers a HEAD from a cached GET (empty body, X-Received-Method GET) but never stores a HEAD', async () => {
+    const path = fresh();
+    const got = await get(path, { respond: MAX_AGE_60 });
+    const head = await get(path, { method: 'HEAD' });
+    expect([head.status, head.headers['x-cache'], head.headers['x-received-method'], head.text]).toEqual([200, 'HIT', 'GET', '']);
+    expect(head.headers['x-unique-output']).toBe(got.headers['x-unique-output']);
+    const headsOnly = fresh();
+    await expectNotCached(headsOnly, { method: 'HEAD', respond: MAX_AGE_60 });
+  });
+
+  it('never caches POST, PUT, PATCH, OPTIONS or DELETE, nor answers them with a cached GET', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'OPTIONS', 'DELETE']) {
+      await expectNotCached(fresh(), { method, respond: MAX_AGE_60 });
+      const path = fresh();
+      await get(path, { respond: MAX_AGE_60 });
+      const other = await get(path, { method, respond: MAX_AGE_60 });
+      expect([other.headers['x-cache'], other.headers['x-received-method']]).toEqual(['MISS', method]);
+    }
+  });
+
+  it('shares an entry across API keys and users, the api_key parameter left out of the key', async () => {
+    const other = await fx.gw.createUser({ email: 'other@example.com' });
+    const path = fresh();
+    const one = await send(fx.gw.url, `${path}?a=1&api_key=${fx.apiKey}`, { headers: { 'X-Respond': JSON.stringify(MAX_AGE_60) } });
+    const two = await send(fx.gw.url, `${path}?a=1&api_key=${other.apiKey}`);
+    expect([one.headers['x-cache'], two.headers['x-cache']]).toEqual(['MISS', 'HIT']);
+    // Another query is another entry.
+    expect((await send(fx.gw.url, `${path}?a=2&api_key=${other.apiKey}`)).headers['x-cache']).toBe('MISS');
+  });
+
+  it('checks the key before the cache: a cached URL still refuses a wrong or missing key', async () => {
+    const path = fresh();
+    await expectCached(path, { respond: MAX_AGE_60 });
+    expect((await get(path, { key: 'not-a-key-of-anyone-0000000000000000000000' })).status).toBe(403);
+    expect((await send(fx.gw.url, path)).status).toBe(403);
+  });
+
+  it("caches no request with the client's own Authorization, and does with the key as a basic-auth user or credentials the backend adds", async () => {
+    await expectNotCached(fresh(), { respond: MAX_AGE_60, headers: { Authorization: 'foo' } });
+    await expectNotCached(fresh(), { respond: MAX_AGE_60, headers: { Authorization: basicAuth('something') } });
+    const asUser = fresh();
+    const viaBasic = (await send(fx.gw.url, asUser, { headers: { Authorization: basicAuth(fx.apiKey), 'X-Respond': JSON.stringify(MAX_AGE_60) } })).headers['x-cache'];
+    expect([viaBasic, (await send(fx.gw.url, asUser, { headers: { Authorization: basicAuth(fx.apiKey) } })).headers['x-cache']]).toEqual(['MISS', 'HIT']);
+    await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/authed/', backend_prefix: '/backend/' }], settings: { http_basic_auth: 'somebody:secret' } }));
+    const authed = `/authed/c/${randomUUID()}`;
+    const first = await get(authed, { respond: MAX_AGE_60 });
+    expect([first.headers['x-cache'], (await get(authed)).headers['x-cache']]).toEqual(['MISS', 'HIT']);
+  });
+
+  it('strips analytics cookies on the way upstream, caching a request left without cookies and no other', async () => {
+    const echoed = await send(fx.gw.url, `/echo/plain?api_key=${fx.apiKey}`, { headers: { Cookie: '__utma=foo; moo=boo; __utmz=bar; foo=bar; _ga=foo' } });
+    expect(echoed.echoed.headers.cookie).toBe('moo=boo; foo=bar');
+    const onlyStripped = await send(fx.gw.url, `/echo/plain?api_key=${fx.apiKey}`, { headers: { Cookie: '__UtMA=foo; is_returning=1' } });
+    expect(onlyStripped.echoed.headers.cookie).toBeUndefined();
+    await expectCached(fresh(), { respond: MAX_AGE_60, headers: { Cookie: '__utma=foo; _ga=foo' } });
+    await expectNotCached(fresh(), { respond: MAX_AGE_60, headers: { Cookie: 'foo=bar; __utma=foo;' } });
+    // Exact names: __ga is not _ga.
+    await expectNotCached(fresh(), { respond: MAX_AGE_60, headers: { Cookie: '__ga=foo' } });
+  });
+
+  it('ignores a client Cache-Control: no-cache, as API Umbrella does', async () => {
+    await expectCached(fresh(), { respond: MAX_AGE_60, headers: { 'Cache-Control': 'no-cache' } });
+  });
+
+  it('still counts a cached answer against the rate limits', async () => {
+    await fx.gw.publishBackend(
+      echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/limited/', backend_prefix: '/backend/' }], settings: { rate_limit_mode: 'custom', rate_limits: [{ duration: 60_000, limit_by: 'api_key', limit: 2, response_headers: true }] } }),
+    );
+    const path = `/limited/c/${randomUUID()}`;
+    const statuses = [];
+    for (let attempt = 0; attempt < 3; attempt++) statuses.push((await get(path, { respond: MAX_AGE_60 })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+});
+
+describe('headers of cached answers', () => {
+  it('says HIT on every hit, passes on a backend X-Cache on a miss, and MISS on anything not from the cache', async () => {
+    const path = fresh();
+    await expectCached(path, { respond: MAX_AGE_60 });
+    expect((await get(path)).headers['x-cache']).toBe('HIT');
+    const backendMiss = fresh();
+    const one = await get(backendMiss, { respond: { ...MAX_AGE_60, 'X-Cache': 'BACKEND-MISS' } });
+    expect([one.headers['x-cache'], (await get(backendMiss)).headers['x-cache']]).toEqual(['BACKEND-MISS', 'HIT']);
+    expect((await send(fx.gw.url, `/echo/plain?api_key=${fx.apiKey}`)).headers['x-cache']).toBe('MISS');
+  });
+
+  it('gives its Age, counting on from an Age the backend sent', async () => {
+    const path = fresh();
+    const one = await get(path, { respond: { ...MAX_AGE_60, Age: '3' } });
+    expect(one.headers.age).toBe('3');
+    expect((await get(path)).headers.age).toBe('3');
+    clock.advance(1_100);
+    expect((await get(path)).headers.age).toBe('4');
+    clock.advance(2_000);
+    expect((await get(path)).headers.age).toBe('6');
+  });
+
+  it('adds the rate-limit headers and request id of each request, not those of the cached one', async () => {
+    const path = fresh();
+    const [one, two] = await expectCached(path, { respond: MAX_AGE_60 });
+    expect(two.headers['x-api-umbrella-request-id']).not.toBe(one.headers['x-api-umbrella-request-id']);
+  });
+});
+
+describe('Vary', () => {
+  it('keeps one answer per value of the headers Vary names, and ignores others', async () => {
+    const vary = { ...MAX_AGE_60, Vary: 'X-Custom' };
+    await expectCached(fresh(), { respond: vary });
+    await expectCached(fresh(), { respond: vary, headers: { 'X-Custom': 'foo' } });
+    await expectNotCached(fresh(), { respond: vary, headers: { 'X-Custom': 'foo' } }, { headers: { 'X-Custom': 'bar' } });
+    await expectCached(fresh(), { respond: MAX_AGE_60, headers: { 'X-Custom': 'foo' } }, { headers: { 'X-Custom': 'bar' } });
+    const several = { ...MAX_AGE_60, Vary: 'X-Foo,Accept-Language,Accept' };
+    const asked = { 'X-Foo': 'bar', 'Accept-Language': 'en-US', Accept: 'text/plain' };
+    await expectCached(fresh(), { respond: several, headers: asked }, { headers: { 'X-Bar': 'foo' } });
+    await expectNotCached(fresh(), { respond: several, headers: asked }, { headers: { Accept: 'application/json' } });
+  });
+
+  it('gives a client the coding it takes, whichever client filled the entry', async () => {
+    const compressible = { respond: MAX_AGE_60, headers: { 'X-Respond-Repeat': '60' } };
+    const gzip = { 'Accept-Encoding': 'gzip' };
+    const identityFirst = fresh();
+    const plain = await get(identityFirst, compressible);
+    const zipped = await get(identityFirst, { headers: gzip });
+    expect([plain.headers['content-encoding'], zipped.headers['x-cache'], zipped.headers['content-encoding']]).toEqual([undefined, 'HIT', 'gzip']);
+    // A backend that gzips when asked: its gzipped answer is unzipped for a client that does not take gzip.
+    const zippedFirst = fresh();
+    const asked = { respond: { ...MAX_AGE_60, Vary: 'Accept-Encoding' }, headers: { ...gzip, 'X-Respond-Gzip': 'asked', 'X-Respond-Repeat': '60' } };
+    const raw = await send(fx.gw.url, zippedFirst, { headers: { 'X-Api-Key': fx.apiKey, 'X-Respond': JSON.stringify(asked.respond), ...asked.headers } });
+    expect(raw.headers['content-encoding']).toBe('gzip');
+    const unzipped = await get(zippedFirst);
+    expect([unzipped.headers['x-cache'], unzipped.headers['content-encoding']]).toEqual(['HIT', undefined]);
+    expect(unzipped.text).toContain(String(raw.headers['x-unique-output']));
+  });
+});
+
+describe('keys', () => {
+  it('keeps the answers of two backends apart when they differ only in backend host or server', async () => {
+    const id = randomUUID();
+    const second = await startEchoUpstream(cacheTestBackend);
+    const backends = [
+      { prefix: '/host-one/', overrides: { backend_host: 'one.example' } },
+      { prefix: '/host-two/', overrides: { backend_host: 'two.example' } },
+      { prefix: '/server-two/', overrides: { backend_host: 'one.example', servers: [{ host: '127.0.0.1', port: second.port }] } },
+    ];
+    for (const { prefix, overrides } of backends) await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: prefix, backend_prefix: '/backend/' }], ...overrides }));
+    const outputs = [];
+    for (const { prefix } of backends) {
+      const path = `${prefix}c/${id}`;
+      const one = await get(path, { respond: MAX_AGE_60 });
+      const two = await get(path);
+      expect([one.headers['x-cache'], two.headers['x-cache']]).toEqual(['MISS', 'HIT']);
+      outputs.push(one.headers['x-unique-output']);
+    }
+    expect(new Set(outputs).size).toBe(3);
+    expect(calls.get(`/backend/c/${id}`)).toBe(3);
+    await second.close();
+  });
+});
+
+describe('requests arriving together', () => {
+  const together = (path: string, count: number, options: Parameters<typeof get>[1]) => Promise.all(Array.from({ length: count }, () => get(path, options)));
+  const xCacheCounts = (replies: readonly Reply[]) => ({ HIT: replies.filter((reply) => reply.headers['x-cache'] === 'HIT').length, MISS: replies.filter((reply) => reply.headers['x-cache'] === 'MISS').length });
+
+  it('wait for the one request that fetches an expired entry again, and all get its answer', async () => {
+    const path = fresh();
+    const respond = { 'Cache-Control': 'max-age=2' };
+    await get(path, { respond });
+    clock.advance(3_000);
+    const replies = await together(path, 20, { respond, headers: { 'X-Respond-Delay-Ms': '300' } });
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(callsTo(path)).toBe(2);
+    expect(xCacheCounts(replies)).toEqual({ HIT: 19, MISS: 1 });
+    expect(new Set(replies.map((reply) => reply.headers['x-unique-output'])).size).toBe(1);
+  });
+
+  it('are not held back for a URL never cached, nor once its backend stops letting it be cached', async () => {
+    const never = fresh();
+    const respondPrivate = { 'Cache-Control': 'private, max-age=2' };
+    const first = await together(never, 10, { respond: respondPrivate, headers: { 'X-Respond-Delay-Ms': '100' } });
+    expect([callsTo(never), xCacheCounts(first).MISS]).toEqual([10, 10]);
+    const path = fresh();
+    await get(path, { respond: { 'Cache-Control': 'max-age=2' } });
+    clock.advance(3_000);
+    // The one fetching learns it may not keep the answer: the others go to the backend, and later ones do not wait.
+    const released = await together(path, 10, { respond: respondPrivate, headers: { 'X-Respond-Delay-Ms': '100' } });
+    expect([callsTo(path), xCacheCounts(released).MISS]).toEqual([11, 10]);
+    const started = performance.now();
+    await together(path, 10, { respond: respondPrivate, headers: { 'X-Respond-Delay-Ms': '300' } });
+    expect(callsTo(path)).toBe(21);
+    expect(performance.now() - started).toBeLessThan(600);
+  });
+
+  it('stop waiting after 2 seconds and go to the backend themselves', async () => {
+    const path = fresh();
+    const respond = { 'Cache-Control': 'max-age=2' };
+    await get(path, { respond });
+    clock.advance(3_000);
+    const started = performance.now();
+    const replies = await together(path, 3, { respond, headers: { 'X-Respond-Delay-Ms': '2500' } });
+    expect([callsTo(path), xCacheCounts(replies).MISS]).toEqual([4, 3]);
+    expect(performance.now() - started).toBeGreaterThan(4_000);
+  }, 10_000);
+});
+
+describe('bounds and settings', () => {
+  let small: ProxyFixture;
+  beforeAll(async () => {
+    small = await startProxyFixture({ upstream: cacheTestBackend, config: { cache: { max_size_mb: 1 }, strip_cookies: ['^foo[0-9]$'] } });
+    await small.gw.publishBackend(echoBackend(small.echo));
+  });
+  afterAll(() => small.close());
+  const getSmall = (path: string, headers: Record<string, string>) => send(small.gw.url, path, { headers: { 'X-Api-Key': small.apiKey, 'X-Respond': JSON.stringify(MAX_AGE_60), ...headers } });
+
+  it('keeps no answer larger than an eighth of cache.max_size_mb', async () => {
+    const large = fresh();
+    // 37 bytes a repeat: about 150 KB, over 128 KB.
+    for (let attempt = 0; attempt < 2; attempt++) expect((await getSmall(large, { 'X-Respond-Repeat': '4000' })).headers['x-cache']).toBe('MISS');
+    const fits = fresh();
+    await getSmall(fits, { 'X-Respond-Repeat': '2000' });
+    expect((await getSmall(fits, {})).headers['x-cache']).toBe('HIT');
+  });
+
+  it('strips the cookies strip_cookies names instead of the defaults', async () => {
+    const cached = fresh();
+    await getSmall(cached, { Cookie: 'foo0=bar' });
+    expect((await getSmall(cached, { Cookie: 'foo0=bar' })).headers['x-cache']).toBe('HIT');
+    for (const cookie of ['fooa=bar', '__utma=foo']) {
+      const path = fresh();
+      await getSmall(path, { Cookie: cookie });
+      expect((await getSmall(path, { Cookie: cookie })).headers['x-cache']).toBe('MISS');
+    }
+  });
+
+  it('caches nothing and sends no X-Cache with cache.max_size_mb 0', async () => {
+    const off = await startProxyFixture({ upstream: cacheTestBackend, config: { cache: { max_size_mb: 0 } } });
+    try {
+      await off.gw.publishBackend(echoBackend(off.echo));
+      const path = fresh();
+      const replies = [];
+      for (let attempt = 0; attempt < 2; attempt++) replies.push(await send(off.gw.url, path, { headers: { 'X-Api-Key': off.apiKey, 'X-Respond': JSON.stringify(MAX_AGE_60) } }));
+      expect(replies.map((reply) => reply.headers['x-cache'])).toEqual([undefined, undefined]);
+      expect(callsTo(path)).toBe(2);
+    } finally {
+      await off.close();
+    }
+  });
+});
