@@ -68,9 +68,10 @@ export const CACHE_HEADER_NAMES: readonly string[] = ['cache-control', 'surrogat
 
 /** Seconds the response stays fresh from when the upstream sent it; 0: it must not be kept. */
 export function freshLifetime(status: number, headers: CacheHeaders, clock: Clock): number {
-  if (!STORABLE_STATUSES.has(status) || headers.setsCookie || headers.asksForCredentials || variesOnEverything(headers.vary)) return 0;
   const surrogate = headers.surrogateControl;
   // Most responses say nothing about caching: they cost no parsing.
+  if (surrogate === undefined && headers.cacheControl === undefined && headers.expires === undefined && status !== 301) return 0;
+  if (!STORABLE_STATUSES.has(status) || headers.setsCookie || headers.asksForCredentials || variesOnEverything(headers.vary)) return 0;
   if (surrogate === undefined && headers.cacheControl === undefined) return headers.expires === undefined ? heuristicLifetime(status) : expiresLifetime(headers.expires, headers.date, clock.now());
   const control = directives(surrogate ?? headers.cacheControl);
   if (control.has('no-store')) return 0;

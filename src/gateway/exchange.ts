@@ -20,7 +20,7 @@ import type { ErrorCode } from './errors.js';
 import { UpstreamCall } from './forward.js';
 import { nextRequestId } from './request-id.js';
 import type { RequestTarget } from './request-url.js';
-import type { CacheRequest, ResponseCache } from './response-cache.js';
+import type { ResponseCache } from './response-cache.js';
 import { writeError, type ErrorExtras, type ErrorRequest } from './respond.js';
 import type { GatewayRoute } from './routes.js';
 import { limitsFor, type EffectiveSettings } from './settings.js';
@@ -55,7 +55,7 @@ export interface ClientRequest {
   readonly body?: Readable;
 }
 
-export class Exchange implements ErrorRequest, CodingRequest, CacheRequest {
+export class Exchange implements ErrorRequest, CodingRequest {
   readonly startedAt = performance.now();
   readonly requestAt: number;
   readonly requestId = nextRequestId();

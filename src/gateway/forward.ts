@@ -17,7 +17,7 @@ import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
 import { applyResponseHeaders } from './response-header-settings.js';
 import { rateLimitHeaders } from './respond.js';
-import { COLLAPSE_WAIT_MS, headerValue, type CacheHit, type StoredResponse } from './response-cache.js';
+import { COLLAPSE_WAIT_MS, type CacheHit, type CacheRequest, type FetchWaiter, type StoredResponse } from './response-cache.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamServer } from './upstreams.js';
 
@@ -32,16 +32,21 @@ const ignore = (): void => {};
 /** A response on its way into the cache. */
 interface Recording {
   readonly response: Omit<StoredResponse, 'body' | 'storedAt'>;
+  /** The body's memory when its length was announced; else the chunks, joined at the end. */
+  readonly body: Buffer | null;
   readonly chunks: Buffer[];
   bytes: number;
 }
+
+/** A Vary on the request id could never match another request: such a response is not kept. */
+const UNMATCHABLE_VARY = REQUEST_ID_HEADER.toLowerCase();
 
 /**
  * Implements undici's callback handler (onConnect/onHeaders/onData/…) rather
  * than the newer controller one: undici would wrap the newer one in two more
  * objects per request and parse every header into an object we do not need.
  */
-export class UpstreamCall implements Dispatcher.DispatchHandler {
+export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, FetchWaiter {
   private abortDispatch: ((reason?: Error) => void) | null = null;
   private resume: (() => void) | null = null;
   private onDrain: (() => void) | null = null;
@@ -54,6 +59,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private tried: UpstreamServer[] | null = null;
   /** The backend path and query, worked out once. */
   private target: string | null = null;
+  /** The upstream request's headers, worked out once (for a Vary as much as for the request). */
+  private headerList: string[] | null = null;
   /** Its key in the response cache; null when the cache may neither answer nor keep it. */
   private cacheKey: string | null = null;
   /** The upstream's response may go into the cache. */
@@ -88,7 +95,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
         {
           path: this.target!,
           method: exchange.method,
-          headers: upstreamHeaders(exchange),
+          headers: (this.headerList ??= upstreamHeaders(exchange)),
           body: exchange.upgrade === null && hasBody(exchange.headers) ? exchange.body : null,
           // undici writes Connection and Upgrade itself; an upstream that answers without switching is an ordinary response.
           upgrade: exchange.upgrade?.protocol,
@@ -167,9 +174,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.finish();
-    if (this.recording !== null) this.store(this.recording);
     if (this.coder !== null) this.coder.end();
     else this.exchange.res.end();
+    // After this response has ended: the requests waiting for it are answered from the cache now.
+    if (this.recording !== null) this.store(this.recording);
   }
 
   onError(error: Error): void {
@@ -229,6 +237,23 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     this.exchange.upstreamEndedAt = performance.now();
   }
 
+  get method(): string {
+    return this.exchange.method;
+  }
+
+  get acceptsGzip(): boolean {
+    return this.exchange.acceptsGzip;
+  }
+
+  upstreamHeader(name: string): string | undefined {
+    const list = (this.headerList ??= upstreamHeaders(this.exchange));
+    let value: string | undefined;
+    for (let index = 0; index < list.length; index += 2) {
+      if (list[index]!.toLowerCase() === name) value = value === undefined ? list[index + 1]! : `${value}, ${list[index + 1]!}`;
+    }
+    return value;
+  }
+
   /**
    * Answers from the cache when it holds a fresh response, or waits for a
    * request fetching the key (true); false: the request goes upstream, and
@@ -236,17 +261,17 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
    */
   private answeredFromCache(key: string): boolean {
     const cache = this.exchange.cache!;
-    const hit = cache.find(key, this.exchange);
+    const hit = cache.find(key, this);
     if (hit !== null) {
       this.replay(hit);
       return true;
     }
     // HEAD and conditional requests may be answered from a GET's response; what they get back is not one to keep.
     if (!mayFill(this.exchange)) return false;
-    const stop = cache.waitFor(key, (stored) => this.afterWait(key, stored));
+    const stop = cache.waitFor(key, this);
     if (stop !== null) {
       this.stopWaiting = stop;
-      this.waitTimer = setTimeout(() => this.afterWait(key, false), COLLAPSE_WAIT_MS);
+      this.waitTimer = setTimeout(() => this.fetchEnded(false), COLLAPSE_WAIT_MS);
       return true;
     }
     this.fetching = cache.beginFetch(key);
@@ -255,13 +280,20 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 
   /** The fetch waited for is over (or the wait too long): the cache answers if it can, else the backend. */
-  private afterWait(key: string, stored: boolean): void {
+  fetchEnded(stored: boolean): void {
     this.endWait();
-    if (this.exchange.res.destroyed) return;
-    const hit = stored ? this.exchange.cache!.find(key, this.exchange) : null;
-    if (hit !== null) return this.replay(hit);
-    this.mayStore = true;
-    this.dispatch();
+    const { exchange } = this;
+    if (exchange.res.destroyed) return;
+    try {
+      const hit = stored ? exchange.cache!.find(this.cacheKey!, this) : null;
+      if (hit !== null) return this.replay(hit);
+      this.mayStore = true;
+      this.dispatch();
+    } catch (error) {
+      // Run inside another request's response: this one's failure stays its own.
+      if (exchange.res.headersSent) exchange.res.destroy(error as Error);
+      else exchange.fail('INTERNAL_SERVER_ERROR');
+    }
   }
 
   private endWait(): void {
@@ -279,47 +311,82 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   /** A cached response goes out as an upstream's would (headers, coding, rate-limit headers), with X-Cache: HIT and its Age. */
   private replay({ response, age }: CacheHit): void {
-    const rawHeaders = [...response.rawHeaders, X_CACHE, HIT, AGE, Buffer.from(String(age))];
+    const rawHeaders = response.headerLines.split('\n', -1).slice(0, -1).map((line) => Buffer.from(line, 'latin1'));
+    rawHeaders.push(X_CACHE, HIT, AGE, Buffer.from(String(age)));
     if (!this.onHeaders(response.status, rawHeaders, ignore, response.statusText)) return;
     if (this.exchange.method !== 'HEAD' && response.body.length > 0) this.onData(response.body);
     this.onComplete();
   }
 
   private startRecording(status: number, statusText: string, rawHeaders: Buffer[]): void {
-    const lifetime = freshLifetime(status, upstreamCaching, this.exchange.cache!);
-    if (lifetime === 0) {
+    const { exchange } = this;
+    const lifetime = freshLifetime(status, upstreamCaching, exchange.cache!);
+    const initialAge = upstreamAge(upstreamCaching);
+    const varied = varyNames(upstreamCaching.vary);
+    // Already stale, or never to be matched: kept, it would only make requests for its key wait.
+    if (lifetime <= initialAge || varied.includes(UNMATCHABLE_VARY)) {
       this.endFetch('uncacheable');
       return;
     }
-    const kept: Buffer[] = [];
-    for (let index = 0; index < rawHeaders.length; index += 2) {
-      const name = rawHeaders[index]!.toString('latin1').toLowerCase();
-      // undici's header buffers may share memory it reuses: copies are kept.
-      if (name !== 'x-cache' && name !== 'age') kept.push(Buffer.from(rawHeaders[index]!), Buffer.from(rawHeaders[index + 1]!));
-    }
-    const { exchange } = this;
-    const vary = varyNames(upstreamCaching.vary).map((name) => [name, headerValue(exchange.headers, name)] as const);
-    const needsGzipClient = upstreamBody.encoding !== undefined && upstreamBody.encoding !== '' && chooseCoding({ ...withoutGzip, compressBodies: exchange.compressBodies }, status, upstreamBody) !== 'gunzip';
-    this.recording = { response: { status, statusText, rawHeaders: kept, initialAge: upstreamAge(upstreamCaching), lifetime, vary, needsGzipClient }, chunks: [], bytes: 0 };
+    const length = upstreamBody.length === undefined ? Number.NaN : Number(upstreamBody.length);
+    const coded = upstreamBody.encoding !== undefined && upstreamBody.encoding !== '';
+    const response = {
+      status,
+      statusText,
+      headerLines: headerLinesOf(rawHeaders),
+      initialAge,
+      lifetime,
+      vary: varied.map((name) => [name, this.upstreamHeader(name)] as const),
+      coded,
+      unzippable: coded && chooseCoding({ ...withoutGzip, compressBodies: exchange.compressBodies }, status, upstreamBody) === 'gunzip',
+    };
+    // undici's chunks may share memory it reuses: the body is copied, into memory of its own.
+    const body = Number.isSafeInteger(length) && length <= exchange.cache!.maxObjectBytes ? Buffer.allocUnsafeSlow(length) : null;
+    this.recording = { response, body, chunks: [], bytes: 0 };
   }
 
   private record(chunk: Buffer): void {
     const recording = this.recording!;
-    recording.bytes += chunk.length;
-    if (recording.bytes > this.exchange.cache!.maxObjectBytes) {
+    const { body } = recording;
+    if (recording.bytes + chunk.length > (body === null ? this.exchange.cache!.maxObjectBytes : body.length)) {
       this.recording = null;
       this.endFetch('uncacheable');
       return;
     }
-    recording.chunks.push(Buffer.from(chunk));
+    if (body === null) recording.chunks.push(Buffer.from(chunk));
+    else chunk.copy(body, recording.bytes);
+    recording.bytes += chunk.length;
   }
 
   private store(recording: Recording): void {
     this.recording = null;
-    const body = recording.chunks.length === 1 ? recording.chunks[0]! : Buffer.concat(recording.chunks, recording.bytes);
-    this.exchange.cache!.store(this.cacheKey!, { ...recording.response, body, storedAt: this.exchange.cache!.now() });
-    this.endFetch('stored');
+    let body = recording.body;
+    if (body === null) {
+      body = Buffer.allocUnsafeSlow(recording.bytes);
+      let at = 0;
+      for (const chunk of recording.chunks) at += chunk.copy(body, at);
+    } else if (recording.bytes !== body.length) {
+      // Shorter than announced: not a whole response.
+      return this.endFetch('failed');
+    }
+    const { response } = recording;
+    // A streamed body's length is known now (Transfer-Encoding is hop-by-hop and goes anyway); a 204 has none.
+    const headerLines = recording.body === null && response.status !== 204 ? `${response.headerLines}Content-Length\n${body.length}\n` : response.headerLines;
+    const cache = this.exchange.cache!;
+    const stored = cache.store(this.cacheKey!, { ...response, headerLines, body, storedAt: cache.now() });
+    this.endFetch(stored ? 'stored' : 'uncacheable');
   }
+}
+
+/** The header lines a cached response is replayed with: without X-Cache and Age, which a hit sets afresh. */
+function headerLinesOf(rawHeaders: readonly Buffer[]): string {
+  let lines = '';
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toString('latin1');
+    const lower = name.toLowerCase();
+    if (lower !== 'x-cache' && lower !== 'age') lines += `${name}\n${rawHeaders[index + 1]!.toString('latin1')}\n`;
+  }
+  return lines;
 }
 
 /** A client that does not take gzip, for what the cache may give one. */
@@ -329,8 +396,9 @@ const withoutGzip = { method: 'GET', acceptsGzip: false } as const;
  * The request's key in the response cache, or null: only GET and HEAD, with
  * no body, no range, no credentials of the client's own and no cookie left
  * once strip_cookies is applied. The key holds the backend and where its
- * requests go, the Host when the backend does not set one, and the backend
- * path with its query (api_key taken out); not the user or the key.
+ * requests go, the client's scheme, the Host when the backend does not set
+ * one, and the backend path with its query (api_key taken out); not the
+ * user or the key.
  */
 function cacheKeyOf(exchange: Exchange, target: string): string | null {
   if (exchange.cache === null) return null;
@@ -338,7 +406,8 @@ function cacheKeyOf(exchange: Exchange, target: string): string | null {
   if ((method !== 'GET' && method !== 'HEAD') || exchange.upgrade !== null || hasBody(headers) || headers.range !== undefined) return null;
   if ((headers.authorization !== undefined && !exchange.keyInAuthorization) || exchange.upstreamCookie !== null) return null;
   const { backend } = exchange.route;
-  return backend.hostHeader === null ? `${backend.cacheKeyPrefix}${exchange.host}\n${target}` : backend.cacheKeyPrefix + target;
+  // The scheme too: a backend that redirects http to https must not have that redirect served over https.
+  return `${backend.cacheKeyPrefix}${exchange.protocol} ${backend.hostHeader === null ? exchange.host : ''}\n${target}`;
 }
 
 /** Whether the upstream's answer to the request is one the cache may keep. */

@@ -10,37 +10,43 @@
 // has never held do not wait for each other: holding them until the first
 // response shows whether it may be kept would slow every burst of requests
 // that are never cacheable.
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../lib/clock.js';
 
 /** How long a request waits for another one fetching its key before it goes to the backend itself (Traffic Server's read-while-writer retries: about 2 s). */
 export const COLLAPSE_WAIT_MS = 2000;
 /** One response may take at most this share of the cache, so one large body cannot empty it. */
 const MAX_OBJECT_SHARE = 8;
-/** Bytes counted per response on top of its body and headers: the objects that hold them. */
-const ENTRY_OVERHEAD = 300;
+/** Responses kept per key for different Vary values (Traffic Server's max_alts): a client cannot make a key's list long. */
+const MAX_VARIANTS = 5;
+/** Bytes counted per response on top of its body, headers and key: the objects that hold them (a 5-byte answer with 8 headers grew RSS by about 1,650 bytes). */
+const ENTRY_OVERHEAD = 1300;
 
 export interface StoredResponse {
   readonly status: number;
   readonly statusText: string;
-  /** The upstream's header lines, without X-Cache and Age, which a hit sets afresh. */
-  readonly rawHeaders: readonly Buffer[];
+  /** The upstream's header names and values (latin1), each followed by a line feed, without X-Cache and Age, which a hit sets afresh: one string rather than a buffer per line. */
+  readonly headerLines: string;
+  /** In memory of its own, not a slice of a shared pool that it would keep alive. */
   readonly body: Buffer;
   /** clock.now() when it was stored. */
   readonly storedAt: number;
   /** Its Age when it was stored (a cache behind the backend may have held it), in seconds. */
   readonly initialAge: number;
   readonly lifetime: number;
-  /** The request headers the backend's Vary names (lowercase), with the values they had. */
+  /** The upstream request headers the backend's Vary names (lowercase), with the values they had. */
   readonly vary: readonly (readonly [string, string | undefined])[];
-  /** The body is coded in a way only a client that takes gzip may get. */
-  readonly needsGzipClient: boolean;
+  /** The body has a Content-Encoding. */
+  readonly coded: boolean;
+  /** …which the gateway can undo for a client that does not take gzip (gzip, proxy.gzip on, no no-transform). */
+  readonly unzippable: boolean;
 }
 
 /** What of a request picks one of a key's responses. */
 export interface CacheRequest {
-  readonly headers: IncomingHttpHeaders;
+  readonly method: string;
   readonly acceptsGzip: boolean;
+  /** The value the upstream gets for a header (as Vary names it), gateway-written headers and strip_cookies included. */
+  upstreamHeader(name: string): string | undefined;
 }
 
 export interface CacheHit {
@@ -49,8 +55,11 @@ export interface CacheHit {
   readonly age: number;
 }
 
-/** Told whether the fetch it waited for stored a response. */
-export type FetchWaiter = (stored: boolean) => void;
+/** A request waiting for another one's fetch of its key. */
+export interface FetchWaiter {
+  /** Told once, whether the fetch stored a response. */
+  fetchEnded(stored: boolean): void;
+}
 
 interface KeyEntry {
   responses: StoredResponse[];
@@ -116,42 +125,51 @@ export class ResponseCache {
     return true;
   }
 
-  /** The fetch begun is over: `stored` if it stored a response; `uncacheable` if the backend's answer may not be kept, which ends the waiting for that key. */
+  /**
+   * The fetch begun is over: `stored` if it stored a response; `uncacheable`
+   * if the backend's answer may not be kept, which drops the key's expired
+   * responses, so requests for it stop waiting for each other.
+   */
   endFetch(key: string, outcome: 'stored' | 'uncacheable' | 'failed'): void {
     const entry = this.keys.get(key);
     if (entry === undefined || entry.waiters === null) return;
     const waiters = entry.waiters;
     entry.waiters = null;
-    if (outcome === 'uncacheable') this.forget(key, entry);
-    for (const waiter of waiters) waiter(outcome === 'stored');
+    if (outcome === 'uncacheable') this.keepOnly(key, entry, fresh(entry.responses, this.clock.now()));
+    for (const waiter of waiters) waiter.fetchEnded(outcome === 'stored');
   }
 
-  store(key: string, response: StoredResponse): void {
-    const bytes = sizeOf(key, response);
-    if (bytes > this.maxObjectBytes) return;
+  /** False when it is too large to keep (then nothing changes). */
+  store(key: string, response: StoredResponse): boolean {
+    if (sizeOf(key, response) > this.maxObjectBytes) return false;
     const entry = this.keys.get(key) ?? { responses: [], bytes: 0, waiters: null };
-    // A response for the same Vary values replaces the one before; expired ones go too.
-    const now = this.clock.now();
-    const kept = entry.responses.filter((other) => ageOf(other, now) < other.lifetime && !sameVariant(other, response));
-    const keptBytes = kept.reduce((sum, other) => sum + sizeOf(key, other), 0);
-    this.bytes += keptBytes + bytes - entry.bytes;
-    entry.responses = [response, ...kept];
-    entry.bytes = keptBytes + bytes;
+    // A response for the same Vary values replaces the one before; expired ones go, and the oldest past MAX_VARIANTS.
+    const others = fresh(entry.responses, this.clock.now()).filter((other) => !sameVariant(other, response));
+    this.keepOnly(key, entry, [response, ...others].slice(0, MAX_VARIANTS));
     this.keys.delete(key);
     this.keys.set(key, entry);
     this.evict();
+    return true;
   }
 
-  private forget(key: string, entry: KeyEntry): void {
-    this.bytes -= entry.bytes;
-    this.keys.delete(key);
+  /** Sets a key's responses; a key left with none and no fetch is forgotten. */
+  private keepOnly(key: string, entry: KeyEntry, responses: StoredResponse[]): void {
+    const bytes = responses.reduce((sum, response) => sum + sizeOf(key, response), 0);
+    this.bytes += bytes - entry.bytes;
+    entry.responses = responses;
+    entry.bytes = bytes;
+    if (responses.length === 0 && entry.waiters === null) this.keys.delete(key);
+    else if (!this.keys.has(key)) this.keys.set(key, entry);
   }
 
   private evict(): void {
     for (const [key, entry] of this.keys) {
       if (this.bytes <= this.maxBytes) return;
       // A fetch in progress keeps its key: its waiters are told when it ends.
-      if (entry.waiters === null) this.forget(key, entry);
+      if (entry.waiters === null) {
+        this.bytes -= entry.bytes;
+        this.keys.delete(key);
+      }
     }
   }
 }
@@ -160,24 +178,25 @@ function ageOf(response: StoredResponse, now: number): number {
   return response.initialAge + Math.max(0, Math.floor((now - response.storedAt) / 1000));
 }
 
+function fresh(responses: readonly StoredResponse[], now: number): StoredResponse[] {
+  return responses.filter((response) => ageOf(response, now) < response.lifetime);
+}
+
+/**
+ * A coded body goes to a client that does not take gzip only when the
+ * gateway unzips it, which it does not for HEAD: the headers would still
+ * say gzip.
+ */
 function matches(response: StoredResponse, request: CacheRequest): boolean {
-  if (response.needsGzipClient && !request.acceptsGzip) return false;
-  for (const [name, value] of response.vary) if (headerValue(request.headers, name) !== value) return false;
+  if (response.coded && !request.acceptsGzip && (!response.unzippable || request.method === 'HEAD')) return false;
+  for (const [name, value] of response.vary) if (request.upstreamHeader(name) !== value) return false;
   return true;
 }
 
 function sameVariant(a: StoredResponse, b: StoredResponse): boolean {
-  return a.needsGzipClient === b.needsGzipClient && a.vary.length === b.vary.length && a.vary.every(([name, value], at) => b.vary[at]![0] === name && b.vary[at]![1] === value);
-}
-
-/** A request header as one string (Node keeps a few as lists). */
-export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
+  return a.coded === b.coded && a.vary.length === b.vary.length && a.vary.every(([name, value], at) => b.vary[at]![0] === name && b.vary[at]![1] === value);
 }
 
 function sizeOf(key: string, response: StoredResponse): number {
-  let bytes = ENTRY_OVERHEAD + 2 * key.length + response.body.length;
-  for (const line of response.rawHeaders) bytes += line.length;
-  return bytes;
+  return ENTRY_OVERHEAD + 2 * key.length + response.headerLines.length + response.body.length;
 }

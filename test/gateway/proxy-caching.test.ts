@@ -111,6 +111,17 @@ describe('what is cached', () => {
     await expectNotCached(fresh(), { respond: { ...MAX_AGE_60, 'WWW-Authenticate': 'Basic' } });
   });
 
+  it('keeps nothing already stale when it arrives (an Age past its max-age), so requests for it never wait for each other', async () => {
+    const path = fresh();
+    const respond = { ...MAX_AGE_60, Age: '120' };
+    await expectNotCached(path, { respond });
+    const started = performance.now();
+    const replies = await Promise.all(Array.from({ length: 5 }, () => get(path, { respond, headers: { 'X-Respond-Delay-Ms': '400' } })));
+    // Held behind one another, they would take two backend round trips.
+    expect(performance.now() - started).toBeLessThan(750);
+    expect([callsTo(path), replies.filter((reply) => reply.headers['x-cache'] === 'MISS').length]).toEqual([7, 5]);
+  });
+
   it('keeps a 301 without a lifetime, and not a 302', async () => {
     const permanent = fresh();
     const one = await get(permanent, { headers: { 'X-Respond-Status': '301' }, respond: { Location: '/elsewhere' } });
@@ -250,6 +261,27 @@ describe('Vary', () => {
     await expectNotCached(fresh(), { respond: several, headers: asked }, { headers: { Accept: 'application/json' } });
   });
 
+  it('compares the values the backend got: the user the gateway names, cookies once stripped', async () => {
+    const other = await fx.gw.createUser({ email: 'vary-user@example.com' });
+    const perUser = fresh();
+    const respond = { ...MAX_AGE_60, Vary: 'X-Api-User-Id' };
+    const mine = await get(perUser, { respond, headers: { 'X-Api-User-Id': 'forged' } });
+    const theirs = await get(perUser, { respond, key: other.apiKey, headers: { 'X-Api-User-Id': 'forged' } });
+    expect([mine.headers['x-cache'], theirs.headers['x-cache']]).toEqual(['MISS', 'MISS']);
+    const again = await get(perUser, { key: other.apiKey });
+    expect([again.headers['x-cache'], again.headers['x-unique-output']]).toEqual(['HIT', theirs.headers['x-unique-output']]);
+    await expectCached(fresh(), { respond: { ...MAX_AGE_60, Vary: 'Cookie' }, headers: { Cookie: '_ga=1' } }, { headers: { Cookie: '_ga=2' } });
+  });
+
+  it('does not answer a HEAD from a gzipped entry for a client that does not take gzip', async () => {
+    const path = fresh();
+    await get(path, { respond: { ...MAX_AGE_60, Vary: 'Accept-Encoding' }, headers: { 'Accept-Encoding': 'gzip', 'X-Respond-Gzip': 'asked', 'X-Respond-Repeat': '60' } });
+    const head = await get(path, { method: 'HEAD', respond: MAX_AGE_60, headers: { 'X-Respond-Gzip': 'asked' } });
+    expect([head.headers['x-cache'], head.headers['content-encoding']]).toEqual(['MISS', undefined]);
+    const zippedHead = await get(path, { method: 'HEAD', headers: { 'Accept-Encoding': 'gzip' } });
+    expect([zippedHead.headers['x-cache'], zippedHead.headers['content-encoding']]).toEqual(['HIT', 'gzip']);
+  });
+
   it('gives a client the coding it takes, whichever client filled the entry', async () => {
     const compressible = { respond: MAX_AGE_60, headers: { 'X-Respond-Repeat': '60' } };
     const gzip = { 'Accept-Encoding': 'gzip' };
@@ -269,6 +301,14 @@ describe('Vary', () => {
 });
 
 describe('keys', () => {
+  it('keeps answers over http and https apart, so an https redirect is never served over https', async () => {
+    const path = fresh();
+    const overHttps = { 'X-Forwarded-Proto': 'https' };
+    await expectCached(path, { respond: MAX_AGE_60 });
+    const secure = await get(path, { respond: MAX_AGE_60, headers: overHttps });
+    expect([secure.headers['x-cache'], (await get(path, { headers: overHttps })).headers['x-cache']]).toEqual(['MISS', 'HIT']);
+  });
+
   it('keeps the answers of two backends apart when they differ only in backend host or server', async () => {
     const id = randomUUID();
     const second = await startEchoUpstream(cacheTestBackend);

@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { ResponseCache, type StoredResponse } from '../../src/gateway/response-cache.js';
+import { ResponseCache, type CacheRequest, type StoredResponse } from '../../src/gateway/response-cache.js';
 
 function response(clock: ManualClock, bodyBytes: number, extra: Partial<StoredResponse> = {}): StoredResponse {
-  return { status: 200, statusText: 'OK', rawHeaders: [], body: Buffer.alloc(bodyBytes), storedAt: clock.now(), initialAge: 0, lifetime: 60, vary: [], needsGzipClient: false, ...extra };
+  return { status: 200, statusText: 'OK', headerLines: '', body: Buffer.alloc(bodyBytes), storedAt: clock.now(), initialAge: 0, lifetime: 60, vary: [], coded: false, unzippable: false, ...extra };
 }
-const plainRequest = { headers: {}, acceptsGzip: false };
+
+function request(headers: Record<string, string> = {}, overrides: Partial<CacheRequest> = {}): CacheRequest {
+  return { method: 'GET', acceptsGzip: false, upstreamHeader: (name) => headers[name], ...overrides };
+}
+const plainRequest = request();
 
 describe('ResponseCache', () => {
   it('stays within its bytes, dropping the least recently used key first', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
-    for (const key of ['a', 'b', 'c', 'd']) cache.store(key, response(clock, 12_000));
+    for (const key of ['a', 'b', 'c', 'd']) cache.store(key, response(clock, 10_000));
     expect(cache.find('a', plainRequest)).not.toBeNull();
-    for (const key of ['e', 'f', 'g', 'h', 'i']) cache.store(key, response(clock, 12_000));
+    for (const key of ['e', 'f', 'g', 'h', 'i']) cache.store(key, response(clock, 10_000));
     expect(cache.size).toBeLessThanOrEqual(100_000);
     // b went first; a, used since, stayed.
     expect(['a', 'b', 'i'].map((key) => cache.find(key, plainRequest) !== null)).toEqual([true, false, true]);
@@ -29,13 +33,33 @@ describe('ResponseCache', () => {
     expect(cache.find('k', plainRequest)).toBeNull();
   });
 
-  it('gives a gzip-only response to a client that takes gzip alone, and matches Vary values', () => {
+  it('gives a coded response to a client that takes gzip, or that the gateway unzips it for (not for HEAD), and matches Vary values', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
-    cache.store('k', response(clock, 10, { needsGzipClient: true, vary: [['x-foo', 'bar']] }));
-    expect(cache.find('k', plainRequest)).toBeNull();
-    expect(cache.find('k', { headers: { 'x-foo': 'bar' }, acceptsGzip: true })).not.toBeNull();
-    expect(cache.find('k', { headers: { 'x-foo': 'baz' }, acceptsGzip: true })).toBeNull();
+    cache.store('only gzip', response(clock, 10, { coded: true, vary: [['x-foo', 'bar']] }));
+    expect(cache.find('only gzip', request({ 'x-foo': 'bar' }))).toBeNull();
+    expect(cache.find('only gzip', request({ 'x-foo': 'bar' }, { acceptsGzip: true }))).not.toBeNull();
+    expect(cache.find('only gzip', request({ 'x-foo': 'baz' }, { acceptsGzip: true }))).toBeNull();
+    cache.store('unzippable', response(clock, 10, { coded: true, unzippable: true }));
+    expect(cache.find('unzippable', plainRequest)).not.toBeNull();
+    expect(cache.find('unzippable', request({}, { method: 'HEAD' }))).toBeNull();
+  });
+
+  it('keeps five responses of different Vary values per key at most, the newest', () => {
+    const clock = new ManualClock();
+    const cache = new ResponseCache(1_000_000, clock);
+    for (let value = 0; value < 7; value++) cache.store('k', response(clock, 10, { vary: [['x-v', String(value)]] }));
+    const found = (value: number) => cache.find('k', request({ 'x-v': String(value) })) !== null;
+    expect([0, 1, 2, 3, 4, 5, 6].map(found)).toEqual([false, false, true, true, true, true, true]);
+    expect(cache.size).toBeLessThan(5 * 1_400);
+  });
+
+  it('refuses a response larger than an eighth of it, leaving what it holds', () => {
+    const clock = new ManualClock();
+    const cache = new ResponseCache(80_000, clock);
+    expect(cache.store('k', response(clock, 100))).toBe(true);
+    expect(cache.store('k', response(clock, 9_500, { vary: [['x', '1']] }))).toBe(false);
+    expect(cache.find('k', plainRequest)).not.toBeNull();
   });
 
   it('lets requests wait for a fetch of a key it holds, tells them how it went, and forgets a key found uncacheable', () => {
@@ -46,11 +70,23 @@ describe('ResponseCache', () => {
     clock.advance(2_000);
     expect(cache.beginFetch('k')).toBe(true);
     const told: boolean[] = [];
-    const stop = cache.waitFor('k', (stored) => told.push(stored));
-    cache.waitFor('k', (stored) => told.push(stored));
+    const waiter = { fetchEnded: (stored: boolean) => told.push(stored) };
+    const stop = cache.waitFor('k', waiter);
+    cache.waitFor('k', { fetchEnded: (stored: boolean) => told.push(!stored) });
     stop!();
     cache.endFetch('k', 'uncacheable');
-    expect(told).toEqual([false]);
-    expect([cache.size, cache.beginFetch('k'), cache.waitFor('k', () => {})]).toEqual([0, false, null]);
+    expect(told).toEqual([true]);
+    expect([cache.size, cache.beginFetch('k'), cache.waitFor('k', waiter)]).toEqual([0, false, null]);
+  });
+
+  it('keeps the fresh responses of a key whose refetch of another variant came back uncacheable', () => {
+    const clock = new ManualClock();
+    const cache = new ResponseCache(100_000, clock);
+    cache.store('k', response(clock, 10, { lifetime: 600, vary: [['x-custom', 'foo']] }));
+    cache.store('k', response(clock, 10, { lifetime: 2, vary: [['x-custom', 'bar']] }));
+    clock.advance(3_000);
+    expect(cache.beginFetch('k')).toBe(true);
+    cache.endFetch('k', 'uncacheable');
+    expect(cache.find('k', request({ 'x-custom': 'foo' }))).not.toBeNull();
   });
 });
