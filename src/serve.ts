@@ -11,7 +11,7 @@ import { createContext, type AppContext, type ContextOptions } from './context.j
 import { guardProcess } from './lib/process-guards.js';
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
-import { CertificateReloader } from './tls-certificate-reload.js';
+import { CertificateReloader, fingerprintOf, type FilesFingerprint } from './tls-certificate-reload.js';
 import { openTlsListener, type TlsListener } from './tls-listener.js';
 
 const IDLE_SWEEP_MS = 50;
@@ -47,7 +47,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (https !== null) {
       tls = https.listener;
       const reloadOptions = { logger: context.logger, clock: context.clock, checkEveryMs: options.certificateCheckMs };
-      reloader = new CertificateReloader(tls, config.tls, https.files, reloadOptions);
+      reloader = new CertificateReloader(tls, config.tls, https, reloadOptions);
     }
   } catch (error) {
     await tls?.close();
@@ -82,12 +82,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /** null without listen.https_port. The files were checked when the config was loaded; this reads them again in case they changed since. */
-async function openHttpsListener(app: FastifyInstance, config: Config): Promise<{ listener: TlsListener; files: TlsFiles } | null> {
+async function openHttpsListener(app: FastifyInstance, config: Config): Promise<{ listener: TlsListener; files: TlsFiles; fingerprint: FilesFingerprint } | null> {
   if (config.listen.https_port === null) return null;
+  const fingerprint = fingerprintOf(config.tls);
   const read = readTlsFiles(config.tls);
   if (!read.ok) throw new ConfigError(read.problem);
   const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size };
-  return { listener: await openTlsListener(app.server, read.files, options), files: read.files };
+  return { listener: await openTlsListener(app.server, read.files, options), files: read.files, fingerprint };
 }
 
 /** For `parasol serve`: start, log where, and stop cleanly on a signal. */

@@ -27,9 +27,17 @@ export interface CertificateReloadOptions {
   readonly checkEveryMs?: number;
 }
 
+/** What the two files look like: a change of either is a renewal (or a step of one). */
+export type FilesFingerprint = string;
+
+/** Taken before the files are read, so that a change while they are read is seen as one. */
+export function fingerprintOf(tls: Config['tls']): FilesFingerprint {
+  return [tls.cert_file, tls.key_file].map((path) => fileState(path)).join(' ');
+}
+
 export class CertificateReloader {
-  /** What the files looked like when last read; a change of either is a renewal. */
-  private seen: string;
+  /** What the files looked like when last read. */
+  private seen: FilesFingerprint;
   private validTo: number;
   private lastWarnedAt = -Infinity;
   private readonly timer: NodeJS.Timeout;
@@ -37,11 +45,11 @@ export class CertificateReloader {
   constructor(
     private readonly listener: TlsListener,
     private readonly tls: Config['tls'],
-    inUse: TlsFiles,
+    inUse: { readonly files: TlsFiles; readonly fingerprint: FilesFingerprint },
     private readonly options: CertificateReloadOptions,
   ) {
-    this.seen = this.filesNow();
-    this.validTo = validToOf(inUse);
+    this.seen = inUse.fingerprint;
+    this.validTo = validToOf(inUse.files);
     this.warnIfEnding();
     this.timer = setInterval(() => this.check(), options.checkEveryMs ?? CERTIFICATE_CHECK_MS).unref();
   }
@@ -52,9 +60,9 @@ export class CertificateReloader {
 
   /** Reloads when the files changed since they were last read; else only warns of an ending certificate. */
   check(): void {
-    const now = this.filesNow();
-    if (now !== this.seen) {
-      this.seen = now;
+    const current = fingerprintOf(this.tls);
+    if (current !== this.seen) {
+      this.seen = current;
       this.reload();
     }
     this.warnIfEnding();
@@ -80,17 +88,18 @@ export class CertificateReloader {
     this.options.logger.warn({ cert_file: this.tls.cert_file, valid_to: new Date(this.validTo).toISOString() }, message);
   }
 
-  /** Inode, size and modification time of both files (following links, as certbot's live/ names are). */
-  private filesNow(): string {
-    return [this.tls.cert_file, this.tls.key_file].map((path) => fileState(path)).join(' ');
-  }
 }
 
+/**
+ * Inode, size, and change and modification times (following links, as
+ * certbot's live/ names are): a file written and then given its owner and
+ * mode (install -o -m) changes again when it becomes readable.
+ */
 function fileState(path: string | null): string {
   if (path === null) return 'none';
   try {
     const stat = statSync(resolve(path));
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   } catch (error) {
     return `missing:${(error as NodeJS.ErrnoException).code ?? 'unknown'}`;
   }

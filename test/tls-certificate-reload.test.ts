@@ -2,7 +2,7 @@
 // connections without a restart; a renewal that cannot be used is logged and
 // leaves the certificate in use; an ending certificate is warned about.
 import { X509Certificate } from 'node:crypto';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,16 +10,16 @@ import { createServer } from 'node:http';
 import { readTlsFiles } from '../src/config/tls-files.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { startServer, type RunningServer } from '../src/serve.js';
-import { CertificateReloader } from '../src/tls-certificate-reload.js';
+import { CertificateReloader, fingerprintOf } from '../src/tls-certificate-reload.js';
 import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
 import { capturingLogger } from './helpers/capturing-logger.js';
 import { tempDir, testConfig } from './helpers/config.js';
-import { CERT_FILE, httpsConfig, KEY_FILE } from './helpers/tls.js';
+import { CERT_FILE, httpsConfig, KEY_FILE, OTHER_KEY_FILE } from './helpers/tls.js';
 
 const fixture = (name: string) => join(CERT_FILE, '..', name);
 const RENEWED_CERT = fixture('renewed-cert.pem');
 const RENEWED_KEY = fixture('renewed-key.pem');
-const fingerprintOf = (path: string) => new X509Certificate(readFileSync(path)).fingerprint256;
+const certFingerprint = (path: string) => new X509Certificate(readFileSync(path)).fingerprint256;
 
 let server: RunningServer | null = null;
 let listener: TlsListener | null = null;
@@ -56,12 +56,12 @@ function servedFingerprint(url: URL): Promise<string> {
 describe('a renewed TLS certificate', () => {
   it('reaches new connections once both files are replaced, without a restart', async () => {
     const { files, log, httpsUrl } = await start();
-    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(CERT_FILE));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(CERT_FILE));
     const reloaded = log.nextLine('TLS certificate reloaded');
     copyFileSync(RENEWED_KEY, files.key);
     copyFileSync(RENEWED_CERT, files.cert);
     expect(await reloaded).toMatchObject({ level: 30, cert_file: files.cert, valid_to: '2076-11-12T00:51:55.000Z' });
-    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(RENEWED_CERT));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
   });
 
   it('is not taken while its key is not the certificate\'s: the one in use stays until the pair matches', async () => {
@@ -69,13 +69,28 @@ describe('a renewed TLS certificate', () => {
     const refused = log.nextLine('TLS certificate files changed but cannot be used; the certificate in use stays');
     copyFileSync(RENEWED_CERT, files.cert);
     expect(await refused).toMatchObject({ level: 50, problem: expect.stringContaining(`tls.key_file: ${files.key} is not the private key of the certificate`) });
-    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(CERT_FILE));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(CERT_FILE));
     const reloaded = log.nextLine('TLS certificate reloaded');
     copyFileSync(RENEWED_KEY, files.key);
     await reloaded;
-    expect(await servedFingerprint(httpsUrl)).toBe(fingerprintOf(RENEWED_CERT));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
     // Unchanged files are not read again: one error, one reload.
     expect(log.lines.filter((line) => line.level === 50)).toHaveLength(1);
+  });
+
+  it('is read again when a file changed only its status (owner or mode set after it was written, as install -o -m does)', async () => {
+    const { files, log, httpsUrl } = await start();
+    const refused = log.nextLine('TLS certificate files changed but cannot be used; the certificate in use stays');
+    copyFileSync(RENEWED_CERT, files.cert);
+    copyFileSync(OTHER_KEY_FILE, files.key);
+    await refused;
+    // The right key, with the same inode, size and modification time: only the change time moves.
+    const { mtime, atime } = statSync(files.key);
+    const reloaded = log.nextLine('TLS certificate reloaded');
+    copyFileSync(RENEWED_KEY, files.key);
+    utimesSync(files.key, atime, mtime);
+    await reloaded;
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
   });
 
   it('is warned about two weeks before its end, once a day, and once it has expired', async () => {
@@ -86,7 +101,8 @@ describe('a renewed TLS certificate', () => {
     const log = capturingLogger();
     listener = await openTlsListener(createServer(), read.files, { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
     // Checked by hand here, with the clock moved, rather than by the interval.
-    const reloader = new CertificateReloader(listener, { cert_file: CERT_FILE, key_file: KEY_FILE }, read.files, { logger: log.logger, clock, checkEveryMs: 86_400_000 });
+    const tls = { cert_file: CERT_FILE, key_file: KEY_FILE };
+    const reloader = new CertificateReloader(listener, tls, { files: read.files, fingerprint: fingerprintOf(tls) }, { logger: log.logger, clock, checkEveryMs: 86_400_000 });
     const warnings = () => log.lines.filter((line) => line.level === 40).map((line) => [line.msg, line.valid_to]);
     try {
       expect(warnings()).toEqual([]);

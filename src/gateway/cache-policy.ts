@@ -1,7 +1,7 @@
 // Which responses the shared response cache may keep, and for how long: the
 // rules of API Umbrella's Traffic Server. Only responses a backend marks as
-// fresh are kept (Cache-Control max-age or s-maxage, a future Expires, or
-// Surrogate-Control, which speaks to gateways alone and so outranks
+// fresh are kept (Cache-Control max-age or s-maxage, a future Expires, or a
+// Surrogate-Control max-age, which speaks to gateways alone and so outranks
 // Cache-Control); nothing that sets a cookie or asks for credentials; a 301
 // without a lifetime for an hour, Traffic Server's heuristic minimum.
 
@@ -68,15 +68,17 @@ export const CACHE_HEADER_NAMES: readonly string[] = ['cache-control', 'surrogat
 
 /** Seconds the response stays fresh from when the upstream sent it; 0: it must not be kept. */
 export function freshLifetime(status: number, headers: CacheHeaders, clock: Clock): number {
-  const surrogate = headers.surrogateControl;
   // Most responses say nothing about caching: they cost no parsing.
-  if (surrogate === undefined && headers.cacheControl === undefined && headers.expires === undefined && status !== 301) return 0;
+  if (headers.surrogateControl === undefined && headers.cacheControl === undefined && headers.expires === undefined && status !== 301) return 0;
   if (!STORABLE_STATUSES.has(status) || headers.setsCookie || headers.asksForCredentials || variesOnEverything(headers.vary)) return 0;
-  if (surrogate === undefined && headers.cacheControl === undefined) return headers.expires === undefined ? heuristicLifetime(status) : expiresLifetime(headers.expires, headers.date, clock.now());
-  const control = directives(surrogate ?? headers.cacheControl);
-  if (control.has('no-store')) return 0;
-  if (surrogate === undefined && (control.has('private') || control.has('no-cache'))) return 0;
-  const maxAge = (surrogate === undefined ? control.get('s-maxage') : undefined) ?? control.get('max-age');
+  // A Surrogate-Control with a lifetime (or no-store) decides alone, private in Cache-Control or not, as in API Umbrella; one without (content="ESI/1.0") says nothing here.
+  const surrogate = directives(headers.surrogateControl);
+  if (surrogate.has('no-store')) return 0;
+  const surrogateMaxAge = surrogate.get('max-age');
+  if (surrogateMaxAge !== undefined) return deltaSeconds(surrogateMaxAge);
+  const control = directives(headers.cacheControl);
+  if (control.has('no-store') || control.has('private') || control.has('no-cache')) return 0;
+  const maxAge = control.get('s-maxage') ?? control.get('max-age');
   if (maxAge !== undefined) return deltaSeconds(maxAge);
   if (headers.expires !== undefined) return expiresLifetime(headers.expires, headers.date, clock.now());
   return heuristicLifetime(status);

@@ -5,18 +5,24 @@
 // response cache.
 
 export class CookieStripper {
-  private constructor(private readonly names: RegExp) {}
+  private constructor(private readonly names: readonly RegExp[]) {}
 
-  /** null when no pattern is given: every cookie goes upstream. Patterns match cookie names, case-insensitively. */
+  /** null when no pattern is given: every cookie goes upstream. Patterns match cookie names, case-insensitively, each on its own (as config check compiled them). */
   static compile(patterns: readonly string[]): CookieStripper | null {
     if (patterns.length === 0) return null;
-    return new CookieStripper(new RegExp(patterns.map((pattern) => `(?:${pattern})`).join('|'), 'i'));
+    return new CookieStripper(patterns.map((pattern) => new RegExp(pattern, 'i')));
   }
 
-  /** The Cookie header without the stripped cookies; null when none is left. */
+  /** The Cookie header without the stripped cookies (the same string when none is); null when none is left. */
   strip(cookie: string): string | null {
-    const kept = cookie.split(/;\s*/).filter((pair) => pair.trim() !== '' && !this.names.test(nameOf(pair)));
+    const pairs = cookie.split(/;\s*/);
+    const kept = pairs.filter((pair) => pair.trim() !== '' && !this.stripped(nameOf(pair)));
+    if (kept.length === pairs.length) return cookie;
     return kept.length === 0 ? null : kept.join('; ');
+  }
+
+  private stripped(name: string): boolean {
+    return this.names.some((pattern) => pattern.test(name));
   }
 }
 

@@ -36,7 +36,7 @@ export interface ExchangeDeps {
   /** null: cache.max_size_mb is 0. */
   readonly cache: ResponseCache | null;
   /** null: strip_cookies is empty. */
-  readonly cookies: CookieStripper | null;
+  readonly cookieStripper: CookieStripper | null;
 }
 
 /** The request as the gateway read it before matching. */
@@ -135,8 +135,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   get upstreamCookie(): string | null {
     if (this.keptCookie === undefined) {
       const cookie = this.headers.cookie;
-      const { cookies } = this.deps;
-      this.keptCookie = cookie === undefined ? null : cookies === null ? cookie : cookies.strip(cookie);
+      const { cookieStripper } = this.deps;
+      this.keptCookie = cookie === undefined ? null : cookieStripper === null ? cookie : cookieStripper.strip(cookie);
     }
     return this.keptCookie;
   }

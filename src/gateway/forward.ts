@@ -3,21 +3,22 @@
 // with backpressure both ways. A response the cache may keep is copied into
 // it on the way; a request the cache can answer is answered from it, through
 // the same steps as an upstream's response.
-import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { CACHE_HEADER_NAMES, CacheHeaders, freshLifetime, upstreamAge, varyNames } from './cache-policy.js';
+import { CacheFill } from './cache-fill.js';
+import { cacheKeyOf, mayFill } from './cache-key.js';
+import { CACHE_HEADER_NAMES, CacheHeaders } from './cache-policy.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
-import { connectionListed, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
+import { connectionListed, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
 import { applyResponseHeaders } from './response-header-settings.js';
 import { rateLimitHeaders } from './respond.js';
-import { COLLAPSE_WAIT_MS, type CacheHit, type CacheRequest, type FetchWaiter, type StoredResponse } from './response-cache.js';
+import { COLLAPSE_WAIT_MS, type CacheHit, type CacheRequest, type FetchOutcome, type FetchWaiter } from './response-cache.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamServer } from './upstreams.js';
 
@@ -29,17 +30,6 @@ const HIT = Buffer.from('HIT');
 const AGE = Buffer.from('Age');
 const ignore = (): void => {};
 
-/** A response on its way into the cache. */
-interface Recording {
-  readonly response: Omit<StoredResponse, 'body' | 'storedAt'>;
-  /** The body's memory when its length was announced; else the chunks, joined at the end. */
-  readonly body: Buffer | null;
-  readonly chunks: Buffer[];
-  bytes: number;
-}
-
-/** A Vary on the request id could never match another request: such a response is not kept. */
-const UNMATCHABLE_VARY = REQUEST_ID_HEADER.toLowerCase();
 
 /**
  * Implements undici's callback handler (onConnect/onHeaders/onData/…) rather
@@ -67,7 +57,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   private mayStore = false;
   /** This call fetches a key the cache has held: other requests for it wait. */
   private fetching = false;
-  private recording: Recording | null = null;
+  private fill: CacheFill | null = null;
   /** Waiting for another request's fetch of the same key. */
   private stopWaiting: (() => void) | null = null;
   private waitTimer: NodeJS.Timeout | null = null;
@@ -112,7 +102,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.endWait();
     if (!this.finished) this.abortDispatch?.(clientGone());
     this.coder?.destroy();
-    this.endFetch('failed');
+    this.fill?.abandon();
+    this.endFill('failed');
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -136,14 +127,14 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     caching?.reset();
     const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
     const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
-    if (this.mayStore) this.startRecording(statusCode, statusText, rawHeaders);
+    if (this.mayStore) this.startFill(statusCode, statusText, rawHeaders);
     res.writeHead(statusCode, statusText, coding === null ? headers : recode(headers, coding, upstreamBody));
     if (coding === 'gzip' || coding === 'gunzip') this.startCoder(bodyCoder(coding, upstreamBody));
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.recording !== null) this.record(chunk);
+    if (this.fill !== null && !this.fill.add(chunk)) this.endFill('uncacheable');
     if (this.coder !== null) {
       this.coded ||= chunk.length > 0;
       return this.coder.write(chunk);
@@ -177,14 +168,14 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     if (this.coder !== null) this.coder.end();
     else this.exchange.res.end();
     // After this response has ended: the requests waiting for it are answered from the cache now.
-    if (this.recording !== null) this.store(this.recording);
+    if (this.fill !== null) this.endFill(this.fill.finish() ? 'stored' : 'uncacheable');
   }
 
   onError(error: Error): void {
     this.finish();
     if (this.failOver(error)) return;
-    this.recording = null;
-    this.endFetch('failed');
+    this.fill?.abandon();
+    this.endFill('failed');
     this.coder?.destroy();
     const { res } = this.exchange;
     if (res.headersSent) res.destroy();
@@ -249,7 +240,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     const list = (this.headerList ??= upstreamHeaders(this.exchange));
     let value: string | undefined;
     for (let index = 0; index < list.length; index += 2) {
-      if (list[index]!.toLowerCase() === name) value = value === undefined ? list[index + 1]! : `${value}, ${list[index + 1]!}`;
+      const header = list[index]!;
+      // The gateway's and the client's names are lowercase already; a backend's header setting may not be.
+      if (header.length !== name.length || (header !== name && header.toLowerCase() !== name)) continue;
+      value = value === undefined ? list[index + 1]! : `${value}, ${list[index + 1]!}`;
     }
     return value;
   }
@@ -303,7 +297,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.waitTimer = null;
   }
 
-  private endFetch(outcome: 'stored' | 'uncacheable' | 'failed'): void {
+  /** The fill (if any) is over; requests waiting for this call's fetch are told how. */
+  private endFill(outcome: FetchOutcome): void {
+    this.fill = null;
     if (!this.fetching) return;
     this.fetching = false;
     this.exchange.cache!.endFetch(this.cacheKey!, outcome);
@@ -318,102 +314,12 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.onComplete();
   }
 
-  private startRecording(status: number, statusText: string, rawHeaders: Buffer[]): void {
+  private startFill(status: number, statusText: string, rawHeaders: Buffer[]): void {
     const { exchange } = this;
-    const lifetime = freshLifetime(status, upstreamCaching, exchange.cache!);
-    const initialAge = upstreamAge(upstreamCaching);
-    const varied = varyNames(upstreamCaching.vary);
-    // Already stale, or never to be matched: kept, it would only make requests for its key wait.
-    if (lifetime <= initialAge || varied.includes(UNMATCHABLE_VARY)) {
-      this.endFetch('uncacheable');
-      return;
-    }
-    const length = upstreamBody.length === undefined ? Number.NaN : Number(upstreamBody.length);
-    const coded = upstreamBody.encoding !== undefined && upstreamBody.encoding !== '';
-    const response = {
-      status,
-      statusText,
-      headerLines: headerLinesOf(rawHeaders),
-      initialAge,
-      lifetime,
-      vary: varied.map((name) => [name, this.upstreamHeader(name)] as const),
-      coded,
-      unzippable: coded && chooseCoding({ ...withoutGzip, compressBodies: exchange.compressBodies }, status, upstreamBody) === 'gunzip',
-    };
-    // undici's chunks may share memory it reuses: the body is copied, into memory of its own.
-    const body = Number.isSafeInteger(length) && length <= exchange.cache!.maxObjectBytes ? Buffer.allocUnsafeSlow(length) : null;
-    this.recording = { response, body, chunks: [], bytes: 0 };
+    const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
+    this.fill = CacheFill.begin(exchange.cache!, this.cacheKey!, head, this, exchange.compressBodies);
+    if (this.fill === null) this.endFill('uncacheable');
   }
-
-  private record(chunk: Buffer): void {
-    const recording = this.recording!;
-    const { body } = recording;
-    if (recording.bytes + chunk.length > (body === null ? this.exchange.cache!.maxObjectBytes : body.length)) {
-      this.recording = null;
-      this.endFetch('uncacheable');
-      return;
-    }
-    if (body === null) recording.chunks.push(Buffer.from(chunk));
-    else chunk.copy(body, recording.bytes);
-    recording.bytes += chunk.length;
-  }
-
-  private store(recording: Recording): void {
-    this.recording = null;
-    let body = recording.body;
-    if (body === null) {
-      body = Buffer.allocUnsafeSlow(recording.bytes);
-      let at = 0;
-      for (const chunk of recording.chunks) at += chunk.copy(body, at);
-    } else if (recording.bytes !== body.length) {
-      // Shorter than announced: not a whole response.
-      return this.endFetch('failed');
-    }
-    const { response } = recording;
-    // A streamed body's length is known now (Transfer-Encoding is hop-by-hop and goes anyway); a 204 has none.
-    const headerLines = recording.body === null && response.status !== 204 ? `${response.headerLines}Content-Length\n${body.length}\n` : response.headerLines;
-    const cache = this.exchange.cache!;
-    const stored = cache.store(this.cacheKey!, { ...response, headerLines, body, storedAt: cache.now() });
-    this.endFetch(stored ? 'stored' : 'uncacheable');
-  }
-}
-
-/** The header lines a cached response is replayed with: without X-Cache and Age, which a hit sets afresh. */
-function headerLinesOf(rawHeaders: readonly Buffer[]): string {
-  let lines = '';
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index]!.toString('latin1');
-    const lower = name.toLowerCase();
-    if (lower !== 'x-cache' && lower !== 'age') lines += `${name}\n${rawHeaders[index + 1]!.toString('latin1')}\n`;
-  }
-  return lines;
-}
-
-/** A client that does not take gzip, for what the cache may give one. */
-const withoutGzip = { method: 'GET', acceptsGzip: false } as const;
-
-/**
- * The request's key in the response cache, or null: only GET and HEAD, with
- * no body, no range, no credentials of the client's own and no cookie left
- * once strip_cookies is applied. The key holds the backend and where its
- * requests go, the client's scheme, the Host when the backend does not set
- * one, and the backend path with its query (api_key taken out); not the
- * user or the key.
- */
-function cacheKeyOf(exchange: Exchange, target: string): string | null {
-  if (exchange.cache === null) return null;
-  const { method, headers } = exchange;
-  if ((method !== 'GET' && method !== 'HEAD') || exchange.upgrade !== null || hasBody(headers) || headers.range !== undefined) return null;
-  if ((headers.authorization !== undefined && !exchange.keyInAuthorization) || exchange.upstreamCookie !== null) return null;
-  const { backend } = exchange.route;
-  // The scheme too: a backend that redirects http to https must not have that redirect served over https.
-  return `${backend.cacheKeyPrefix}${exchange.protocol} ${backend.hostHeader === null ? exchange.host : ''}\n${target}`;
-}
-
-/** Whether the upstream's answer to the request is one the cache may keep. */
-function mayFill(exchange: Exchange): boolean {
-  const { headers } = exchange;
-  return exchange.method === 'GET' && headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined;
 }
 
 /** Errors of a server that took no connection: refused, unreachable, unknown to DNS, or too slow to connect. */
@@ -449,11 +355,6 @@ function errorCodeFor(error: Error): ErrorCode {
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'GATEWAY_TIMEOUT';
   if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_NOT_SUPPORTED') return 'INTERNAL_SERVER_ERROR';
   return 'BAD_GATEWAY';
-}
-
-function hasBody(headers: IncomingHttpHeaders): boolean {
-  const length = headers['content-length'];
-  return length === undefined ? headers['transfer-encoding'] !== undefined : length !== '0';
 }
 
 /** The backend path and the edited query, then the backend's URL rewrites (last, as API Umbrella applies them). */

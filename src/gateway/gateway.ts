@@ -47,7 +47,7 @@ export class Gateway {
       analytics: context.analytics,
       clock: context.clock,
       cache: config.cache.max_size_mb === 0 ? null : new ResponseCache(config.cache.max_size_mb * 1024 * 1024, context.clock),
-      cookies: CookieStripper.compile(config.strip_cookies),
+      cookieStripper: CookieStripper.compile(config.strip_cookies),
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {

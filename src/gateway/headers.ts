@@ -1,4 +1,5 @@
 // Header names the gateway treats specially, lowercased as Node delivers them.
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** Meaningful for one connection only (RFC 9110 §7.6.1); never forwarded either way. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -62,4 +63,10 @@ export function connectionListed(connection: string | undefined): ReadonlySet<st
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '' && name !== 'keep-alive' && name !== 'close');
   return names.length === 0 ? null : new Set(names);
+}
+
+/** Whether a request's headers announce a body. */
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return length === undefined ? headers['transfer-encoding'] !== undefined : length !== '0';
 }

@@ -16,6 +16,8 @@ import type { Clock } from '../lib/clock.js';
 export const COLLAPSE_WAIT_MS = 2000;
 /** One response may take at most this share of the cache, so one large body cannot empty it. */
 const MAX_OBJECT_SHARE = 8;
+/** Responses being copied in may hold at most this share of it on top. */
+const MAX_FILLING_SHARE = 4;
 /** Responses kept per key for different Vary values (Traffic Server's max_alts): a client cannot make a key's list long. */
 const MAX_VARIANTS = 5;
 /** Bytes counted per response on top of its body, headers and key: the objects that hold them (a 5-byte answer with 8 headers grew RSS by about 1,650 bytes). */
@@ -32,7 +34,7 @@ export interface StoredResponse {
   readonly storedAt: number;
   /** Its Age when it was stored (a cache behind the backend may have held it), in seconds. */
   readonly initialAge: number;
-  readonly lifetime: number;
+  readonly lifetimeSeconds: number;
   /** The upstream request headers the backend's Vary names (lowercase), with the values they had. */
   readonly vary: readonly (readonly [string, string | undefined])[];
   /** The body has a Content-Encoding. */
@@ -55,6 +57,9 @@ export interface CacheHit {
   readonly age: number;
 }
 
+/** How a fetch other requests may wait for ended. */
+export type FetchOutcome = 'stored' | 'uncacheable' | 'failed';
+
 /** A request waiting for another one's fetch of its key. */
 export interface FetchWaiter {
   /** Told once, whether the fetch stored a response. */
@@ -71,18 +76,26 @@ interface KeyEntry {
 export class ResponseCache {
   private readonly keys = new Map<string, KeyEntry>();
   private bytes = 0;
+  private fillingBytes = 0;
   readonly maxObjectBytes: number;
 
   constructor(
     private readonly maxBytes: number,
-    private readonly clock: Clock,
+    /** When a response is stored and how old it is. */
+    readonly clock: Clock,
   ) {
     this.maxObjectBytes = Math.floor(maxBytes / MAX_OBJECT_SHARE);
   }
 
-  /** The cache's time (ms): when a response is stored and how old it is. */
-  now(): number {
-    return this.clock.now();
+  /** Room for a response being copied in; false when fills in progress hold their share already. */
+  reserveFill(bytes: number): boolean {
+    if (this.fillingBytes + bytes > this.maxBytes / MAX_FILLING_SHARE) return false;
+    this.fillingBytes += bytes;
+    return true;
+  }
+
+  releaseFill(bytes: number): void {
+    this.fillingBytes -= bytes;
   }
 
   /** Bytes held, as counted against the bound. */
@@ -97,7 +110,7 @@ export class ResponseCache {
     const now = this.clock.now();
     for (const response of entry.responses) {
       const age = ageOf(response, now);
-      if (age >= response.lifetime || !matches(response, request)) continue;
+      if (age >= response.lifetimeSeconds || !matches(response, request)) continue;
       // Used last, goes last.
       this.keys.delete(key);
       this.keys.set(key, entry);
@@ -117,10 +130,14 @@ export class ResponseCache {
     return () => waiters.delete(waiter);
   }
 
-  /** The caller fetches a key the cache has held: requests for it wait. Answers whether it does. */
+  /**
+   * The caller fetches a key the cache holds only expired responses for:
+   * requests for it wait. Answers whether it does. (With a fresh response
+   * for other Vary values, the caller's answer may not serve the others.)
+   */
   beginFetch(key: string): boolean {
     const entry = this.keys.get(key);
-    if (entry === undefined || entry.waiters !== null) return false;
+    if (entry === undefined || entry.waiters !== null || fresh(entry.responses, this.clock.now()).length > 0) return false;
     entry.waiters = new Set();
     return true;
   }
@@ -130,7 +147,7 @@ export class ResponseCache {
    * if the backend's answer may not be kept, which drops the key's expired
    * responses, so requests for it stop waiting for each other.
    */
-  endFetch(key: string, outcome: 'stored' | 'uncacheable' | 'failed'): void {
+  endFetch(key: string, outcome: FetchOutcome): void {
     const entry = this.keys.get(key);
     if (entry === undefined || entry.waiters === null) return;
     const waiters = entry.waiters;
@@ -179,7 +196,7 @@ function ageOf(response: StoredResponse, now: number): number {
 }
 
 function fresh(responses: readonly StoredResponse[], now: number): StoredResponse[] {
-  return responses.filter((response) => ageOf(response, now) < response.lifetime);
+  return responses.filter((response) => ageOf(response, now) < response.lifetimeSeconds);
 }
 
 /**

@@ -16,6 +16,9 @@ describe('freshLifetime', () => {
     expect(freshLifetime(200, headers({ 'cache-control': 'public, max-age="45"' }), now)).toBe(45);
     expect(freshLifetime(200, headers({ 'surrogate-control': 'max-age=90', 'cache-control': 's-maxage=30' }), now)).toBe(90);
     expect(freshLifetime(200, headers({ 'surrogate-control': 'no-store', 'cache-control': 'max-age=30' }), now)).toBe(0);
+    // Without a lifetime Surrogate-Control says nothing, and Cache-Control decides.
+    expect(freshLifetime(200, headers({ 'surrogate-control': 'content="ESI/1.0"', 'cache-control': 'max-age=30' }), now)).toBe(30);
+    expect(freshLifetime(200, headers({ 'surrogate-control': 'content="ESI/1.0"', 'cache-control': 'private, max-age=30' }), now)).toBe(0);
   });
 
   it('counts Expires from the response Date, else from now', () => {

@@ -45,7 +45,8 @@ afterAll(() => fx.close());
 
 /** A path of its own for each test, so no two share an entry. */
 const fresh = (rest = '') => `/echo/c/${randomUUID()}${rest}`;
-const callsTo = (path: string) => calls.get(`/backend/c/${path.slice('/echo/c/'.length).split('?')[0]}`) ?? 0;
+/** Every backend here maps its prefix to /backend/: the calls for a path are counted by what follows /c/. */
+const callsTo = (path: string) => calls.get(`/backend/c/${path.split('/c/')[1]!.split('?')[0]}`) ?? 0;
 
 function get(path: string, options: SendOptions & { respond?: Record<string, string | string[]>; key?: string } = {}): Promise<Reply> {
   const { respond, key, headers, ...rest } = options;
@@ -307,6 +308,18 @@ describe('keys', () => {
     await expectCached(path, { respond: MAX_AGE_60 });
     const secure = await get(path, { respond: MAX_AGE_60, headers: overHttps });
     expect([secure.headers['x-cache'], (await get(path, { headers: overHttps })).headers['x-cache']]).toEqual(['MISS', 'HIT']);
+  });
+
+  it('keeps the answers for two client hosts apart, the backend setting its own Host or not', async () => {
+    const path = fresh();
+    await expectCached(path, { respond: MAX_AGE_60, headers: { Host: 'tenant-a.example' } });
+    const other = await get(path, { respond: MAX_AGE_60, headers: { Host: 'tenant-b.example' } });
+    expect(other.headers['x-cache']).toBe('MISS');
+  });
+
+  it('caches nothing for a backend that is sent the API key, which is never kept in clear', async () => {
+    await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/keyed/', backend_prefix: '/backend/' }], settings: { pass_api_key_header: true } }));
+    await expectNotCached(`/keyed/c/${randomUUID()}`, { respond: MAX_AGE_60 });
   });
 
   it('keeps the answers of two backends apart when they differ only in backend host or server', async () => {

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { ResponseCache, type CacheRequest, type StoredResponse } from '../../src/gateway/response-cache.js';
 
 function response(clock: ManualClock, bodyBytes: number, extra: Partial<StoredResponse> = {}): StoredResponse {
-  return { status: 200, statusText: 'OK', headerLines: '', body: Buffer.alloc(bodyBytes), storedAt: clock.now(), initialAge: 0, lifetime: 60, vary: [], coded: false, unzippable: false, ...extra };
+  return { status: 200, statusText: 'OK', headerLines: '', body: Buffer.alloc(bodyBytes), storedAt: clock.now(), initialAge: 0, lifetimeSeconds: 60, vary: [], coded: false, unzippable: false, ...extra };
 }
 
 function request(headers: Record<string, string> = {}, overrides: Partial<CacheRequest> = {}): CacheRequest {
@@ -26,7 +26,7 @@ describe('ResponseCache', () => {
   it('answers a fresh response only, with its age', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
-    cache.store('k', response(clock, 10, { initialAge: 2, lifetime: 10 }));
+    cache.store('k', response(clock, 10, { initialAge: 2, lifetimeSeconds: 10 }));
     clock.advance(5_000);
     expect(cache.find('k', plainRequest)?.age).toBe(7);
     clock.advance(3_000);
@@ -66,7 +66,7 @@ describe('ResponseCache', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
     expect(cache.beginFetch('never held')).toBe(false);
-    cache.store('k', response(clock, 10, { lifetime: 1 }));
+    cache.store('k', response(clock, 10, { lifetimeSeconds: 1 }));
     clock.advance(2_000);
     expect(cache.beginFetch('k')).toBe(true);
     const told: boolean[] = [];
@@ -79,14 +79,18 @@ describe('ResponseCache', () => {
     expect([cache.size, cache.beginFetch('k'), cache.waitFor('k', waiter)]).toEqual([0, false, null]);
   });
 
-  it('keeps the fresh responses of a key whose refetch of another variant came back uncacheable', () => {
+  it('lets no request wait while the key holds a fresh response for other Vary values', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
-    cache.store('k', response(clock, 10, { lifetime: 600, vary: [['x-custom', 'foo']] }));
-    cache.store('k', response(clock, 10, { lifetime: 2, vary: [['x-custom', 'bar']] }));
-    clock.advance(3_000);
-    expect(cache.beginFetch('k')).toBe(true);
-    cache.endFetch('k', 'uncacheable');
-    expect(cache.find('k', request({ 'x-custom': 'foo' }))).not.toBeNull();
+    cache.store('k', response(clock, 10, { vary: [['x-api-user-id', 'a']] }));
+    expect(cache.find('k', request({ 'x-api-user-id': 'b' }))).toBeNull();
+    expect(cache.beginFetch('k')).toBe(false);
+  });
+
+  it('bounds the bytes of responses being copied in to a quarter of its size', () => {
+    const cache = new ResponseCache(100_000, new ManualClock());
+    expect([cache.reserveFill(20_000), cache.reserveFill(5_000), cache.reserveFill(1)]).toEqual([true, true, false]);
+    cache.releaseFill(20_000);
+    expect(cache.reserveFill(20_000)).toBe(true);
   });
 });

@@ -1,0 +1,27 @@
+// Which requests the response cache may answer, and under what key.
+import { hasBody } from './headers.js';
+import type { Exchange } from './exchange.js';
+
+/**
+ * The request's key in the response cache, or null: only GET and HEAD, with
+ * no body, no range, no credentials of the client's own, no cookie left once
+ * strip_cookies is applied, and no key the backend is sent (a key is kept as
+ * an HMAC only, never in a cache key). The key holds the backend and where
+ * its requests go, the client's scheme and Host (the backend gets them as
+ * X-Forwarded-*: an https redirect, or a tenant's links, must not be served
+ * to another), and the backend path with its query; not the user.
+ */
+export function cacheKeyOf(exchange: Exchange, target: string): string | null {
+  if (exchange.cache === null) return null;
+  const { method, headers, settings } = exchange;
+  if ((method !== 'GET' && method !== 'HEAD') || exchange.upgrade !== null || hasBody(headers) || headers.range !== undefined) return null;
+  if ((headers.authorization !== undefined && !exchange.keyInAuthorization) || exchange.upstreamCookie !== null) return null;
+  if (exchange.apiKey !== null && (settings.passApiKeyHeader || settings.passApiKeyQueryParam)) return null;
+  return `${exchange.route.backend.cacheKeyPrefix}${exchange.protocol}://${exchange.host}\n${target}`;
+}
+
+/** Whether the upstream's answer to the request is one the cache may keep: HEAD and conditional requests are only answered. */
+export function mayFill(exchange: Exchange): boolean {
+  const { headers } = exchange;
+  return exchange.method === 'GET' && headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined;
+}
