@@ -3,20 +3,26 @@ import { hasBody } from './headers.js';
 import type { Exchange } from './exchange.js';
 
 /**
- * The request's key in the response cache, or null: only GET and HEAD, with
- * no body, no range, no credentials of the client's own, no cookie left once
- * strip_cookies is applied, and no key the backend is sent (a key is kept as
- * an HMAC only, never in a cache key). The key holds the backend and where
- * its requests go, the client's scheme and Host (the backend gets them as
- * X-Forwarded-*: an https redirect, or a tenant's links, must not be served
- * to another), and the backend path with its query; not the user.
+ * Whether the response cache may answer the request: only GET and HEAD,
+ * with no body, no range, no credentials of the client's own, no cookie
+ * left once strip_cookies is applied, and no key the backend is sent (a key
+ * is kept as an HMAC only, never in a cache key).
  */
-export function cacheKeyOf(exchange: Exchange, target: string): string | null {
-  if (exchange.cache === null) return null;
+export function cacheable(exchange: Exchange): boolean {
+  if (exchange.cache === null) return false;
   const { method, headers, settings } = exchange;
-  if ((method !== 'GET' && method !== 'HEAD') || exchange.upgrade !== null || hasBody(headers) || headers.range !== undefined) return null;
-  if ((headers.authorization !== undefined && !exchange.keyInAuthorization) || exchange.upstreamCookie !== null) return null;
-  if (exchange.apiKey !== null && (settings.passApiKeyHeader || settings.passApiKeyQueryParam)) return null;
+  if ((method !== 'GET' && method !== 'HEAD') || exchange.upgrade !== null || hasBody(headers) || headers.range !== undefined) return false;
+  if ((headers.authorization !== undefined && !exchange.keyInAuthorization) || exchange.upstreamCookie !== null) return false;
+  return exchange.apiKey === null || !(settings.passApiKeyHeader || settings.passApiKeyQueryParam);
+}
+
+/**
+ * A cacheable request's key: the backend and where its requests go, the
+ * client's scheme and Host (the backend gets them as X-Forwarded-*: an
+ * https redirect, or a tenant's links, must not be served to another), and
+ * the backend path with its query; not the user.
+ */
+export function cacheKeyOf(exchange: Exchange, target: string): string {
   return `${exchange.route.backend.cacheKeyPrefix}${exchange.protocol}://${exchange.host}\n${target}`;
 }
 

@@ -66,10 +66,14 @@ export class CacheHeaders {
 /** Header names CacheHeaders.note() looks at. */
 export const CACHE_HEADER_NAMES: readonly string[] = ['cache-control', 'surrogate-control', 'expires', 'date', 'age', 'vary', 'set-cookie', 'www-authenticate', 'x-cache'];
 
+/** Whether the response says anything of how long it stays fresh: most do not, and cost no more. */
+export function mayBeFresh(status: number, headers: CacheHeaders): boolean {
+  return headers.surrogateControl !== undefined || headers.cacheControl !== undefined || headers.expires !== undefined || status === 301;
+}
+
 /** Seconds the response stays fresh from when the upstream sent it; 0: it must not be kept. */
 export function freshLifetime(status: number, headers: CacheHeaders, clock: Clock): number {
-  // Most responses say nothing about caching: they cost no parsing.
-  if (headers.surrogateControl === undefined && headers.cacheControl === undefined && headers.expires === undefined && status !== 301) return 0;
+  if (!mayBeFresh(status, headers)) return 0;
   if (!STORABLE_STATUSES.has(status) || headers.setsCookie || headers.asksForCredentials || variesOnEverything(headers.vary)) return 0;
   // A Surrogate-Control with a lifetime (or no-store) decides alone, private in Cache-Control or not, as in API Umbrella; one without (content="ESI/1.0") says nothing here.
   const surrogate = directives(headers.surrogateControl);

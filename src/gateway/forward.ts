@@ -8,8 +8,8 @@ import type { Duplex } from 'node:stream';
 import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { CacheFill } from './cache-fill.js';
-import { cacheKeyOf, mayFill } from './cache-key.js';
-import { CACHE_HEADER_NAMES, CacheHeaders } from './cache-policy.js';
+import { cacheable, cacheKeyOf, mayFill } from './cache-key.js';
+import { CACHE_HEADER_NAMES, CacheHeaders, mayBeFresh } from './cache-policy.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
@@ -51,7 +51,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   private target: string | null = null;
   /** The upstream request's headers, worked out once (for a Vary as much as for the request). */
   private headerList: string[] | null = null;
-  /** Its key in the response cache; null when the cache may neither answer nor keep it. */
+  /** Its key in the response cache, worked out when first needed. */
   private cacheKey: string | null = null;
   /** The upstream's response may go into the cache. */
   private mayStore = false;
@@ -70,8 +70,18 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   ) {}
 
   start(): void {
-    this.cacheKey = cacheKeyOf(this.exchange, (this.target = upstreamPath(this.exchange)));
-    if (this.cacheKey === null || !this.answeredFromCache(this.cacheKey)) this.dispatch();
+    const { exchange } = this;
+    this.target = upstreamPath(exchange);
+    if (cacheable(exchange)) {
+      this.mayStore = mayFill(exchange);
+      // An empty cache answers nothing and has no fetch to wait for; the key is worked out once a response may be kept.
+      if (!exchange.cache!.empty && this.answeredFromCache(this.keyOfRequest())) return;
+    }
+    this.dispatch();
+  }
+
+  private keyOfRequest(): string {
+    return (this.cacheKey ??= cacheKeyOf(this.exchange, this.target!));
   }
 
   private dispatch(): void {
@@ -261,7 +271,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
       return true;
     }
     // HEAD and conditional requests may be answered from a GET's response; what they get back is not one to keep.
-    if (!mayFill(this.exchange)) return false;
+    if (!this.mayStore) return false;
     const stop = cache.waitFor(key, this);
     if (stop !== null) {
       this.stopWaiting = stop;
@@ -269,7 +279,6 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
       return true;
     }
     this.fetching = cache.beginFetch(key);
-    this.mayStore = true;
     return false;
   }
 
@@ -281,7 +290,6 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     try {
       const hit = stored ? exchange.cache!.find(this.cacheKey!, this) : null;
       if (hit !== null) return this.replay(hit);
-      this.mayStore = true;
       this.dispatch();
     } catch (error) {
       // Run inside another request's response: this one's failure stays its own.
@@ -307,6 +315,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
 
   /** A cached response goes out as an upstream's would (headers, coding, rate-limit headers), with X-Cache: HIT and its Age. */
   private replay({ response, age }: CacheHit): void {
+    // What goes out is the cache's own answer, not one to keep again.
+    this.mayStore = false;
     const rawHeaders = response.headerLines.split('\n', -1).slice(0, -1).map((line) => Buffer.from(line, 'latin1'));
     rawHeaders.push(X_CACHE, HIT, AGE, Buffer.from(String(age)));
     if (!this.onHeaders(response.status, rawHeaders, ignore, response.statusText)) return;
@@ -316,8 +326,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
 
   private startFill(status: number, statusText: string, rawHeaders: Buffer[]): void {
     const { exchange } = this;
-    const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
-    this.fill = CacheFill.begin(exchange.cache!, this.cacheKey!, head, this, exchange.compressBodies);
+    if (mayBeFresh(status, upstreamCaching)) {
+      const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
+      this.fill = CacheFill.begin(exchange.cache!, this.keyOfRequest(), head, this, exchange.compressBodies);
+    }
     if (this.fill === null) this.endFill('uncacheable');
   }
 }

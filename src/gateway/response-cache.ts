@@ -98,6 +98,11 @@ export class ResponseCache {
     this.fillingBytes -= bytes;
   }
 
+  /** Holds nothing: it answers no request, and no request waits. */
+  get empty(): boolean {
+    return this.keys.size === 0;
+  }
+
   /** Bytes held, as counted against the bound. */
   get size(): number {
     return this.bytes;
