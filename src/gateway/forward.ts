@@ -30,7 +30,6 @@ const HIT = Buffer.from('HIT');
 const AGE = Buffer.from('Age');
 const ignore = (): void => {};
 
-
 /**
  * Implements undici's callback handler (onConnect/onHeaders/onData/…) rather
  * than the newer controller one: undici would wrap the newer one in two more
