@@ -15,7 +15,7 @@ import { readTlsFiles, type TlsFiles } from './config/tls-files.js';
 import type { Clock } from './lib/clock.js';
 import type { TlsListener } from './tls-listener.js';
 
-export const CERTIFICATE_CHECK_MS = 60_000;
+const CERTIFICATE_CHECK_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** Let's Encrypt's certificates last 90 days and certbot renews them 30 days before the end: two weeks left means renewal has failed for a while. */
 const WARN_BEFORE_END_MS = 14 * DAY_MS;
