@@ -4,7 +4,7 @@
 /** Slots a fresh index has room for; a test's index stays small, a gateway's doubles up to its user count. */
 export const INITIAL_SLOTS = 64;
 
-type Column = Uint8Array | Uint16Array | Uint32Array;
+type Column = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 
 /** The column itself while `length` elements fit, else a copy at least twice as long. */
 export function withRoom<T extends Column>(column: T, length: number): T {

@@ -17,6 +17,8 @@ export interface ApiUser {
   readonly use_description: string | null;
   readonly roles: readonly string[];
   readonly enabled: boolean;
+  /** The user has shown they own the address: their key went to them by email only, or an operator made them. */
+  readonly email_verified: boolean;
   readonly settings: ApiUserSettings;
   readonly registration_source: string | null;
   readonly api_key_preview: string;
@@ -26,10 +28,16 @@ export interface ApiUser {
 }
 
 /** What the proxy needs of a key's user, and all the key index keeps in memory for each of them. */
-export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'roles' | 'settings'>;
+export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings'> & {
+  /** created_at in milliseconds since the epoch (api_key_verification_level transition_email compares it). */
+  readonly created_at_ms: number;
+};
 
 /** The editable fields of an API user. */
-export type ApiUserInput = Pick<ApiUser, 'email' | 'first_name' | 'last_name' | 'website' | 'use_description' | 'roles' | 'enabled' | 'settings' | 'registration_source'>;
+export type ApiUserInput = Pick<
+  ApiUser,
+  'email' | 'first_name' | 'last_name' | 'website' | 'use_description' | 'roles' | 'enabled' | 'email_verified' | 'settings' | 'registration_source'
+>;
 
 export const DEFAULT_USER_SETTINGS: ApiUserSettings = Object.freeze({
   rate_limit_mode: null,

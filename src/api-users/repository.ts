@@ -18,6 +18,7 @@ interface UserRow {
   use_description: string | null;
   roles: string;
   enabled: number;
+  email_verified: number;
   settings: string;
   registration_source: string | null;
   created_at: string;
@@ -27,7 +28,10 @@ interface UserRow {
 }
 
 /** A user's columns that the key index files, as stored: enough to authorise a request without the store. */
-export type KeyRow = Pick<UserRow, 'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'roles' | 'settings' | 'change_seq'>;
+export type KeyRow = Pick<
+  UserRow,
+  'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at' | 'change_seq'
+>;
 
 export type UserChange = { kind: 'upsert'; row: KeyRow };
 
@@ -59,9 +63,9 @@ export class ApiUserRepository {
       this.db
         .prepare(
           `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
-             use_description, roles, enabled, settings, registration_source, created_at, updated_at, created_by, change_seq)
+             use_description, roles, enabled, email_verified, settings, registration_source, created_at, updated_at, created_by, change_seq)
            VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
-             @enabled, @settings, @registration_source, @now, @now, @createdBy, @changeSeq)`,
+             @enabled, @email_verified, @settings, @registration_source, @now, @now, @createdBy, @changeSeq)`,
         )
         .run({ id, ...digest, ...toColumns(input), now, createdBy, changeSeq }),
     );
@@ -73,7 +77,7 @@ export class ApiUserRepository {
       this.db
         .prepare(
           `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
-             use_description = @use_description, roles = @roles, enabled = @enabled, settings = @settings,
+             use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified, settings = @settings,
              registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
         )
         .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq }),
@@ -164,6 +168,7 @@ function toColumns(input: ApiUserInput): Record<string, unknown> {
     use_description: input.use_description,
     roles: JSON.stringify(input.roles),
     enabled: input.enabled ? 1 : 0,
+    email_verified: input.email_verified ? 1 : 0,
     settings: JSON.stringify(input.settings),
     registration_source: input.registration_source,
   };
@@ -179,6 +184,7 @@ function toUser(row: UserRow): ApiUser {
     use_description: row.use_description,
     roles: Object.freeze(JSON.parse(row.roles) as string[]),
     enabled: row.enabled === 1,
+    email_verified: row.email_verified === 1,
     settings: Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
     registration_source: row.registration_source,
     api_key_preview: row.api_key_preview,
@@ -188,4 +194,4 @@ function toUser(row: UserRow): ApiUser {
   });
 }
 
-const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, roles, settings, change_seq';
+const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at, change_seq';

@@ -58,6 +58,8 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
       use_description: useDescription,
       roles: has('roles') ? stringList(input.roles) : existing!.roles,
       enabled: has('enabled') ? (toBoolean(input.enabled) ?? true) : existing!.enabled,
+      // A user an operator makes counts as verified, as in API Umbrella; signups decide for themselves (signups.ts).
+      email_verified: has('email_verified') ? (toBoolean(input.email_verified) ?? true) : existing!.email_verified,
       settings,
       registration_source: text('registration_source'),
     },

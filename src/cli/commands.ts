@@ -104,6 +104,7 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
       use_description: 'Key for an embedded signup form',
       roles: [KEY_CREATOR_ROLE],
       enabled: true,
+      email_verified: true,
       settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
       registration_source: 'cli',
     },

@@ -11,6 +11,9 @@ export function crossKeyProblem(config: Config): string | null {
   if (!config.signup.allow_duplicate_emails && config.mailer.smtp.host === null) {
     return 'signup.allow_duplicate_emails: false needs mailer.smtp.host: keys are then sent only by email, so that signup never tells whether an address already has one';
   }
+  if (config.signup.verify_email && config.mailer.smtp.host === null) {
+    return 'signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email';
+  }
   const homepage = config.homepage.file;
   if (homepage !== null) {
     // Resolved as the homepage reads it: against the working directory.

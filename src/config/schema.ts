@@ -60,6 +60,7 @@ export const configSchema = {
     rate_limit_per_minute: int(5, 0, 1_000_000),
     rate_limit_per_hour: int(20, 0, 1_000_000),
     allow_duplicate_emails: bool(true),
+    verify_email: bool(false),
     terms_url: optionalUrl(['http', 'https'], { orPath: true }),
   },
   homepage: {

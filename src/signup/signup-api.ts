@@ -15,8 +15,10 @@ import { baseUrl } from '../lib/base-url.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import { checkSignupLimit } from './abuse.js';
 import { bracketedFields, parseSignup } from './signup-input.js';
-import { signupOptions, welcomeEmailOption } from './signup-options.js';
+import { requestedOption, signupOptions } from './signup-options.js';
 import type { Signups } from './signups.js';
+
+const NO_MAIL = 'cannot be used: this gateway sends no email (mailer.smtp.host is not set)';
 
 type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
 
@@ -48,12 +50,17 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   const body = userFields(request.body);
 
   const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
+  const emailed = (email: string) => reply.code(201).send({ user: { email }, message: `Your API key has been sent to ${email}.`, options: options(null, true) });
+
+  // API Umbrella's options.verify_email: the key goes by email only, never in the answer.
+  const byEmailOnly = requestedOption(request.body, 'verify_email') === true;
+  if (byEmailOnly && !signups.sendsMail) return reply.code(422).send(signupStyleErrors({ 'options.verify_email': [NO_MAIL] }));
 
   if (caller.kind === 'admin') {
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-    const created = signups.createByAdmin(parsed.value, caller.id, welcomeEmailOption(request.body) === true);
-    return sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
+    const created = signups.createByAdmin(parsed.value, caller.id, byEmailOnly || requestedOption(request.body, 'send_welcome_email') === true);
+    return byEmailOnly ? emailed(created.user.email) : sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
   }
 
   const parsed = parseSignup(body, 'api');
@@ -62,10 +69,8 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (!limit.allowed) {
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
-  const result = signups.signUp(parsed.value, caller.id);
-  if (result.kind === 'emailed') {
-    return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
-  }
+  const result = signups.signUp(parsed.value, caller.id, byEmailOnly);
+  if (result.kind === 'emailed') return emailed(result.email);
   return sendWithKey(reply, 201, result.user, result.apiKey, { options: options(result.apiKey) });
 }
 

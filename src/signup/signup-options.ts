@@ -12,7 +12,7 @@ export interface SignupOptions {
   readonly contact_url: string;
   readonly site_name: string;
   readonly send_welcome_email?: boolean;
-  /** True when the key went by email only (signup.allow_duplicate_emails: false). */
+  /** True when the key went by email only (asked for, or by signup.verify_email or allow_duplicate_emails: false). */
   readonly verify_email?: boolean;
   readonly example_api_url?: string;
   readonly example_api_url_formatted_html?: string;
@@ -20,14 +20,18 @@ export interface SignupOptions {
 
 const KEY_PLACEHOLDER = '{{api_key}}';
 
-/** options.send_welcome_email (nested or as a form field): only true or "true" asks for it, as in API Umbrella; undefined when not sent. */
-export function welcomeEmailOption(body: unknown): boolean | undefined {
-  const value = requestOptions(body).send_welcome_email;
+/**
+ * options.send_welcome_email or options.verify_email (nested or as a form
+ * field): only true or "true" asks for it, as in API Umbrella; undefined
+ * when not sent.
+ */
+export function requestedOption(body: unknown, name: 'send_welcome_email' | 'verify_email'): boolean | undefined {
+  const value = requestOptions(body)[name];
   return value === undefined || value === null ? undefined : String(value) === 'true';
 }
 
 export function signupOptions(config: Config, base: string, body: unknown, outcome: { apiKey: string | null; emailedOnly: boolean }): SignupOptions {
-  const sendWelcome = welcomeEmailOption(body);
+  const sendWelcome = requestedOption(body, 'send_welcome_email');
   const example = outcome.apiKey === null ? null : exampleApiUrl(requestOptions(body).example_api_url, outcome.apiKey);
   return {
     contact_url: contactUrl(config, base),

@@ -51,9 +51,11 @@ async function submit(context: AppContext, signups: Signups, request: FastifyReq
   const limit = await checkSignupLimit(context, request.ip);
   if (!limit.allowed) return renderForm(context, reply.code(429).header('retry-after', String(limit.retryAfterSeconds)), body, {}, limit.message);
   // A bot gets the page a person would, with a key that was never stored.
-  if (filledHoneypot(body)) return renderCreated(context, request, reply, parsed.value.email, generateToken());
+  if (filledHoneypot(body)) {
+    return signups.keysByEmailOnly ? renderEmailed(reply, parsed.value.email) : renderCreated(context, request, reply, parsed.value.email, generateToken());
+  }
   const result = signups.signUp(parsed.value, null);
-  if (result.kind === 'emailed') return reply.view('signup/emailed', { email: result.email });
+  if (result.kind === 'emailed') return renderEmailed(reply, result.email);
   return renderCreated(context, request, reply, result.user.email, result.apiKey);
 }
 
@@ -66,6 +68,10 @@ function renderForm(context: AppContext, reply: FastifyReply, values: FormBody, 
     termsUrl: context.config.signup.terms_url ?? BUILT_IN_TERMS_PATH,
     honeypotField: HONEYPOT_FIELD,
   });
+}
+
+function renderEmailed(reply: FastifyReply, email: string): FastifyReply {
+  return reply.view('signup/emailed', { email });
 }
 
 function renderCreated(context: AppContext, request: FastifyRequest, reply: FastifyReply, email: string, apiKey: string): FastifyReply {

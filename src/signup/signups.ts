@@ -25,21 +25,38 @@ export class Signups {
     this.site = { siteName: config.site_name, contactUrl: publicUrl === null ? config.contact_url : contactUrl(config, publicUrl) };
   }
 
-  /** A developer's own signup (the form, or the JSON API with a key-creator key). */
-  signUp(input: ApiUserInput, createdBy: string | null): SignupResult {
+  /** Whether keys can go by email (mailer.smtp.host is set). */
+  get sendsMail(): boolean {
+    return this.mailer !== null;
+  }
+
+  /**
+   * Whether every signup's key goes by email only: asked for by
+   * signup.verify_email, or needed when duplicates are refused (signup must
+   * then not tell whether an address already has a key).
+   */
+  get keysByEmailOnly(): boolean {
+    const { signup } = this.context.config;
+    return signup.verify_email || !signup.allow_duplicate_emails;
+  }
+
+  /**
+   * A developer's own signup (the form, or the JSON API with a key-creator
+   * key). `byEmailOnly` asks for the key to go by email only (the API's
+   * options.verify_email). A user whose key went by email only has shown
+   * they own the address: they count as verified, as in API Umbrella.
+   */
+  signUp(input: ApiUserInput, createdBy: string | null, byEmailOnly = false): SignupResult {
     const { users, config } = this.context;
-    if (config.signup.allow_duplicate_emails) {
-      const created = users.create(input, createdBy);
-      this.sendWelcome(created.user, created.apiKey);
-      return { kind: 'created', ...created };
+    const emailOnly = byEmailOnly || this.keysByEmailOnly;
+    // Both answers alike; only the mailbox owner learns whether the address had a key.
+    if (!config.signup.allow_duplicate_emails && users.countByEmail(input.email) > 0) {
+      this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
+      return { kind: 'emailed', email: input.email };
     }
-    // Both branches answer alike; only the mailbox owner learns which one ran.
-    if (users.countByEmail(input.email) > 0) this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
-    else {
-      const created = users.create(input, createdBy);
-      this.sendWelcome(created.user, created.apiKey);
-    }
-    return { kind: 'emailed', email: input.email };
+    const created = users.create({ ...input, email_verified: emailOnly }, createdBy);
+    this.sendWelcome(created.user, created.apiKey);
+    return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
   }
 
   /** An admin's creation through the JSON API: duplicates are fine, and mail goes only when asked for. */

@@ -58,6 +58,17 @@ describe('API Users', () => {
     expect((await client.get(`/admin/api_users/${record!.user.id}`)).body).not.toContain(key);
   });
 
+  it('offers Email verified, ticked for a new user, and keeps what the admin sets', async () => {
+    const form = await client.get('/admin/api_users/new');
+    expect(form.body).toMatch(/<input[^>]*name="email_verified"[^>]*checked/);
+    await client.post('/admin/api_users', { email: 'ticked@example.com', first_name: 'Tia', last_name: 'Ticked', enabled: '1', email_verified: '1' });
+    const user = running.context.users.list({ search: 'ticked@example.com' }).users[0]!;
+    expect(user.email_verified).toBe(true);
+    await client.get(`/admin/api_users/${user.id}`);
+    await client.post(`/admin/api_users/${user.id}`, { email: 'ticked@example.com', first_name: 'Tia', last_name: 'Ticked', enabled: '1' });
+    expect(running.context.users.get(user.id)!.email_verified).toBe(false);
+  });
+
   it('shows signup\'s messages next to the fields, with the values kept', async () => {
     await client.get('/admin/api_users/new');
     const invalid = await client.post('/admin/api_users', { email: 'not-an-email', first_name: '', last_name: 'Dev', enabled: '1' });

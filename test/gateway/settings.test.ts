@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type RateLimit } from '../../src/api-backends/model.js';
-import { DEFAULT_USER_SETTINGS, type ApiUser } from '../../src/api-users/model.js';
+import { DEFAULT_USER_SETTINGS, type ApiUser, type KeyHolder } from '../../src/api-users/model.js';
 import { limitsFor, mergeSettings, SettingsChooser, compileSettings } from '../../src/gateway/settings.js';
 
 const DEFAULTS: RateLimit[] = [{ duration: 1000, limit_by: 'ip', limit: 5, response_headers: false }];
@@ -53,7 +53,7 @@ describe('SettingsChooser', () => {
 
 describe('limitsFor', () => {
   const user = (mode: ApiUser['settings']['rate_limit_mode']) =>
-    ({ settings: { ...DEFAULT_USER_SETTINGS, rate_limit_mode: mode, rate_limits: mode === 'custom' ? CUSTOM : [] } }) as unknown as ApiUser;
+    ({ settings: { ...DEFAULT_USER_SETTINGS, rate_limit_mode: mode, rate_limits: mode === 'custom' ? CUSTOM : [] } }) as unknown as KeyHolder;
 
   it('resolves backend modes against the defaults, and lets the user mode win', () => {
     const inherited = compileSettings(settings({}), DEFAULTS);

@@ -11,6 +11,7 @@ export function apiUserInput(overrides: Partial<ApiUserInput> = {}): ApiUserInpu
     use_description: null,
     roles: [],
     enabled: true,
+    email_verified: true,
     settings: DEFAULT_USER_SETTINGS,
     registration_source: 'test',
     ...overrides,

@@ -12,7 +12,7 @@ let disabledKeyCreatorKey: string;
 
 function createUser(email: string, roles: string[], enabled = true): string {
   return running.context.users.create(
-    { email, first_name: 'Key', last_name: 'Owner', website: null, use_description: null, roles, enabled, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: 'test' },
+    { email, first_name: 'Key', last_name: 'Owner', website: null, use_description: null, roles, enabled, email_verified: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: 'test' },
     null,
   ).apiKey;
 }

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import { ConfigError } from '../../src/config/load.js';
+import { HONEYPOT_FIELD } from '../../src/signup/abuse.js';
 import { capturingLogger } from '../helpers/capturing-logger.js';
 import { startLocalSmtp, type LocalSmtp } from '../mailer/local-smtp.js';
 import { keyOnPage, startSignupApp, submitSignup, VALID_SIGNUP, type SignupApp } from './signup-app.js';
@@ -21,7 +22,7 @@ function mailerConfig(port: number, extra: Record<string, unknown> = {}) {
 
 function keyCreator(app: SignupApp): string {
   return app.context.users.create(
-    { ...VALID_SIGNUP, email: 'embed@example.com', website: null, roles: [KEY_CREATOR_ROLE], enabled: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: null },
+    { ...VALID_SIGNUP, email: 'embed@example.com', website: null, roles: [KEY_CREATOR_ROLE], enabled: true, email_verified: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: null },
     null,
   ).apiKey;
 }
@@ -144,5 +145,76 @@ describe('with allow_duplicate_emails: false', () => {
   it('refuses to start without an SMTP server to send keys with', async () => {
     await expect(startSignupApp({ signup: { allow_duplicate_emails: false } })).rejects.toThrow(ConfigError);
     await expect(startSignupApp({ signup: { allow_duplicate_emails: false } })).rejects.toThrow(/signup\.allow_duplicate_emails: false needs mailer\.smtp\.host/);
+  });
+});
+
+describe('email verification (api_key_verification_level)', () => {
+  const verifiedOf = (app: SignupApp, email: string) => app.context.users.list({ search: email }).users.map((user) => user.email_verified);
+
+  it('counts a signup whose key was shown on the page as unverified, and one whose key went by email only as verified', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port));
+    expect(keyOnPage((await submitSignup(running.app, VALID_SIGNUP)).body)).not.toBeNull();
+    expect(verifiedOf(running, 'ada@example.com')).toEqual([false]);
+    await running.close();
+
+    running = await startSignupApp(mailerConfig(smtp.port, { signup: { allow_duplicate_emails: false } }));
+    await submitSignup(running.app, VALID_SIGNUP);
+    expect(verifiedOf(running, 'ada@example.com')).toEqual([true]);
+    await smtp.mails(2);
+  });
+
+  it('with signup.verify_email sends every key by email only, also where duplicates are allowed, and a bot gets the same page', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port, { signup: { verify_email: true } }));
+    const first = await submitSignup(running.app, VALID_SIGNUP);
+    const second = await submitSignup(running.app, VALID_SIGNUP);
+    const bot = await submitSignup(running.app, { ...VALID_SIGNUP, [HONEYPOT_FIELD]: '555-0100' });
+    expect(first.body).toContain('We have sent your API key to <strong>ada@example.com</strong>.');
+    expect(keyOnPage(first.body)).toBeNull();
+    expect(second.body).toBe(first.body);
+    expect(bot.body).toBe(first.body);
+    expect(verifiedOf(running, 'ada@example.com')).toEqual([true, true]);
+    const mails = await smtp.mails(2);
+    expect(mails.every((mail) => /Your API key for ada@example.com is:\n\n {4}[A-Za-z0-9]{40}\n/.test(mail.text))).toBe(true);
+  });
+
+  it('honours options.verify_email of the JSON API: no key in the answer, the user verified; admins make verified users', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port));
+    const adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const post = (headers: Record<string, string>, payload: Record<string, unknown>) => running!.app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers, payload });
+
+    const embedded = await post({ 'x-api-key': keyCreator(running) }, { user: { ...VALID_SIGNUP, email: 'mailed@example.com' }, options: { verify_email: 'true' } });
+    expect(embedded.statusCode).toBe(201);
+    expect(embedded.json()).toMatchObject({ user: { email: 'mailed@example.com' }, message: 'Your API key has been sent to mailed@example.com.', options: { verify_email: true } });
+    expect(embedded.body).not.toMatch(/"api_key"/);
+    expect(verifiedOf(running, 'mailed@example.com')).toEqual([true]);
+    const [mail] = await smtp.mails(1);
+    expect(mail!.to).toEqual(['mailed@example.com']);
+
+    const shown = await post({ 'x-api-key': keyCreator(running) }, { user: { ...VALID_SIGNUP, email: 'shown@example.com' } });
+    expect(shown.json().user.api_key).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(verifiedOf(running, 'shown@example.com')).toEqual([false]);
+
+    const byAdmin = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'staff@example.com' } });
+    expect(byAdmin.json().user).toMatchObject({ email: 'staff@example.com', email_verified: true });
+  });
+
+  it('refuses options.verify_email with 422 when no mail can be sent, making no user', async () => {
+    running = await startSignupApp({});
+    const response = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/users',
+      headers: { 'x-api-key': keyCreator(running) },
+      payload: { user: { ...VALID_SIGNUP, email: 'nomail@example.com' }, options: { verify_email: true } },
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors[0]).toMatchObject({ field: 'options.verify_email', message: 'cannot be used: this gateway sends no email (mailer.smtp.host is not set)' });
+    expect(running.context.users.countByEmail('nomail@example.com')).toBe(0);
+  });
+
+  it('refuses to start with signup.verify_email but no SMTP server', async () => {
+    await expect(startSignupApp({ signup: { verify_email: true } })).rejects.toThrow(/signup\.verify_email: true needs mailer\.smtp\.host/);
   });
 });

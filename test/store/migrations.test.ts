@@ -69,6 +69,25 @@ describe('store', () => {
     expect(db.prepare('SELECT auth_token_preview FROM admins').pluck().get()).toBe('TokenP...');
   });
 
+  it('marks the users an operator made as email-verified, and signups not', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 8));
+    db.prepare(
+      `INSERT INTO admins (id, email, password_hash, superuser, enabled, created_at, updated_at) VALUES ('admin-id', 'Ops@Example.com', 'x', 1, 1, 'now', 'now')`,
+    ).run();
+    const user = db.prepare(
+      `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, created_at, updated_at, created_by) VALUES (?, ?, x'00', 'p...', 'u@example.com', 'now', 'now', ?)`,
+    );
+    user.run('by-admin-id', 'Prefix0000000001', 'admin-id');
+    user.run('by-admin-email', 'Prefix0000000002', 'ops@example.com');
+    user.run('by-cli', 'Prefix0000000003', 'cli');
+    user.run('by-form', 'Prefix0000000004', null);
+    user.run('by-key-creator', 'Prefix0000000005', 'some-user-id');
+    migrate(db, migrations);
+    expect(db.prepare('SELECT id FROM api_users WHERE email_verified = 1 ORDER BY id').pluck().all()).toEqual(['by-admin-email', 'by-admin-id', 'by-cli']);
+  });
+
   it('applies a failing migration not at all', () => {
     const db = new Database(':memory:');
     const failing = [

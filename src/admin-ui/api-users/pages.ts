@@ -26,6 +26,7 @@ export interface ApiUserForm {
   use_description: string;
   roles: string;
   enabled: boolean;
+  email_verified: boolean;
   settings: { rate_limit_mode: string; rate_limits: RateLimitRow[]; allowed_ips: string; allowed_referers: string };
 }
 
@@ -122,6 +123,7 @@ function formFromUser(user: ApiUser | null): ApiUserForm {
     use_description: user?.use_description ?? '',
     roles: (user?.roles ?? []).join(', '),
     enabled: user?.enabled ?? true,
+    email_verified: user?.email_verified ?? true,
     settings: {
       rate_limit_mode: user?.settings.rate_limit_mode ?? '',
       rate_limits: (user?.settings.rate_limits ?? []).map(rowFromRateLimit),
@@ -141,6 +143,7 @@ function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm 
     use_description: textOf(tree, 'use_description'),
     roles: textOf(tree, 'roles'),
     enabled: textOf(tree, 'enabled') !== '',
+    email_verified: textOf(tree, 'email_verified') !== '',
     settings: {
       rate_limit_mode: textOf(settings, 'rate_limit_mode'),
       rate_limits: rowsOf(settings, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),
@@ -160,6 +163,7 @@ function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, 
   return {
     ...form,
     enabled: form.enabled ? '1' : '0',
+    email_verified: form.email_verified ? '1' : '0',
     settings: {
       rate_limit_mode: form.settings.rate_limit_mode,
       rate_limits: form.settings.rate_limits.map(rateLimitInput),
