@@ -24,6 +24,14 @@ export type AnonymousRateLimitBehavior = (typeof ANONYMOUS_RATE_LIMIT_BEHAVIORS)
 export const AUTHENTICATED_RATE_LIMIT_BEHAVIORS = ['all', 'api_key_only'] as const;
 export type AuthenticatedRateLimitBehavior = (typeof AUTHENTICATED_RATE_LIMIT_BEHAVIORS)[number];
 
+/**
+ * Which keys need a verified email (API Umbrella's api_key_verification_level):
+ * none; those of users created from api_key_verification_transition_start_at
+ * on (older keys keep working); or all of them.
+ */
+export const API_KEY_VERIFICATION_LEVELS = ['none', 'transition_email', 'required_email'] as const;
+export type ApiKeyVerificationLevel = (typeof API_KEY_VERIFICATION_LEVELS)[number];
+
 export interface RateLimit {
   /** Window length in milliseconds. */
   readonly duration: number;
@@ -65,6 +73,10 @@ export interface ApiSettings {
   readonly error_templates: Readonly<Record<string, string>>;
   readonly error_data: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly disable_analytics: boolean | null;
+  /** null: inherit (none at the top). */
+  readonly api_key_verification_level: ApiKeyVerificationLevel | null;
+  /** ISO date-time, set with transition_email: users created from then on need a verified email. */
+  readonly api_key_verification_transition_start_at: string | null;
 }
 
 export interface SubSetting {
@@ -141,6 +153,8 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
   error_templates: {},
   error_data: {},
   disable_analytics: null,
+  api_key_verification_level: null,
+  api_key_verification_transition_start_at: null,
 });
 
 /**

@@ -7,6 +7,7 @@ import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
   ANONYMOUS_RATE_LIMIT_BEHAVIORS,
+  API_KEY_VERIFICATION_LEVELS,
   AUTHENTICATED_RATE_LIMIT_BEHAVIORS,
   BACKEND_PROTOCOLS,
   BALANCE_ALGORITHMS,
@@ -210,6 +211,8 @@ function isValidRegex(source: string): boolean {
 /** Visible ASCII but "#" (which would end the URL's query). */
 const QUERY_STRING = /^[\x21-\x22\x24-\x7e]+$/;
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
+/** A date, or a date and time with a zone (Z or ±hh:mm), in ISO 8601. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 export function parseSettings(raw: unknown, at: string, errors: ErrorCollector): ApiSettings {
   if (raw === undefined || raw === null) return EMPTY_SETTINGS;
@@ -223,9 +226,6 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   const appendQuery = blankToNull(raw.append_query_string)?.replace(/^[?&]+/, '') ?? null;
   // Saved as it is, it would go into every upstream request line, which then could not be sent.
   if (appendQuery !== null && !QUERY_STRING.test(appendQuery)) errors.add(`${at}.append_query_string`, 'must be a query string such as a=1&b=2: printable ASCII, without spaces or #');
-  // Parasol keeps no verified-email state: accepting the setting would quietly let unverified keys in.
-  const verificationLevel = blankToNull(raw.api_key_verification_level);
-  if (verificationLevel !== null && verificationLevel !== 'none') errors.add(`${at}.api_key_verification_level`, 'is not supported: Parasol does not verify the email of keys (remove it, or set it to "none")');
   const basicAuth = blankToNull(raw.http_basic_auth);
   if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {
@@ -252,7 +252,27 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
       ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, checkedTemplates(stringRecord(data), `${at}.error_data.${code}`, errors)]))
       : {},
     disable_analytics: toBoolean(raw.disable_analytics),
+    ...parseKeyVerification(raw, at, errors),
   };
+}
+
+type KeyVerification = Pick<ApiSettings, 'api_key_verification_level' | 'api_key_verification_transition_start_at'>;
+
+/**
+ * A transition without a start is given the time it was saved, as API
+ * Umbrella's admin does: keys made before the change keep working. The start
+ * is kept only with transition_email, the one level that reads it.
+ */
+function parseKeyVerification(raw: Record<string, unknown>, at: string, errors: ErrorCollector): KeyVerification {
+  const level = oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors);
+  if (level !== 'transition_email') return { api_key_verification_level: level, api_key_verification_transition_start_at: null };
+  const start = blankToNull(raw.api_key_verification_transition_start_at);
+  if (start === null) return { api_key_verification_level: level, api_key_verification_transition_start_at: new Date().toISOString() };
+  if (!ISO_DATE_TIME.test(start) || Number.isNaN(Date.parse(start))) {
+    errors.add(`${at}.api_key_verification_transition_start_at`, 'must be a date and time such as 2026-01-31T00:00:00Z');
+    return { api_key_verification_level: level, api_key_verification_transition_start_at: null };
+  }
+  return { api_key_verification_level: level, api_key_verification_transition_start_at: new Date(start).toISOString() };
 }
 
 /** One of `values`, or null when blank; anything else is an error. */

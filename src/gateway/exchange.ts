@@ -149,6 +149,9 @@ export class Exchange implements ErrorRequest, CodingRequest {
       const record = this.deps.keyIndex.find(presented.key);
       if (record === null) return this.deny('API_KEY_INVALID');
       if (!record.user.enabled) return this.deny('API_KEY_DISABLED');
+      if (!record.user.email_verified && settings.verifiedEmailSince !== null && record.user.created_at_ms >= settings.verifiedEmailSince) {
+        return this.deny('API_KEY_UNVERIFIED');
+      }
       this.user = record.user;
       this.apiKey = presented.key;
       this.keyPrefix = record.prefix;

@@ -31,6 +31,8 @@ export interface EffectiveSettings {
   /** authenticated_rate_limit_behavior api_key_only: a user's own limits count by api_key only as well. */
   readonly apiKeyLimitsOnly: boolean;
   readonly disableAnalytics: boolean;
+  /** Keys of users created at or after this time (ms) need a verified email; -Infinity: every key; null: none. */
+  readonly verifiedEmailSince: number | null;
   /** Headers set on the upstream request, replacing the client's of the same name. */
   readonly headers: readonly HeaderSetting[];
   /** Client headers not passed upstream: hop-by-hop and gateway headers, and those `headers` or basic auth replace. */
@@ -108,7 +110,25 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     error_templates: { ...parent.error_templates, ...child.error_templates },
     error_data: mergedErrorData(parent.error_data, child.error_data),
     disable_analytics: child.disable_analytics ?? parent.disable_analytics,
+    // The level and its start go together, as the rate limit mode and its limits do.
+    ...(child.api_key_verification_level !== null ? keyVerificationOf(child) : keyVerificationOf(parent)),
   };
+}
+
+function keyVerificationOf(settings: ApiSettings): Pick<ApiSettings, 'api_key_verification_level' | 'api_key_verification_transition_start_at'> {
+  return { api_key_verification_level: settings.api_key_verification_level, api_key_verification_transition_start_at: settings.api_key_verification_transition_start_at };
+}
+
+/** From when (ms) users' keys need a verified email: -Infinity for all, null for none. */
+function verifiedEmailSince(settings: ApiSettings): number | null {
+  switch (settings.api_key_verification_level) {
+    case 'required_email':
+      return -Infinity;
+    case 'transition_email':
+      return Date.parse(settings.api_key_verification_transition_start_at ?? '') || -Infinity;
+    default:
+      return null;
+  }
 }
 
 export function compileSettings(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): EffectiveSettings {
@@ -126,6 +146,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     rateLimitBucket: settings.rate_limit_bucket_name,
     ...limitsByCaller(settings, defaultRateLimits),
     disableAnalytics: settings.disable_analytics === true,
+    verifiedEmailSince: verifiedEmailSince(settings),
     headers,
     droppedHeaders: new Set([
       ...NOT_FORWARDED,

@@ -338,14 +338,42 @@ describe('/apis', () => {
     expect(Object.keys(errors)).toHaveLength(7);
   });
 
-  it('refuses api_key_verification_level other than none, instead of letting unverified keys in', async () => {
+  it('stores api_key_verification_level, giving a transition without a start the time of saving', async () => {
+    const before = Date.now();
+    const saved = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...validApi,
+        frontend_host: 'verified.example.com',
+        settings: { api_key_verification_level: 'required_email', api_key_verification_transition_start_at: '2013-02-01T01:27:00Z' },
+        sub_settings: [
+          { http_method: 'any', regex: '^/now', settings: { api_key_verification_level: 'transition_email' } },
+          { http_method: 'any', regex: '^/then', settings: { api_key_verification_level: 'transition_email', api_key_verification_transition_start_at: '2013-02-01T02:27:00+01:00' } },
+        ],
+      },
+    });
+    expect(saved.status).toBe(201);
+    const { settings, sub_settings: subs } = saved.body.api;
+    // Only the transition reads a start: the required level keeps none.
+    expect(settings).toMatchObject({ api_key_verification_level: 'required_email', api_key_verification_transition_start_at: null });
+    const now = Date.parse(subs[0].settings.api_key_verification_transition_start_at);
+    expect(now).toBeGreaterThanOrEqual(before - 1000);
+    expect(now).toBeLessThanOrEqual(Date.now());
+    expect(subs[1].settings.api_key_verification_transition_start_at).toBe('2013-02-01T01:27:00.000Z');
+  });
+
+  it('refuses an unknown api_key_verification_level and a transition start that is not a date', async () => {
     const refused = await gw.adminApi('POST', '/apis', {
-      api: { ...validApi, frontend_host: 'verified.example.com', settings: { api_key_verification_level: 'required_email' }, sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_level: 'transition_email' } }] },
+      api: {
+        ...validApi,
+        frontend_host: 'verified.example.com',
+        settings: { api_key_verification_level: 'required_phone' },
+        sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_level: 'transition_email', api_key_verification_transition_start_at: 'next Tuesday' } }],
+      },
     });
     expect(refused.status).toBe(422);
-    expect(Object.keys(refused.body.errors)).toEqual(['settings.api_key_verification_level', 'sub_settings[0].settings.api_key_verification_level']);
-    expect(refused.body.errors['settings.api_key_verification_level'][0]).toMatch(/does not verify the email of keys/);
-    const accepted = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'verified.example.com', settings: { api_key_verification_level: 'none' } } });
-    expect(accepted.status).toBe(201);
+    expect(refused.body.errors).toEqual({
+      'settings.api_key_verification_level': ['is not included in the list'],
+      'sub_settings[0].settings.api_key_verification_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
+    });
   });
 });

@@ -47,8 +47,12 @@ const FULL: ApiBackendConfig = parseOk({
     error_templates: { json: '{"oops": "{{message}}"}' },
     error_data: { api_key_missing: { signup_url: 'https://example.com/signup' } },
     disable_analytics: true,
+    api_key_verification_level: 'required_email',
   },
-  sub_settings: [{ http_method: 'DELETE', regex: '^/admin', settings: { required_roles: ['admin'], required_roles_override: true, require_https: false } }],
+  sub_settings: [
+    { http_method: 'DELETE', regex: '^/admin', settings: { required_roles: ['admin'], required_roles_override: true, require_https: false } },
+    { http_method: 'any', regex: '^/new', settings: { api_key_verification_level: 'transition_email', api_key_verification_transition_start_at: '2026-12-01T00:00:00.000Z' } },
+  ],
   rewrites: [
     { matcher_type: 'route', http_method: 'GET', frontend_matcher: '/info/:id?format=:format', backend_replacement: '/items/{{id}}?f={{format}}' },
     { matcher_type: 'regex', http_method: 'any', frontend_matcher: 'state=([A-Z]+)', backend_replacement: 'region=US-$1' },

@@ -29,6 +29,8 @@ export interface SettingsForm {
   anonymous_rate_limit_behavior: string;
   authenticated_rate_limit_behavior: string;
   disable_analytics: string;
+  api_key_verification_level: string;
+  api_key_verification_transition_start_at: string;
   error_templates: Record<(typeof ERROR_FORMATS)[number], string>;
   error_data: string;
 }
@@ -130,6 +132,8 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
     anonymous_rate_limit_behavior: settings?.anonymous_rate_limit_behavior ?? '',
     authenticated_rate_limit_behavior: settings?.authenticated_rate_limit_behavior ?? '',
     disable_analytics: tristate(settings?.disable_analytics ?? null),
+    api_key_verification_level: settings?.api_key_verification_level ?? '',
+    api_key_verification_transition_start_at: settings?.api_key_verification_transition_start_at ?? '',
     error_templates: { json: templates.json ?? '', xml: templates.xml ?? '', csv: templates.csv ?? '', html: templates.html ?? '' },
     error_data: settings !== null && Object.keys(settings.error_data).length > 0 ? JSON.stringify(settings.error_data, null, 2) : '',
   };
@@ -187,6 +191,8 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     anonymous_rate_limit_behavior: text('anonymous_rate_limit_behavior'),
     authenticated_rate_limit_behavior: text('authenticated_rate_limit_behavior'),
     disable_analytics: text('disable_analytics'),
+    api_key_verification_level: text('api_key_verification_level'),
+    api_key_verification_transition_start_at: text('api_key_verification_transition_start_at').trim(),
     error_templates: { json: textOf(templates, 'json'), xml: textOf(templates, 'xml'), csv: textOf(templates, 'csv'), html: textOf(templates, 'html') },
     error_data: text('error_data'),
   };
@@ -262,6 +268,8 @@ const FIELD_LABELS: Record<string, string> = {
   pass_api_key_header: 'Pass API Key in Header',
   pass_api_key_query_param: 'Pass API Key in Query',
   require_https: 'HTTPS Requirements',
+  api_key_verification_level: 'API Key Verification',
+  api_key_verification_transition_start_at: 'Verification Required From',
   required_roles: 'Required Roles',
   append_query_string: 'Append Query String Parameters',
   headers: 'Set Request Headers line',
