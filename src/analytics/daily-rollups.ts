@@ -3,14 +3,13 @@
 // summed in memory first, so a thousand entries cost a few dozen upserts.
 import type { Db } from '../store/db.js';
 import { fieldReader, type EntryBatch } from './entry-batch.js';
+import { DAY_MS } from '../lib/iso-instant.js';
 
 const requestAtOf = fieldReader('request_at');
 const deniedCodeOf = fieldReader('gatekeeper_denied_code');
 const ipOf = fieldReader('request_ip');
 const userIdOf = fieldReader('user_id');
 const emailOf = fieldReader('user_email');
-
-export const DAY_MS = 86_400_000;
 
 /** The UTC day number of an instant, as stored in the rollups. */
 export function dayOf(ms: number): number {

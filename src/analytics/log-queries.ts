@@ -2,7 +2,7 @@
 // CSV downloads. Every condition comes from a parsed LogQuery: whitelisted
 // columns, bound values.
 import type { Db } from '../store/db.js';
-import { DAY_MS } from './daily-rollups.js';
+import { DAY_MS } from '../lib/iso-instant.js';
 import { drilldown, type Drilldown } from './drilldown-queries.js';
 import { FIELDS } from './fields.js';
 import type { AnalyticsEntry } from './log-entry.js';

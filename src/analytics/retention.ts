@@ -2,7 +2,8 @@
 // time with the event loop free between batches. The cutoff is a UTC
 // midnight, so rows and daily rollups go together.
 import type { Db } from '../store/db.js';
-import { DAY_MS, dayOf } from './daily-rollups.js';
+import { DAY_MS } from '../lib/iso-instant.js';
+import { dayOf } from './daily-rollups.js';
 
 const BATCH_SIZE = 2_000;
 

@@ -29,6 +29,9 @@ export type AuthenticatedRateLimitBehavior = (typeof AUTHENTICATED_RATE_LIMIT_BE
  * none; those of users created from api_key_verification_transition_start_at
  * on (older keys keep working); or all of them.
  */
+/** API Umbrella's require_https mode for "new keys need HTTPS, older ones may keep using HTTP". */
+export const HTTPS_TRANSITION = 'transition_return_error';
+
 export const API_KEY_VERIFICATION_LEVELS = ['none', 'transition_email', 'required_email'] as const;
 export type ApiKeyVerificationLevel = (typeof API_KEY_VERIFICATION_LEVELS)[number];
 
@@ -53,7 +56,10 @@ export interface ApiSettings {
   /** Set on the upstream's response in place of any header of that name. */
   readonly override_response_headers: readonly HeaderSetting[];
   readonly http_basic_auth: string | null;
-  readonly require_https: boolean | null;
+  /** true: HTTPS only; false: HTTP too; transition_return_error: HTTPS only for keys of users created from require_https_transition_start_at on. */
+  readonly require_https: boolean | typeof HTTPS_TRANSITION | null;
+  /** ISO date-time; stamped when a backend with the transition is published (see transition-starts.ts). */
+  readonly require_https_transition_start_at: string | null;
   readonly disable_api_key: boolean | null;
   /** The client's key goes upstream as X-Api-Key. */
   readonly pass_api_key_header: boolean | null;
@@ -75,7 +81,7 @@ export interface ApiSettings {
   readonly disable_analytics: boolean | null;
   /** null: inherit (none at the top). */
   readonly api_key_verification_level: ApiKeyVerificationLevel | null;
-  /** ISO date-time, set with transition_email: users created from then on need a verified email. */
+  /** ISO date-time; with transition_email, users created from then on need a verified email (stamped at publish as for HTTPS). */
   readonly api_key_verification_transition_start_at: string | null;
 }
 
@@ -138,6 +144,7 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
   override_response_headers: [],
   http_basic_auth: null,
   require_https: null,
+  require_https_transition_start_at: null,
   disable_api_key: null,
   pass_api_key_header: null,
   pass_api_key_query_param: null,

@@ -2,6 +2,7 @@
 // ApiBackendConfig, or field errors with API Umbrella's messages.
 import { isAddressOrRange } from '../lib/address-ranges.js';
 import { isHeaderValue } from '../lib/header-value.js';
+import { parseInstant } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
@@ -13,6 +14,7 @@ import {
   BALANCE_ALGORITHMS,
   EMPTY_SETTINGS,
   HTTP_METHODS,
+  HTTPS_TRANSITION,
   RATE_LIMIT_MODES,
   RESERVED_PREFIXES,
   REWRITE_MATCHER_TYPES,
@@ -211,8 +213,6 @@ function isValidRegex(source: string): boolean {
 /** Visible ASCII but "#" (which would end the URL's query). */
 const QUERY_STRING = /^[\x21-\x22\x24-\x7e]+$/;
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
-/** A date, or a date and time with a zone (Z or ±hh:mm), in ISO 8601. */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 export function parseSettings(raw: unknown, at: string, errors: ErrorCollector): ApiSettings {
   if (raw === undefined || raw === null) return EMPTY_SETTINGS;
@@ -235,6 +235,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     override_response_headers: parseHeaders(raw.override_response_headers ?? raw.override_response_headers_string, `${at}.override_response_headers`, errors),
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
+    require_https_transition_start_at: parseTransitionStart(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
     disable_api_key: toBoolean(raw.disable_api_key),
     pass_api_key_header: toBoolean(raw.pass_api_key_header),
     pass_api_key_query_param: toBoolean(raw.pass_api_key_query_param),
@@ -252,34 +253,36 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
       ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, checkedTemplates(stringRecord(data), `${at}.error_data.${code}`, errors)]))
       : {},
     disable_analytics: toBoolean(raw.disable_analytics),
-    ...parseKeyVerification(raw, at, errors),
+    api_key_verification_level: oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors),
+    api_key_verification_transition_start_at: parseTransitionStart(raw.api_key_verification_transition_start_at, `${at}.api_key_verification_transition_start_at`, errors),
   };
 }
 
-type KeyVerification = Pick<ApiSettings, 'api_key_verification_level' | 'api_key_verification_transition_start_at'>;
-
 /**
- * A transition without a start is given the time it was saved, as API
- * Umbrella's admin does: keys made before the change keep working. The start
- * is kept only with transition_email, the one level that reads it.
+ * A transition's start, as ISO 8601 in UTC; null when blank. Also read as
+ * API Umbrella's older exports write it, {"$date": …} with milliseconds or
+ * ISO text, and as bare milliseconds. Publishing sets or clears it as the
+ * mode needs (transition-starts.ts); a draft keeps what it was given, as
+ * API Umbrella's does.
  */
-function parseKeyVerification(raw: Record<string, unknown>, at: string, errors: ErrorCollector): KeyVerification {
-  const level = oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors);
-  if (level !== 'transition_email') return { api_key_verification_level: level, api_key_verification_transition_start_at: null };
-  const start = blankToNull(raw.api_key_verification_transition_start_at);
-  if (start === null) return { api_key_verification_level: level, api_key_verification_transition_start_at: new Date().toISOString() };
-  if (!ISO_DATE_TIME.test(start) || Number.isNaN(Date.parse(start))) {
-    errors.add(`${at}.api_key_verification_transition_start_at`, 'must be a date and time such as 2026-01-31T00:00:00Z');
-    return { api_key_verification_level: level, api_key_verification_transition_start_at: null };
-  }
-  return { api_key_verification_level: level, api_key_verification_transition_start_at: new Date(start).toISOString() };
+function parseTransitionStart(raw: unknown, field: string, errors: ErrorCollector): string | null {
+  const value = isPlainObject(raw) && '$date' in raw ? raw.$date : raw;
+  if (isBlank(value)) return null;
+  const instant = new Date((typeof value === 'number' ? value : parseInstant(value, 'start')) ?? Number.NaN);
+  if (!Number.isNaN(instant.getTime())) return instant.toISOString();
+  errors.add(field, 'must be a date and time such as 2026-01-31T00:00:00Z');
+  return null;
 }
 
-/** One of `values`, or null when blank; anything else is an error. */
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** One of `values`, or null when blank; anything else (a number, a list) is an error, not "inherit". */
 function oneOrNull<T extends string>(raw: unknown, values: readonly T[], field: string, errors: ErrorCollector): T | null {
-  const value = blankToNull(raw);
-  if (value === null) return null;
-  if (values.includes(value as T)) return value as T;
+  if (isBlank(raw)) return null;
+  const value = typeof raw === 'string' ? raw.trim() : null;
+  if (value !== null && values.includes(value as T)) return value as T;
   errors.add(field, NOT_IN_LIST);
   return null;
 }
@@ -287,11 +290,11 @@ function oneOrNull<T extends string>(raw: unknown, values: readonly T[], field: 
 /**
  * API Umbrella's admin API and exports write require_https as a mode; read
  * only as a boolean, "required_return_error" would silently serve plain HTTP.
- * Parasol keeps no transition date, so "transition_return_error" is refused.
  */
 const REQUIRE_HTTPS_MODES: Readonly<Record<string, boolean>> = { required_return_error: true, optional: false };
 
-function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector): boolean | null {
+function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector): ApiSettings['require_https'] {
+  if (raw === HTTPS_TRANSITION) return HTTPS_TRANSITION;
   if (typeof raw === 'string' && Object.hasOwn(REQUIRE_HTTPS_MODES, raw)) return REQUIRE_HTTPS_MODES[raw]!;
   const value = toBoolean(raw);
   if (value === null && raw !== null && raw !== undefined && raw !== '') errors.add(field, NOT_IN_LIST);

@@ -47,6 +47,9 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   if (useDescription !== null && useDescription.length > DESCRIPTION_MAX) errors.add('use_description', USER_MESSAGES.tooLong(DESCRIPTION_MAX));
 
   const settings = has('settings') ? parseUserSettings(input.settings, errors) : existing!.settings;
+  const emailVerified = 'email_verified' in input ? toBoolean(input.email_verified) : (existing?.email_verified ?? true);
+  // It decides which keys backends with api_key_verification_level take: a value that says neither is refused, not guessed.
+  if (emailVerified === null) errors.add('email_verified', 'must be true or false');
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return {
     ok: true,
@@ -59,7 +62,7 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
       roles: has('roles') ? stringList(input.roles) : existing!.roles,
       enabled: has('enabled') ? (toBoolean(input.enabled) ?? true) : existing!.enabled,
       // A user an operator makes counts as verified, as in API Umbrella; signups decide for themselves (signups.ts).
-      email_verified: has('email_verified') ? (toBoolean(input.email_verified) ?? true) : existing!.email_verified,
+      email_verified: emailVerified!,
       settings,
       registration_source: text('registration_source'),
     },

@@ -149,10 +149,11 @@ export class Exchange implements ErrorRequest, CodingRequest {
       const record = this.deps.keyIndex.find(presented.key);
       if (record === null) return this.deny('API_KEY_INVALID');
       if (!record.user.enabled) return this.deny('API_KEY_DISABLED');
-      if (!record.user.email_verified && settings.verifiedEmailSince !== null && record.user.created_at_ms >= settings.verifiedEmailSince) {
-        return this.deny('API_KEY_UNVERIFIED');
-      }
-      this.user = record.user;
+      const { user } = record;
+      if (!user.email_verified && settings.verifiedEmailSince !== null && user.created_at_ms >= settings.verifiedEmailSince) return this.deny('API_KEY_UNVERIFIED');
+      // API Umbrella's HTTPS transition: older keys may keep using HTTP, newer ones may not.
+      if (settings.httpsRequiredSince !== null && this.protocol !== 'https' && user.created_at_ms >= settings.httpsRequiredSince) return this.deny('HTTPS_REQUIRED');
+      this.user = user;
       this.apiKey = presented.key;
       this.keyPrefix = record.prefix;
       this.keyInAuthorization = presented.source === 'basic_auth' || authorizationCarries(this.headers.authorization, presented.key);

@@ -1,7 +1,7 @@
 // Which settings govern a request, decided once per publish: each backend's
 // settings and each sub-setting merged over them, compiled into what the
 // hot path needs (header sets, query edits, limits) so a request only picks one.
-import type { ApiBackend, ApiSettings, HeaderSetting, RateLimit, SubSettingMethod } from '../api-backends/model.js';
+import { HTTPS_TRANSITION, type ApiBackend, type ApiSettings, type HeaderSetting, type RateLimit, type SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { ClientRestrictions } from './client-restrictions.js';
@@ -20,6 +20,8 @@ export interface EffectiveSettings {
   /** Send the client's key upstream as api_key, after the other parameters (unless append_query_string sets an api_key). */
   readonly passApiKeyQueryParam: boolean;
   readonly requireHttps: boolean;
+  /** require_https transition_return_error: keys of users created at or after this time (ms) need HTTPS; null: no transition. */
+  readonly httpsRequiredSince: number | null;
   /** The user must hold all of these. */
   readonly requiredRoles: readonly string[];
   /** null: the backend's frontend_host. */
@@ -94,7 +96,8 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     default_response_headers: child.default_response_headers.length > 0 ? child.default_response_headers : parent.default_response_headers,
     override_response_headers: child.override_response_headers.length > 0 ? child.override_response_headers : parent.override_response_headers,
     http_basic_auth: child.http_basic_auth ?? parent.http_basic_auth,
-    require_https: child.require_https ?? parent.require_https,
+    // A mode and its transition start go together, as the rate limit mode and its limits do.
+    ...pick(child.require_https !== null ? child : parent, 'require_https', 'require_https_transition_start_at'),
     disable_api_key: child.disable_api_key ?? parent.disable_api_key,
     pass_api_key_header: child.pass_api_key_header ?? parent.pass_api_key_header,
     pass_api_key_query_param: child.pass_api_key_query_param ?? parent.pass_api_key_query_param,
@@ -110,13 +113,12 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     error_templates: { ...parent.error_templates, ...child.error_templates },
     error_data: mergedErrorData(parent.error_data, child.error_data),
     disable_analytics: child.disable_analytics ?? parent.disable_analytics,
-    // The level and its start go together, as the rate limit mode and its limits do.
-    ...(child.api_key_verification_level !== null ? keyVerificationOf(child) : keyVerificationOf(parent)),
+    ...pick(child.api_key_verification_level !== null ? child : parent, 'api_key_verification_level', 'api_key_verification_transition_start_at'),
   };
 }
 
-function keyVerificationOf(settings: ApiSettings): Pick<ApiSettings, 'api_key_verification_level' | 'api_key_verification_transition_start_at'> {
-  return { api_key_verification_level: settings.api_key_verification_level, api_key_verification_transition_start_at: settings.api_key_verification_transition_start_at };
+function pick<K extends keyof ApiSettings>(settings: ApiSettings, ...keys: K[]): Pick<ApiSettings, K> {
+  return Object.fromEntries(keys.map((key) => [key, settings[key]])) as Pick<ApiSettings, K>;
 }
 
 /** From when (ms) users' keys need a verified email: -Infinity for all, null for none. */
@@ -125,10 +127,15 @@ function verifiedEmailSince(settings: ApiSettings): number | null {
     case 'required_email':
       return -Infinity;
     case 'transition_email':
-      return Date.parse(settings.api_key_verification_transition_start_at ?? '') || -Infinity;
+      return transitionStart(settings.api_key_verification_transition_start_at);
     default:
       return null;
   }
+}
+
+/** Publishing stamps every transition's start; one that somehow has none applies to every key rather than to none. */
+function transitionStart(startAt: string | null): number {
+  return startAt === null ? -Infinity : Date.parse(startAt);
 }
 
 export function compileSettings(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): EffectiveSettings {
@@ -142,6 +149,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     // An api_key in append_query_string replaces the client's, as the one parameter the backend gets (API Umbrella appends it last).
     passApiKeyQueryParam: settings.pass_api_key_query_param === true && queryAppend?.names.has('api_key') !== true,
     requireHttps: settings.require_https === true,
+    httpsRequiredSince: settings.require_https === HTTPS_TRANSITION ? transitionStart(settings.require_https_transition_start_at) : null,
     requiredRoles: settings.required_roles,
     rateLimitBucket: settings.rate_limit_bucket_name,
     ...limitsByCaller(settings, defaultRateLimits),

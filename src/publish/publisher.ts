@@ -6,6 +6,7 @@ import { withCurrentSettings, type ApiBackend } from '../api-backends/model.js';
 import type { ApiBackendRepository } from '../api-backends/repository.js';
 import type { Db } from '../store/db.js';
 import { pendingChanges, sameConfig, type PendingChanges } from './pending-changes.js';
+import { withTransitionStarts } from './transition-starts.js';
 import { EMPTY_PUBLISHED_CONFIG, type ConfigVersion, type PublishedConfig, type VersionChanges } from './published-config.js';
 
 interface VersionRow {
@@ -49,14 +50,15 @@ export class Publisher {
    */
   publish(selectedIds: readonly string[], publisher: string | null): ConfigVersion | null {
     const selected = new Set(selectedIds);
+    const now = new Date().toISOString();
     return this.backends.transaction(() => {
       const drafts = new Map(this.backends.list().map((api) => [api.id, api]));
       const kept = this.live.apis.filter((api) => !selected.has(api.id));
       const chosen = [...selected].flatMap((id) => {
         const draft = drafts.get(id);
-        return draft === undefined ? [] : [draft];
+        return draft === undefined ? [] : [this.stampTransitions(draft, now, publisher)];
       });
-      return this.commit(sortByCreation([...kept, ...chosen]), publisher, null);
+      return this.commit(sortByCreation([...kept, ...chosen]), publisher, null, now);
     });
   }
 
@@ -77,10 +79,17 @@ export class Publisher {
     return row === undefined ? null : freezeConfig(row.id, storedApis(row.document));
   }
 
-  private commit(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null): ConfigVersion | null {
+  /** The draft as it goes live; a transition start set or cleared for it is saved in the draft too, so the two still match. */
+  private stampTransitions(draft: ApiBackend, now: string, publisher: string | null): ApiBackend {
+    const stamped = withTransitionStarts(draft, now);
+    if (stamped === draft) return draft;
+    const { id, sort_order, created_at, updated_at, created_by, updated_by, ...config } = stamped;
+    return this.backends.update(id, config, publisher) ?? stamped;
+  }
+
+  private commit(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null, publishedAt = new Date().toISOString()): ConfigVersion | null {
     const changes = describeChanges(this.live.apis, apis);
     if (changes.new.length + changes.modified.length + changes.deleted.length === 0) return null;
-    const publishedAt = new Date().toISOString();
     const { lastInsertRowid } = this.db
       .prepare('INSERT INTO config_versions (published_at, publisher, document, changes, rollback_of) VALUES (?, ?, ?, ?, ?)')
       .run(publishedAt, publisher, JSON.stringify(apis), JSON.stringify(changes), rollbackOf);

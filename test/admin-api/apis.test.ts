@@ -338,42 +338,54 @@ describe('/apis', () => {
     expect(Object.keys(errors)).toHaveLength(7);
   });
 
-  it('stores api_key_verification_level, giving a transition without a start the time of saving', async () => {
-    const before = Date.now();
+  it('stores api_key_verification_level and the transition starts as given, in UTC; publishing fills or clears them', async () => {
     const saved = await gw.adminApi('POST', '/apis', {
       api: {
         ...validApi,
         frontend_host: 'verified.example.com',
-        settings: { api_key_verification_level: 'required_email', api_key_verification_transition_start_at: '2013-02-01T01:27:00Z' },
+        settings: { api_key_verification_level: 'required_email', require_https: 'transition_return_error' },
         sub_settings: [
-          { http_method: 'any', regex: '^/now', settings: { api_key_verification_level: 'transition_email' } },
           { http_method: 'any', regex: '^/then', settings: { api_key_verification_level: 'transition_email', api_key_verification_transition_start_at: '2013-02-01T02:27:00+01:00' } },
         ],
       },
     });
     expect(saved.status).toBe(201);
     const { settings, sub_settings: subs } = saved.body.api;
-    // Only the transition reads a start: the required level keeps none.
-    expect(settings).toMatchObject({ api_key_verification_level: 'required_email', api_key_verification_transition_start_at: null });
-    const now = Date.parse(subs[0].settings.api_key_verification_transition_start_at);
-    expect(now).toBeGreaterThanOrEqual(before - 1000);
-    expect(now).toBeLessThanOrEqual(Date.now());
-    expect(subs[1].settings.api_key_verification_transition_start_at).toBe('2013-02-01T01:27:00.000Z');
+    expect(settings).toMatchObject({ api_key_verification_level: 'required_email', api_key_verification_transition_start_at: null, require_https: 'transition_return_error', require_https_transition_start_at: null });
+    expect(subs[0].settings.api_key_verification_transition_start_at).toBe('2013-02-01T01:27:00.000Z');
   });
 
-  it('refuses an unknown api_key_verification_level and a transition start that is not a date', async () => {
+  it("reads transition starts as API Umbrella's older exports write them: {\"$date\": …} and milliseconds", async () => {
+    const saved = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...validApi,
+        frontend_host: 'dates.example.com',
+        settings: { api_key_verification_transition_start_at: { $date: 1359682020000 }, require_https_transition_start_at: { $date: '2013-02-01T01:27:00Z' } },
+        sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_transition_start_at: 1359682020000 } }],
+      },
+    });
+    expect(saved.status).toBe(201);
+    expect(saved.body.api.settings).toMatchObject({ api_key_verification_transition_start_at: '2013-02-01T01:27:00.000Z', require_https_transition_start_at: '2013-02-01T01:27:00.000Z' });
+    expect(saved.body.api.sub_settings[0].settings.api_key_verification_transition_start_at).toBe('2013-02-01T01:27:00.000Z');
+  });
+
+  it('refuses an unknown api_key_verification_level and transition starts that are not dates', async () => {
     const refused = await gw.adminApi('POST', '/apis', {
       api: {
         ...validApi,
         frontend_host: 'verified.example.com',
-        settings: { api_key_verification_level: 'required_phone' },
-        sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_level: 'transition_email', api_key_verification_transition_start_at: 'next Tuesday' } }],
+        settings: { api_key_verification_level: 'required_phone', anonymous_rate_limit_behavior: ['ip_only'], require_https_transition_start_at: { $date: 'soon' } },
+        sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_level: 3, api_key_verification_transition_start_at: 'next Tuesday', require_https_transition_start_at: '2026-02-30T00:00:00Z' } }],
       },
     });
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual({
       'settings.api_key_verification_level': ['is not included in the list'],
+      'settings.anonymous_rate_limit_behavior': ['is not included in the list'],
+      'settings.require_https_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
+      'sub_settings[0].settings.api_key_verification_level': ['is not included in the list'],
       'sub_settings[0].settings.api_key_verification_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
+      'sub_settings[0].settings.require_https_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
     });
   });
 });

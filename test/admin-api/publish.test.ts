@@ -157,3 +157,44 @@ describe('versions and rollback', () => {
     expect(gw.context.publisher.current.apis.map((x) => x.name)).toEqual(['alpha']);
   });
 });
+
+describe("transition starts (API Umbrella's require_https and api_key_verification_level transitions)", () => {
+  it('publishing gives a transition without a start the time of publishing, in the live config and the draft alike', async () => {
+    const created = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...api('transitions'),
+        settings: { require_https: 'transition_return_error', api_key_verification_level: 'transition_email' },
+        sub_settings: [{ http_method: 'any', regex: '^/sub', settings: { api_key_verification_level: 'transition_email' } }],
+      },
+    });
+    const id = created.body.api.id as string;
+    expect(created.body.api.settings).toMatchObject({ require_https_transition_start_at: null, api_key_verification_transition_start_at: null });
+    const before = Date.now();
+    const version = await publish(id);
+    expect(version.status).toBe(201);
+    const live = gw.context.publisher.current.apis[0]!;
+    const publishedAt = live.settings.require_https_transition_start_at!;
+    expect(Date.parse(publishedAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(publishedAt)).toBeLessThanOrEqual(Date.now());
+    expect(live.settings.api_key_verification_transition_start_at).toBe(publishedAt);
+    expect(live.sub_settings[0]!.settings.api_key_verification_transition_start_at).toBe(publishedAt);
+    const draft = (await gw.adminApi('GET', `/apis/${id}`)).body.api;
+    expect(draft.settings.require_https_transition_start_at).toBe(publishedAt);
+    expect(names((await pending()).identical)).toEqual(['transitions']);
+  });
+
+  it('keeps a start that was given, and clears one whose setting is not in transition', async () => {
+    const id = (
+      await gw.adminApi('POST', '/apis', {
+        api: {
+          ...api('given'),
+          settings: { require_https: 'transition_return_error', require_https_transition_start_at: '2015-01-16T06:06:28.816Z', api_key_verification_level: 'required_email', api_key_verification_transition_start_at: '2015-01-16T06:06:28.816Z' },
+        },
+      })
+    ).body.api.id as string;
+    expect((await publish(id)).status).toBe(201);
+    const live = gw.context.publisher.current.apis[0]!;
+    expect(live.settings).toMatchObject({ require_https_transition_start_at: '2015-01-16T06:06:28.816Z', api_key_verification_transition_start_at: null });
+    expect(names((await pending()).identical)).toEqual(['given']);
+  });
+});

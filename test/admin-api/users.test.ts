@@ -56,14 +56,16 @@ describe('/users', () => {
 
   it('answers 422 in the signup error shape and 404 for unknown users', async () => {
     const { id } = await gw.createUser();
-    const invalid = await gw.adminApi('PUT', `/users/${id}`, { user: { email: 'not-an-email', first_name: '<b>' } });
+    const invalid = await gw.adminApi('PUT', `/users/${id}`, { user: { email: 'not-an-email', first_name: '<b>', email_verified: 'maybe' } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors).toEqual(
       expect.arrayContaining([
         { code: 'INVALID_INPUT', field: 'email', message: 'Provide a valid email address.', full_message: 'Provide a valid email address.' },
         { code: 'INVALID_INPUT', field: 'first_name', message: 'is invalid', full_message: 'First name: is invalid' },
+        { code: 'INVALID_INPUT', field: 'email_verified', message: 'must be true or false', full_message: 'Email verified: must be true or false' },
       ]),
     );
+    expect((await gw.adminApi('PUT', `/users/${id}`, { user: { email_verified: null } })).status).toBe(422);
     expect((await gw.adminApi('GET', '/users/nope')).status).toBe(404);
     expect((await gw.adminApi('PUT', '/users/nope', { user: {} })).status).toBe(404);
     expect((await gw.adminApi('POST', '/users/nope/regenerate_key')).status).toBe(404);

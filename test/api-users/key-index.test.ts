@@ -28,6 +28,15 @@ describe('key index across processes', () => {
     expect(gateway.keyIndex.find(regenerated.apiKey)?.user.id).toBe(user.id);
   });
 
+  it("learns another process's change of email_verified, and keeps each user's creation time", () => {
+    const { gateway, cli } = twoProcesses();
+    const { user, apiKey } = gateway.users.create({ ...input, email_verified: false }, 'admin');
+    expect(gateway.keyIndex.find(apiKey)?.user).toMatchObject({ email_verified: false, created_at_ms: Date.parse(user.created_at) });
+    cli.users.update(user.id, { ...input, email_verified: true });
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)?.user).toMatchObject({ email_verified: true, created_at_ms: Date.parse(user.created_at) });
+  });
+
   it('sees its own writes at once, without a refresh', () => {
     const { gateway } = twoProcesses();
     const { user, apiKey } = gateway.users.create(input, 'admin');

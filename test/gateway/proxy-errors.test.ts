@@ -90,14 +90,32 @@ describe('require_https', () => {
     expect(forwarded.status).toBe(200);
   });
 
-  it("takes API Umbrella's modes: required_return_error requires HTTPS, optional does not, and one Parasol lacks is refused", async () => {
+  it("takes API Umbrella's modes: required_return_error requires HTTPS, optional does not", async () => {
     const backend = (prefix: string, mode: string) => echoBackend(fx.echo, { url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }], settings: { require_https: mode } });
     await fx.gw.publishBackend(backend('/au-required/', 'required_return_error'));
     await fx.gw.publishBackend(backend('/au-optional/', 'optional'));
     expect(errorCode(await send(fx.gw.url, '/au-required/a', { headers: { 'X-Api-Key': fx.apiKey } }))).toBe('HTTPS_REQUIRED');
     expect((await send(fx.gw.url, '/au-optional/a', { headers: { 'X-Api-Key': fx.apiKey } })).status).toBe(200);
-    const refused = await fx.gw.adminApi('POST', '/apis', { api: backend('/au-transition/', 'transition_return_error') });
+    const refused = await fx.gw.adminApi('POST', '/apis', { api: backend('/au-unknown/', 'sometimes') });
     expect(refused.status).toBe(422);
     expect(refused.body.errors['settings.require_https']).toEqual(['is not included in the list']);
+  });
+
+  it('transition_return_error requires HTTPS of keys made from its start on; older keys and keyless requests may use HTTP', async () => {
+    const backend = (prefix: string, start: string) =>
+      echoBackend(fx.echo, {
+        url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
+        settings: { require_https: 'transition_return_error', require_https_transition_start_at: start, disable_api_key: true },
+      });
+    await fx.gw.publishBackend(backend('/https-since-2013/', '2013-02-01T01:27:00Z'));
+    await fx.gw.publishBackend(backend('/https-from-2100/', '2100-01-01T00:00:00Z'));
+    const newer = await send(fx.gw.url, '/https-since-2013/a?b=1', { headers: { 'X-Api-Key': fx.apiKey } });
+    expect(newer.status).toBe(400);
+    expect(JSON.parse(newer.text).error.code).toBe('HTTPS_REQUIRED');
+    expect(JSON.parse(newer.text).error.message).toBe(`Requests must be made over HTTPS. Try accessing the API at: https://${new URL(fx.gw.url).hostname}/https-since-2013/a?b=1`);
+    const overHttps = await send(fx.gw.url, '/https-since-2013/a', { headers: { 'x-forwarded-proto': 'https', 'X-Api-Key': fx.apiKey } });
+    expect(overHttps.status).toBe(200);
+    expect((await send(fx.gw.url, '/https-since-2013/a')).status).toBe(200);
+    expect((await send(fx.gw.url, '/https-from-2100/a', { headers: { 'X-Api-Key': fx.apiKey } })).status).toBe(200);
   });
 });

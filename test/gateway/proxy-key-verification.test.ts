@@ -58,6 +58,17 @@ describe('api_key_verification_level', () => {
     expect(await statusFor('transition-future', verified)).toBe(200);
   });
 
+  it('counts a user created at the very start of the transition as new', async () => {
+    const { id, apiKey } = await fx.gw.createUser({ email: 'boundary@example.com', email_verified: false });
+    const createdAt = fx.gw.context.users.get(id)!.created_at;
+    const startingAt = (prefix: string, start: string) =>
+      echoBackend(fx.echo, { url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }], settings: { api_key_verification_level: 'transition_email', api_key_verification_transition_start_at: start } });
+    await fx.gw.publishBackend(startingAt('/starts-at-creation/', createdAt));
+    await fx.gw.publishBackend(startingAt('/starts-just-after/', new Date(Date.parse(createdAt) + 1).toISOString()));
+    expect(errorCode(await send(fx.gw.url, '/starts-at-creation/a', { headers: { 'X-Api-Key': apiKey } }))).toBe('API_KEY_UNVERIFIED');
+    expect((await send(fx.gw.url, '/starts-just-after/a', { headers: { 'X-Api-Key': apiKey } })).status).toBe(200);
+  });
+
   it('lets a key in from the next request once an admin marks its user verified', async () => {
     const { id, apiKey } = await fx.gw.createUser({ email: 'later@example.com', email_verified: false });
     expect(await statusFor('required', apiKey)).toBe(403);

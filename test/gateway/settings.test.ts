@@ -27,6 +27,23 @@ describe('mergeSettings', () => {
     expect(merged.required_roles).toEqual(['r2']);
   });
 
+  it('takes each transition mode together with its start, from the sub-setting that sets a mode, else from the parent', () => {
+    const parent = settings({
+      require_https: 'transition_return_error',
+      require_https_transition_start_at: '2020-01-01T00:00:00.000Z',
+      api_key_verification_level: 'transition_email',
+      api_key_verification_transition_start_at: '2021-01-01T00:00:00.000Z',
+    });
+    const inherited = compileSettings(mergeSettings(parent, settings({ api_key_verification_transition_start_at: '1999-01-01T00:00:00.000Z' })), DEFAULTS);
+    expect(inherited.httpsRequiredSince).toBe(Date.parse('2020-01-01T00:00:00Z'));
+    expect(inherited.verifiedEmailSince).toBe(Date.parse('2021-01-01T00:00:00Z'));
+    const own = compileSettings(mergeSettings(parent, settings({ require_https: false, api_key_verification_level: 'none' })), DEFAULTS);
+    expect(own.httpsRequiredSince).toBeNull();
+    expect(own.requireHttps).toBe(false);
+    expect(own.verifiedEmailSince).toBeNull();
+    expect(compileSettings(mergeSettings(parent, settings({ api_key_verification_level: 'required_email' })), DEFAULTS).verifiedEmailSince).toBe(-Infinity);
+  });
+
   it("keeps the parent's rate limits unless the sub-setting sets a mode", () => {
     const parent = settings({ rate_limit_mode: 'custom', rate_limits: CUSTOM });
     expect(mergeSettings(parent, settings({})).rate_limits).toEqual(CUSTOM);

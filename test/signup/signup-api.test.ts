@@ -74,10 +74,13 @@ describe('authentication', () => {
 });
 
 describe('what each caller may set', () => {
-  it('ignores roles, settings and enabled from a key-creator, so it cannot mint privileged keys', async () => {
-    const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, roles: [KEY_CREATOR_ROLE, 'admin'], enabled: false, settings: { rate_limit_mode: 'unlimited' } } });
+  it('ignores roles, settings, enabled and email_verified from a key-creator, so it cannot mint privileged keys', async () => {
+    const response = await post(
+      { 'x-api-key': keyCreatorKey },
+      { user: { ...VALID_SIGNUP, roles: [KEY_CREATOR_ROLE, 'admin'], enabled: false, email_verified: true, settings: { rate_limit_mode: 'unlimited' } } },
+    );
     expect(response.statusCode).toBe(201);
-    expect(response.json().user).toMatchObject({ roles: [], enabled: true, settings: { rate_limit_mode: null } });
+    expect(response.json().user).toMatchObject({ roles: [], enabled: true, email_verified: false, settings: { rate_limit_mode: null } });
   });
 
   it('lets an admin set roles, and does not require the terms box from an admin', async () => {

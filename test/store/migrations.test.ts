@@ -69,7 +69,7 @@ describe('store', () => {
     expect(db.prepare('SELECT auth_token_preview FROM admins').pluck().get()).toBe('TokenP...');
   });
 
-  it('marks the users an operator made as email-verified, and signups not', () => {
+  it('marks the users an operator made as email-verified (also one since deleted), and signups not', () => {
     const db = new Database(':memory:');
     const migrations = loadMigrations();
     migrate(db, migrations.filter((migration) => migration.version < 8));
@@ -83,9 +83,10 @@ describe('store', () => {
     user.run('by-admin-email', 'Prefix0000000002', 'ops@example.com');
     user.run('by-cli', 'Prefix0000000003', 'cli');
     user.run('by-form', 'Prefix0000000004', null);
-    user.run('by-key-creator', 'Prefix0000000005', 'some-user-id');
+    user.run('by-key-creator', 'Prefix0000000005', 'by-cli');
+    user.run('by-deleted-admin', 'Prefix0000000006', 'gone@example.com');
     migrate(db, migrations);
-    expect(db.prepare('SELECT id FROM api_users WHERE email_verified = 1 ORDER BY id').pluck().all()).toEqual(['by-admin-email', 'by-admin-id', 'by-cli']);
+    expect(db.prepare('SELECT id FROM api_users WHERE email_verified = 1 ORDER BY id').pluck().all()).toEqual(['by-admin-email', 'by-admin-id', 'by-cli', 'by-deleted-admin']);
   });
 
   it('applies a failing migration not at all', () => {

@@ -14,6 +14,7 @@ export interface SettingsForm {
   pass_api_key_header: string;
   pass_api_key_query_param: string;
   require_https: string;
+  require_https_transition_start_at: string;
   required_roles: string;
   required_roles_override: boolean;
   append_query_string: string;
@@ -116,7 +117,8 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
     disable_api_key: tristate(settings?.disable_api_key ?? null),
     pass_api_key_header: tristate(settings?.pass_api_key_header ?? null),
     pass_api_key_query_param: tristate(settings?.pass_api_key_query_param ?? null),
-    require_https: tristate(settings?.require_https ?? null),
+    require_https: String(settings?.require_https ?? ''),
+    require_https_transition_start_at: settings?.require_https_transition_start_at ?? '',
     required_roles: (settings?.required_roles ?? []).join(', '),
     required_roles_override: settings?.required_roles_override ?? false,
     append_query_string: settings?.append_query_string ?? '',
@@ -176,6 +178,7 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     pass_api_key_header: text('pass_api_key_header'),
     pass_api_key_query_param: text('pass_api_key_query_param'),
     require_https: text('require_https'),
+    require_https_transition_start_at: text('require_https_transition_start_at').trim(),
     required_roles: text('required_roles'),
     required_roles_override: text('required_roles_override') !== '',
     append_query_string: text('append_query_string'),
@@ -268,6 +271,7 @@ const FIELD_LABELS: Record<string, string> = {
   pass_api_key_header: 'Pass API Key in Header',
   pass_api_key_query_param: 'Pass API Key in Query',
   require_https: 'HTTPS Requirements',
+  require_https_transition_start_at: 'HTTPS Required From',
   api_key_verification_level: 'API Key Verification',
   api_key_verification_transition_start_at: 'Verification Required From',
   required_roles: 'Required Roles',

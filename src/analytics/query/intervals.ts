@@ -1,6 +1,6 @@
 // The chart's buckets: consecutive UTC minutes, hours, days, weeks (from
 // Monday) or calendar months covering a date range.
-import { DAY_MS } from '../daily-rollups.js';
+import { DAY_MS } from '../../lib/iso-instant.js';
 import type { DateRange } from './date-range.js';
 
 export const INTERVALS = ['minute', 'hour', 'day', 'week', 'month'] as const;

@@ -1,0 +1,38 @@
+// API Umbrella's two transitions, require_https transition_return_error and
+// api_key_verification_level transition_email, hold keys of users created
+// from a start on to the new rule while older keys keep the old one. As in
+// API Umbrella, publishing gives a transition left without a start the time
+// of publishing, and clears the start of a setting not (or no longer) in
+// transition, so the live config always says when each transition began and
+// a draft can be switched back and forth before then without losing it.
+import { HTTPS_TRANSITION, type ApiBackendConfig, type ApiSettings } from '../api-backends/model.js';
+
+interface Transition {
+  readonly inTransition: (settings: ApiSettings) => boolean;
+  readonly start: 'require_https_transition_start_at' | 'api_key_verification_transition_start_at';
+}
+
+const TRANSITIONS: readonly Transition[] = [
+  { inTransition: (settings) => settings.require_https === HTTPS_TRANSITION, start: 'require_https_transition_start_at' },
+  { inTransition: (settings) => settings.api_key_verification_level === 'transition_email', start: 'api_key_verification_transition_start_at' },
+];
+
+/** The backend with its transition starts set or cleared for publishing at `now` (ISO); the same object when none changes. */
+export function withTransitionStarts<T extends ApiBackendConfig>(api: T, now: string): T {
+  const settings = stamped(api.settings, now);
+  const subSettings = api.sub_settings.map((sub) => {
+    const subStamped = stamped(sub.settings, now);
+    return subStamped === sub.settings ? sub : { ...sub, settings: subStamped };
+  });
+  if (settings === api.settings && subSettings.every((sub, index) => sub === api.sub_settings[index])) return api;
+  return { ...api, settings, sub_settings: subSettings };
+}
+
+function stamped(settings: ApiSettings, now: string): ApiSettings {
+  let result = settings;
+  for (const { inTransition, start } of TRANSITIONS) {
+    const wanted = inTransition(settings) ? (settings[start] ?? now) : null;
+    if (wanted !== settings[start]) result = { ...result, [start]: wanted };
+  }
+  return result;
+}
