@@ -81,6 +81,7 @@ export const configSchema = {
     max_size_mb: int(64, 0, 1_048_576),
   },
   strip_cookies: structured<readonly string[]>(DEFAULT_STRIP_COOKIES, 'a list of regular expressions (cookie names)', parsePatterns),
+  strip_response_cookies: structured<readonly string[]>([], 'a list of regular expressions (cookie names)', parsePatterns),
   analytics: {
     enabled: bool(true),
     flush_interval_ms: int(250, 10, 60_000),

@@ -2,7 +2,9 @@
 // (analytics cookies such as Google's __utm* and _ga by default: the config's
 // strip_cookies), are taken out of the Cookie header on its way upstream, as
 // API Umbrella does. A request left with no cookie can be answered from the
-// response cache.
+// response cache. On the way back, strip_response_cookies drops a response's
+// Set-Cookie headers when every cookie they set matches (all or nothing, as
+// in API Umbrella), so that the response can be cached.
 
 export class CookieStripper {
   private constructor(private readonly names: readonly RegExp[]) {}
@@ -19,6 +21,11 @@ export class CookieStripper {
     const kept = pairs.filter((pair) => pair.trim() !== '' && !this.stripped(nameOf(pair)));
     if (kept.length === pairs.length) return cookie;
     return kept.length === 0 ? null : kept.join('; ');
+  }
+
+  /** Whether every one of these Set-Cookie values sets a cookie whose name matches. */
+  stripsEvery(setCookies: readonly string[]): boolean {
+    return setCookies.every((setCookie) => this.stripped(nameOf(setCookie.split(';', 1)[0]!)));
   }
 
   private stripped(name: string): boolean {

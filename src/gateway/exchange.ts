@@ -37,6 +37,8 @@ export interface ExchangeDeps {
   readonly cache: ResponseCache | null;
   /** null: strip_cookies is empty. */
   readonly cookieStripper: CookieStripper | null;
+  /** null: strip_response_cookies is empty. */
+  readonly responseCookieStripper: CookieStripper | null;
 }
 
 /** The request as the gateway read it before matching. */
@@ -129,6 +131,10 @@ export class Exchange implements ErrorRequest, CodingRequest {
 
   get cache(): ResponseCache | null {
     return this.deps.cache;
+  }
+
+  get responseCookieStripper(): CookieStripper | null {
+    return this.deps.responseCookieStripper;
   }
 
   /** The Cookie header the upstream gets, strip_cookies taken out; null: none. */

@@ -447,6 +447,7 @@ const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location', ...BODY_HEADER_
 export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: BodyHeaders | null = null, caching: CacheHeaders | null = null): string[] {
   const out: string[] = [];
   let connection: string | undefined;
+  let setCookieAt: number[] | undefined;
   for (let index = 0; index < rawHeaders.length; index += 2) {
     // latin1 both ways keeps header bytes exactly as the upstream sent them.
     const name = rawHeaders[index]!.toString('latin1');
@@ -458,10 +459,12 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
+      else if (lower === 'set-cookie') (setCookieAt ??= []).push(out.length);
       else body?.note(lower, value);
     }
     out.push(name, value);
   }
+  if (setCookieAt !== undefined) stripResponseCookies(exchange, out, setCookieAt, caching);
   const listed = connectionListed(connection);
   const kept = listed === null ? out : withoutListed(out, listed);
   kept.push(REQUEST_ID_HEADER, exchange.requestId);
@@ -469,6 +472,14 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
   if (exchange.rateLimit !== null) kept.push(...rateLimitHeaders(exchange.rateLimit));
   const { responseHeaders: settings } = exchange.settings;
   return settings === null ? kept : applyResponseHeaders(kept, settings, body);
+}
+
+/** strip_response_cookies: every Set-Cookie goes when each names a listed cookie, else none does. */
+function stripResponseCookies(exchange: Exchange, headers: string[], setCookieAt: readonly number[], caching: CacheHeaders | null): void {
+  const stripper = exchange.responseCookieStripper;
+  if (stripper === null || !stripper.stripsEvery(setCookieAt.map((at) => headers[at + 1]!))) return;
+  for (let index = setCookieAt.length - 1; index >= 0; index--) headers.splice(setCookieAt[index]!, 2);
+  if (caching !== null) caching.setsCookie = false;
 }
 
 function withoutListed(headers: string[], listed: ReadonlySet<string>): string[] {

@@ -48,6 +48,7 @@ export class Gateway {
       clock: context.clock,
       cache: config.cache.max_size_mb === 0 ? null : new ResponseCache(config.cache.max_size_mb * 1024 * 1024, context.clock),
       cookieStripper: CookieStripper.compile(config.strip_cookies),
+      responseCookieStripper: CookieStripper.compile(config.strip_response_cookies),
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {

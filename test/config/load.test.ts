@@ -104,6 +104,7 @@ describe('config errors name the source, the key and what was expected', () => {
     ['bad rate limits', 'default_api_backend_settings:\n  rate_limits: [{duration: 1000}]\n', /default_api_backend_settings\.rate_limits: expected a list of/],
     ['a cookie pattern that does not compile', "strip_cookies: ['^_ga$', '(unclosed']\n", /parasol\.yml: strip_cookies: expected a list of regular expressions \(cookie names\), got /],
     ['a cookie pattern in PCRE-only syntax', "strip_cookies: ['\\A_ga\\z']\n", /parasol\.yml: strip_cookies: expected a list of regular expressions/],
+    ['a response cookie pattern that does not compile', "strip_response_cookies: ['[a-']\n", /parasol\.yml: strip_response_cookies: expected a list of regular expressions \(cookie names\), got /],
     ['a negative cache size', 'cache:\n  max_size_mb: -1\n', /parasol\.yml: cache\.max_size_mb: expected an integer from 0 to 1048576, got -1$/],
     ['a contact address that is not one', 'contact_email: ops at example.com\n', /parasol\.yml: contact_email: expected an email address or null, got "ops at example\.com"$/],
     ['a public_url without a scheme', 'public_url: api.example.com\n', /parasol\.yml: public_url: expected an http or https URL or null, got "api\.example\.com"$/],

@@ -393,7 +393,10 @@ describe('requests arriving together', () => {
 describe('bounds and settings', () => {
   let small: ProxyFixture;
   beforeAll(async () => {
-    small = await startProxyFixture({ upstream: cacheTestBackend, config: { cache: { max_size_mb: 1 }, strip_cookies: ['^foo[0-9]$'] } });
+    small = await startProxyFixture({
+      upstream: cacheTestBackend,
+      config: { cache: { max_size_mb: 1 }, strip_cookies: ['^foo[0-9]$'], strip_response_cookies: ['^foo[0-9]$', "^bar[^ '\"]$", '^Expires$'] },
+    });
     await small.gw.publishBackend(echoBackend(small.echo));
   });
   afterAll(() => small.close());
@@ -417,6 +420,36 @@ describe('bounds and settings', () => {
       await getSmall(path, { Cookie: cookie });
       expect((await getSmall(path, { Cookie: cookie })).headers['x-cache']).toBe('MISS');
     }
+  });
+
+  describe('strip_response_cookies', () => {
+    const setting = (cookies: string[]) => ({ 'X-Respond': JSON.stringify({ ...MAX_AGE_60, 'Set-Cookie': cookies }) });
+
+    it.each([
+      ['one cookie', ['foo0=bar']],
+      ['several cookies', ['foo0=bar', 'foo1=bar', 'Expires=bar']],
+      ['a pattern with quotes in it', ['bar0=bar']],
+      ['a name in another case', ['ExPiReS=bar']],
+      ['a name that is also an attribute', ['Expires=a3fWa; Expires=Wed, 21 Oct 2015 07:28:00 GMT']],
+    ])('drops every Set-Cookie when each names a listed cookie (%s), and the answer is cached', async (_case, cookies) => {
+      const path = fresh();
+      const first = await getSmall(path, setting(cookies));
+      expect(first.headers['set-cookie']).toBeUndefined();
+      const second = await getSmall(path, setting(cookies));
+      expect(second.headers['x-cache']).toBe('HIT');
+      expect(second.headers['set-cookie']).toBeUndefined();
+    });
+
+    it.each([
+      ['a name that does not match', ['fooa=bar']],
+      ['a listed name only as an attribute', ['fooa=a3fWa; Expires=Wed, 21 Oct 2015 07:28:00 GMT']],
+      ['not all of them listed', ['foo0=bar', 'fooa=bar']],
+    ])('keeps every Set-Cookie, unchanged, when one is not listed (%s), and nothing is cached', async (_case, cookies) => {
+      const path = fresh();
+      const first = await getSmall(path, setting(cookies));
+      expect([first.headers['set-cookie']].flat()).toEqual(cookies);
+      expect((await getSmall(path, setting(cookies))).headers['x-cache']).toBe('MISS');
+    });
   });
 
   it('caches nothing and sends no X-Cache with cache.max_size_mb 0', async () => {
