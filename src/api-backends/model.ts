@@ -24,14 +24,14 @@ export type AnonymousRateLimitBehavior = (typeof ANONYMOUS_RATE_LIMIT_BEHAVIORS)
 export const AUTHENTICATED_RATE_LIMIT_BEHAVIORS = ['all', 'api_key_only'] as const;
 export type AuthenticatedRateLimitBehavior = (typeof AUTHENTICATED_RATE_LIMIT_BEHAVIORS)[number];
 
+/** API Umbrella's require_https mode for "new keys need HTTPS, older ones may keep using HTTP". */
+export const HTTPS_TRANSITION = 'transition_return_error';
+
 /**
  * Which keys need a verified email (API Umbrella's api_key_verification_level):
  * none; those of users created from api_key_verification_transition_start_at
  * on (older keys keep working); or all of them.
  */
-/** API Umbrella's require_https mode for "new keys need HTTPS, older ones may keep using HTTP". */
-export const HTTPS_TRANSITION = 'transition_return_error';
-
 export const API_KEY_VERIFICATION_LEVELS = ['none', 'transition_email', 'required_email'] as const;
 export type ApiKeyVerificationLevel = (typeof API_KEY_VERIFICATION_LEVELS)[number];
 

@@ -260,18 +260,24 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
 
 /**
  * A transition's start, as ISO 8601 in UTC; null when blank. Also read as
- * API Umbrella's older exports write it, {"$date": …} with milliseconds or
- * ISO text, and as bare milliseconds. Publishing sets or clears it as the
+ * API Umbrella's older exports write it, {"$date": …} with milliseconds
+ * (also as {"$numberLong": "…"}) or ISO text, and as bare milliseconds. Publishing sets or clears it as the
  * mode needs (transition-starts.ts); a draft keeps what it was given, as
  * API Umbrella's does.
  */
 function parseTransitionStart(raw: unknown, field: string, errors: ErrorCollector): string | null {
-  const value = isPlainObject(raw) && '$date' in raw ? raw.$date : raw;
+  const value = unwrapped(unwrapped(raw, '$date'), '$numberLong');
   if (isBlank(value)) return null;
-  const instant = new Date((typeof value === 'number' ? value : parseInstant(value, 'start')) ?? Number.NaN);
+  const millis = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : parseInstant(value, 'start');
+  const instant = new Date(millis ?? Number.NaN);
   if (!Number.isNaN(instant.getTime())) return instant.toISOString();
   errors.add(field, 'must be a date and time such as 2026-01-31T00:00:00Z');
   return null;
+}
+
+/** MongoDB's extended JSON, as API Umbrella's older exports hold dates: {"$date": …}, {"$date": {"$numberLong": "…"}}. */
+function unwrapped(value: unknown, key: '$date' | '$numberLong'): unknown {
+  return isPlainObject(value) && key in value ? value[key] : value;
 }
 
 function isBlank(value: unknown): boolean {

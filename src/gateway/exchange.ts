@@ -154,14 +154,15 @@ export class Exchange implements ErrorRequest, CodingRequest {
     if (presented !== null) {
       const record = this.deps.keyIndex.find(presented.key);
       if (record === null) return this.deny('API_KEY_INVALID');
-      if (!record.user.enabled) return this.deny('API_KEY_DISABLED');
+      // Known from here on, so the checks below log their refusals with the user, as API Umbrella does.
       const { user } = record;
-      if (!user.email_verified && settings.verifiedEmailSince !== null && user.created_at_ms >= settings.verifiedEmailSince) return this.deny('API_KEY_UNVERIFIED');
-      // API Umbrella's HTTPS transition: older keys may keep using HTTP, newer ones may not.
-      if (settings.httpsRequiredSince !== null && this.protocol !== 'https' && user.created_at_ms >= settings.httpsRequiredSince) return this.deny('HTTPS_REQUIRED');
       this.user = user;
       this.apiKey = presented.key;
       this.keyPrefix = record.prefix;
+      if (!user.enabled) return this.deny('API_KEY_DISABLED');
+      if (!user.email_verified && settings.verifiedEmailSince !== null && user.created_at_ms >= settings.verifiedEmailSince) return this.deny('API_KEY_UNVERIFIED');
+      // API Umbrella's HTTPS transition: older keys may keep using HTTP, newer ones may not.
+      if (settings.httpsRequiredSince !== null && this.protocol !== 'https' && user.created_at_ms >= settings.httpsRequiredSince) return this.deny('HTTPS_REQUIRED');
       this.keyInAuthorization = presented.source === 'basic_auth' || authorizationCarries(this.headers.authorization, presented.key);
     } else if (!settings.disableApiKey) {
       return this.deny('API_KEY_MISSING');

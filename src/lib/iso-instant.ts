@@ -1,11 +1,12 @@
 // Dates and date-times as people and API Umbrella's exports write them
-// (2026-01-31, 2026-01-31T08:00, …Z, …+01:00), read strictly: a day that no
+// (2026-01-31, 2026-01-31T08:00, …Z, …+01:00, …+0100, fractions of a second
+// to any precision, kept to the millisecond), read strictly: a day that no
 // calendar has (2026-02-30) is refused rather than rolled into the next month
 // as Date.parse() would.
 export const DAY_MS = 86_400_000;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
  * A date covers its whole UTC day: as a start it is its midnight, as an end the
@@ -27,15 +28,15 @@ export function parseInstant(value: unknown, role: 'start' | 'end'): number | nu
   if (midnight === null || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
   const offsetMinutes = zoneOffsetMinutes(zone);
   if (offsetMinutes === null) return null;
-  const instant = midnight + ((Number(h) * 60 + Number(mi) - offsetMinutes) * 60 + Number(s)) * 1000 + Number(ms.padEnd(3, '0'));
+  const instant = midnight + ((Number(h) * 60 + Number(mi) - offsetMinutes) * 60 + Number(s)) * 1000 + Number(ms.slice(0, 3).padEnd(3, '0'));
   return instant + (role === 'end' ? 1 : 0);
 }
 
-/** Minutes east of UTC of "Z" or "±hh:mm"; null for an offset no clock has (+24:00, -05:60). */
+/** Minutes east of UTC of "Z", "±hh:mm" or "±hhmm"; null for an offset no clock has (+24:00, -05:60). */
 function zoneOffsetMinutes(zone: string): number | null {
   if (zone === 'Z') return 0;
   const hours = Number(zone.slice(1, 3));
-  const minutes = Number(zone.slice(4, 6));
+  const minutes = Number(zone.slice(-2));
   if (hours > 23 || minutes > 59) return null;
   return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
 }

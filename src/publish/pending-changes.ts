@@ -1,6 +1,7 @@
 // The difference between the drafts and the live config, in API Umbrella's
 // pending_changes shape. Pure: both sides come in as values.
 import type { ApiBackend } from '../api-backends/model.js';
+import { withTransitionStarts } from './transition-starts.js';
 
 export type ChangeMode = 'new' | 'modified' | 'deleted' | 'identical';
 
@@ -17,12 +18,13 @@ export type PendingChanges = Record<ChangeMode, PendingChange[]>;
 /** Bookkeeping that says nothing about how requests are served. */
 const IGNORED_FIELDS = new Set(['id', 'sort_order', 'created_at', 'updated_at', 'created_by', 'updated_by']);
 
-export function pendingChanges(drafts: readonly ApiBackend[], published: readonly ApiBackend[]): PendingChanges {
+/** `now` (ISO): the time a publish would give a transition without a start, so a draft compares as it would go live. */
+export function pendingChanges(drafts: readonly ApiBackend[], published: readonly ApiBackend[], now: string): PendingChanges {
   const result: PendingChanges = { new: [], modified: [], deleted: [], identical: [] };
   const publishedById = new Map(published.map((api) => [api.id, api]));
   for (const draft of drafts) {
     const active = publishedById.get(draft.id) ?? null;
-    const mode: ChangeMode = active === null ? 'new' : sameConfig(active, draft) ? 'identical' : 'modified';
+    const mode: ChangeMode = active === null ? 'new' : sameConfig(active, withTransitionStarts(draft, active, now)) ? 'identical' : 'modified';
     result[mode].push({ mode, id: draft.id, name: draft.name, active, pending: draft });
   }
   const draftIds = new Set(drafts.map((api) => api.id));

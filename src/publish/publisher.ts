@@ -9,6 +9,12 @@ import { pendingChanges, sameConfig, type PendingChanges } from './pending-chang
 import { withTransitionStarts } from './transition-starts.js';
 import { EMPTY_PUBLISHED_CONFIG, type ConfigVersion, type PublishedConfig, type VersionChanges } from './published-config.js';
 
+/** A version stored but not live yet. */
+interface Committed {
+  readonly version: ConfigVersion;
+  readonly apis: ApiBackend[];
+}
+
 interface VersionRow {
   id: number;
   published_at: string;
@@ -40,7 +46,7 @@ export class Publisher {
   }
 
   pendingChanges(): PendingChanges {
-    return pendingChanges(this.backends.list(), this.live.apis);
+    return pendingChanges(this.backends.list(), this.live.apis, new Date().toISOString());
   }
 
   /**
@@ -51,22 +57,28 @@ export class Publisher {
   publish(selectedIds: readonly string[], publisher: string | null): ConfigVersion | null {
     const selected = new Set(selectedIds);
     const now = new Date().toISOString();
-    return this.backends.transaction(() => {
+    const liveById = new Map(this.live.apis.map((api) => [api.id, api]));
+    const committed = this.backends.transaction(() => {
       const drafts = new Map(this.backends.list().map((api) => [api.id, api]));
       const kept = this.live.apis.filter((api) => !selected.has(api.id));
       const chosen = [...selected].flatMap((id) => {
         const draft = drafts.get(id);
-        return draft === undefined ? [] : [this.stampTransitions(draft, now, publisher)];
+        return draft === undefined ? [] : [withTransitionStarts(draft, liveById.get(id) ?? null, now)];
       });
-      return this.commit(sortByCreation([...kept, ...chosen]), publisher, null, now);
+      const version = this.insertVersion(sortByCreation([...kept, ...chosen]), publisher, null, now);
+      // A transition start set or cleared for publishing goes into the draft too, so the two still match.
+      if (version !== null) for (const api of chosen) if (api !== drafts.get(api.id)) this.saveDraft(api, publisher);
+      return version;
     });
+    return committed === null ? null : this.goLive(committed);
   }
 
   /** Publishes an earlier version's config again, as a new version; drafts stay as they are. */
   rollback(versionId: number, publisher: string | null): ConfigVersion | null | 'not_found' {
     const row = this.db.prepare('SELECT * FROM config_versions WHERE id = ?').get(versionId) as VersionRow | undefined;
     if (row === undefined) return 'not_found';
-    return this.backends.transaction(() => this.commit(storedApis(row.document), publisher, versionId));
+    const committed = this.backends.transaction(() => this.insertVersion(storedApis(row.document), publisher, versionId));
+    return committed === null ? null : this.goLive(committed);
   }
 
   versions(limit = 100): ConfigVersion[] {
@@ -79,24 +91,25 @@ export class Publisher {
     return row === undefined ? null : freezeConfig(row.id, storedApis(row.document));
   }
 
-  /** The draft as it goes live; a transition start set or cleared for it is saved in the draft too, so the two still match. */
-  private stampTransitions(draft: ApiBackend, now: string, publisher: string | null): ApiBackend {
-    const stamped = withTransitionStarts(draft, now);
-    if (stamped === draft) return draft;
-    const { id, sort_order, created_at, updated_at, created_by, updated_by, ...config } = stamped;
-    return this.backends.update(id, config, publisher) ?? stamped;
+  private saveDraft(api: ApiBackend, publisher: string | null): void {
+    const { id, sort_order, created_at, updated_at, created_by, updated_by, ...config } = api;
+    this.backends.update(id, config, publisher);
   }
 
-  private commit(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null, publishedAt = new Date().toISOString()): ConfigVersion | null {
+  /** Stores the version; null when it would change nothing. Goes live only once its transaction has committed (goLive). */
+  private insertVersion(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null, publishedAt = new Date().toISOString()): Committed | null {
     const changes = describeChanges(this.live.apis, apis);
     if (changes.new.length + changes.modified.length + changes.deleted.length === 0) return null;
     const { lastInsertRowid } = this.db
       .prepare('INSERT INTO config_versions (published_at, publisher, document, changes, rollback_of) VALUES (?, ?, ?, ?, ?)')
       .run(publishedAt, publisher, JSON.stringify(apis), JSON.stringify(changes), rollbackOf);
-    const version = Number(lastInsertRowid);
-    this.live = freezeConfig(version, apis);
+    return { version: { id: Number(lastInsertRowid), published_at: publishedAt, publisher, changes, rollback_of: rollbackOf }, apis };
+  }
+
+  private goLive({ version, apis }: Committed): ConfigVersion {
+    this.live = freezeConfig(version.id, apis);
     for (const listener of this.listeners) listener(this.live);
-    return { id: version, published_at: publishedAt, publisher, changes, rollback_of: rollbackOf };
+    return version;
   }
 
   private loadLatest(): PublishedConfig {

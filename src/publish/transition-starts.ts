@@ -5,6 +5,9 @@
 // of publishing, and clears the start of a setting not (or no longer) in
 // transition, so the live config always says when each transition began and
 // a draft can be switched back and forth before then without losing it.
+// A transition already live keeps its start when a draft lost it (a blanked
+// field, an API client's PUT without it): starting it again later would let
+// keys made in between off the new rule.
 import { HTTPS_TRANSITION, type ApiBackendConfig, type ApiSettings } from '../api-backends/model.js';
 
 interface Transition {
@@ -17,21 +20,28 @@ const TRANSITIONS: readonly Transition[] = [
   { inTransition: (settings) => settings.api_key_verification_level === 'transition_email', start: 'api_key_verification_transition_start_at' },
 ];
 
-/** The backend with its transition starts set or cleared for publishing at `now` (ISO); the same object when none changes. */
-export function withTransitionStarts<T extends ApiBackendConfig>(api: T, now: string): T {
-  const settings = stamped(api.settings, now);
+/**
+ * The draft with its transition starts set or cleared for publishing at
+ * `now` (ISO), `live` being its published copy (null for a new backend);
+ * the same object when none changes.
+ */
+export function withTransitionStarts<T extends ApiBackendConfig>(api: T, live: ApiBackendConfig | null, now: string): T {
+  const settings = stamped(api.settings, live?.settings ?? null, now);
   const subSettings = api.sub_settings.map((sub) => {
-    const subStamped = stamped(sub.settings, now);
+    // A sub-setting is the same one live when it matches the same requests.
+    const liveSub = live?.sub_settings.find((each) => each.http_method === sub.http_method && each.regex === sub.regex);
+    const subStamped = stamped(sub.settings, liveSub?.settings ?? null, now);
     return subStamped === sub.settings ? sub : { ...sub, settings: subStamped };
   });
   if (settings === api.settings && subSettings.every((sub, index) => sub === api.sub_settings[index])) return api;
   return { ...api, settings, sub_settings: subSettings };
 }
 
-function stamped(settings: ApiSettings, now: string): ApiSettings {
+function stamped(settings: ApiSettings, live: ApiSettings | null, now: string): ApiSettings {
   let result = settings;
   for (const { inTransition, start } of TRANSITIONS) {
-    const wanted = inTransition(settings) ? (settings[start] ?? now) : null;
+    const liveStart = live !== null && inTransition(live) ? live[start] : null;
+    const wanted = inTransition(settings) ? (settings[start] ?? liveStart ?? now) : null;
     if (wanted !== settings[start]) result = { ...result, [start]: wanted };
   }
   return result;

@@ -361,12 +361,18 @@ describe('/apis', () => {
         ...validApi,
         frontend_host: 'dates.example.com',
         settings: { api_key_verification_transition_start_at: { $date: 1359682020000 }, require_https_transition_start_at: { $date: '2013-02-01T01:27:00Z' } },
-        sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_transition_start_at: 1359682020000 } }],
+        sub_settings: [
+          { http_method: 'any', regex: '^/a', settings: { api_key_verification_transition_start_at: 1359682020000, require_https_transition_start_at: '1359682020000' } },
+          { http_method: 'any', regex: '^/b', settings: { api_key_verification_transition_start_at: { $date: { $numberLong: '1359682020000' } }, require_https_transition_start_at: '2013-02-01T01:27:00.000000+0000' } },
+        ],
       },
     });
     expect(saved.status).toBe(201);
-    expect(saved.body.api.settings).toMatchObject({ api_key_verification_transition_start_at: '2013-02-01T01:27:00.000Z', require_https_transition_start_at: '2013-02-01T01:27:00.000Z' });
-    expect(saved.body.api.sub_settings[0].settings.api_key_verification_transition_start_at).toBe('2013-02-01T01:27:00.000Z');
+    const starts = [saved.body.api.settings, ...saved.body.api.sub_settings.map((sub: { settings: unknown }) => sub.settings)].flatMap((settings) => [
+      settings.api_key_verification_transition_start_at,
+      settings.require_https_transition_start_at,
+    ]);
+    expect(starts).toEqual(Array(6).fill('2013-02-01T01:27:00.000Z'));
   });
 
   it('refuses an unknown api_key_verification_level and transition starts that are not dates', async () => {

@@ -183,6 +183,23 @@ describe("transition starts (API Umbrella's require_https and api_key_verificati
     expect(names((await pending()).identical)).toEqual(['transitions']);
   });
 
+  it('keeps the live start of a transition whose draft lost it, and shows a stale start alone as no change', async () => {
+    const id = (await gw.adminApi('POST', '/apis', { api: { ...api('kept'), settings: { require_https: 'transition_return_error', require_https_transition_start_at: '2015-01-16T06:06:28.816Z' } } })).body.api.id as string;
+    expect((await publish(id)).status).toBe(201);
+    // An API client's PUT without the start, as after a blanked form field.
+    await gw.adminApi('PUT', `/apis/${id}`, { api: { ...api('kept'), settings: { require_https: 'transition_return_error' } } });
+    expect(names((await pending()).identical)).toEqual(['kept']);
+    await gw.adminApi('PUT', `/apis/${id}`, { api: { ...api('kept'), settings: { require_https: 'transition_return_error', api_key_verification_transition_start_at: '2020-01-01T00:00:00Z' } } });
+    expect(names((await pending()).identical)).toEqual(['kept']);
+    const updatedAt = (await gw.adminApi('GET', `/apis/${id}`)).body.api.updated_at;
+    expect((await publish(id)).body.config_version).toBeNull();
+    expect((await gw.adminApi('GET', `/apis/${id}`)).body.api.updated_at).toBe(updatedAt);
+
+    await gw.adminApi('PUT', `/apis/${id}`, { api: { ...api('kept'), settings: { require_https: 'transition_return_error', disable_api_key: true } } });
+    expect((await publish(id)).status).toBe(201);
+    expect(gw.context.publisher.current.apis[0]!.settings.require_https_transition_start_at).toBe('2015-01-16T06:06:28.816Z');
+  });
+
   it('keeps a start that was given, and clears one whose setting is not in transition', async () => {
     const id = (
       await gw.adminApi('POST', '/apis', {

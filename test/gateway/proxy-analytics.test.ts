@@ -73,6 +73,23 @@ describe('analytics entries', () => {
     });
   });
 
+  it('records the user of a known key that is refused (disabled, unverified, or over HTTP in an HTTPS transition), as API Umbrella does', async () => {
+    await fx.gw.publishBackend(
+      echoBackend(fx.echo, {
+        url_matches: [{ frontend_prefix: '/strict/', backend_prefix: '/' }],
+        settings: { api_key_verification_level: 'required_email', require_https: 'transition_return_error', require_https_transition_start_at: '2013-01-01T00:00:00Z' },
+      }),
+    );
+    const disabled = await fx.gw.createUser({ email: 'off@example.com', enabled: false });
+    const unverified = await fx.gw.createUser({ email: 'unverified@example.com', email_verified: false });
+    const plain = await fx.gw.createUser({ email: 'plain@example.com' });
+    for (const [user, code] of [[disabled, 'api_key_disabled'], [unverified, 'api_key_unverified'], [plain, 'https_required']] as const) {
+      const reply = await send(fx.gw.url, '/strict/x', { headers: { 'X-Api-Key': user.apiKey } });
+      const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
+      expect(entry, code).toMatchObject({ gatekeeper_denied_code: code, user_id: user.id, api_key_preview: `${user.apiKey.slice(0, 6)}...` });
+    }
+  });
+
   it('records nothing for NOT_FOUND or a backend with disable_analytics', async () => {
     const before = loggedEntries().length;
     await send(fx.gw.url, '/unmatched/path');
