@@ -106,7 +106,7 @@ describe('web admin journey', () => {
     await openMenu('Users', 'API Users');
     await screenshot(page, '07-api-users-empty');
     await page.getByRole('button', { name: 'Add API User' }).first().click();
-    await page.getByLabel('Email').fill('dev@example.com');
+    await page.getByLabel('Email', { exact: true }).fill('dev@example.com');
     await page.getByLabel('First Name').fill('Dana');
     await page.getByLabel('Last Name').fill('Developer');
     await page.getByRole('button', { name: 'Save' }).click();
