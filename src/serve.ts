@@ -6,12 +6,12 @@ import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { readTlsFiles, type TlsFiles } from './config/tls-files.js';
+import { readTlsFiles, tlsPairsOf, type TlsPairPaths } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
 import { guardProcess } from './lib/process-guards.js';
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
-import { CertificateReloader, fingerprintOf, type FilesFingerprint } from './tls-certificate-reload.js';
+import { CertificateReloader, fingerprintOf, type CertificateInUse } from './tls-certificate-reload.js';
 import { openTlsListener, type TlsListener } from './tls-listener.js';
 
 const IDLE_SWEEP_MS = 50;
@@ -47,7 +47,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (https !== null) {
       tls = https.listener;
       const reloadOptions = { logger: context.logger, clock: context.clock, checkEveryMs: options.certificateCheckMs };
-      reloader = new CertificateReloader(tls, config.tls, https, reloadOptions);
+      reloader = new CertificateReloader(tls, https.pairs, https.inUse, reloadOptions);
     }
   } catch (error) {
     await tls?.close();
@@ -81,14 +81,24 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   return { app, context: running, url, httpsUrl: tls?.url ?? null, stop };
 }
 
+interface HttpsListener {
+  readonly listener: TlsListener;
+  readonly pairs: TlsPairPaths[];
+  readonly inUse: CertificateInUse[];
+}
+
 /** null without listen.https_port. The files were checked when the config was loaded; this reads them again in case they changed since. */
-async function openHttpsListener(app: FastifyInstance, config: Config): Promise<{ listener: TlsListener; files: TlsFiles; fingerprint: FilesFingerprint } | null> {
+async function openHttpsListener(app: FastifyInstance, config: Config): Promise<HttpsListener | null> {
   if (config.listen.https_port === null) return null;
-  const fingerprint = fingerprintOf(config.tls);
-  const read = readTlsFiles(config.tls);
-  if (!read.ok) throw new ConfigError(read.problem);
+  const pairs = tlsPairsOf(config.tls);
+  const inUse = pairs.map((pair) => {
+    const fingerprint = fingerprintOf(pair);
+    const read = readTlsFiles(pair);
+    if (!read.ok) throw new ConfigError(read.problem);
+    return { files: read.files, fingerprint };
+  });
   const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size };
-  return { listener: await openTlsListener(app.server, read.files, options), files: read.files, fingerprint };
+  return { listener: await openTlsListener(app.server, inUse.map((each) => each.files), options), pairs, inUse };
 }
 
 /** For `parasol serve`: start, log where, and stop cleanly on a signal. */

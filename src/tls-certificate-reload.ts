@@ -1,7 +1,8 @@
 // Renewed certificates without a restart. certbot and the like replace
-// tls.cert_file and tls.key_file in place every couple of months; Parasol
-// looks at the two files every minute and, when either has changed, reads
-// and checks the pair as at start-up and gives it to new connections. A pair
+// tls.cert_file and tls.key_file (and those of tls.certificates) in place
+// every couple of months; Parasol looks at each pair's files every minute
+// and, when either has changed, reads and checks the pair as at start-up and
+// gives it to new connections. A pair
 // that does not pass (a key not yet written beside its new certificate, a
 // wrong file) is logged and the certificate in use stays, so a bad renewal
 // never takes HTTPS down. A certificate close to its end is warned about
@@ -10,8 +11,7 @@ import { X509Certificate } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config/schema.js';
-import { readTlsFiles, type TlsFiles } from './config/tls-files.js';
+import { readTlsFiles, type TlsFiles, type TlsPairPaths } from './config/tls-files.js';
 import type { Clock } from './lib/clock.js';
 import type { TlsListener } from './tls-listener.js';
 
@@ -27,30 +27,27 @@ export interface CertificateReloadOptions {
   readonly checkEveryMs?: number;
 }
 
-/** What the two files look like: a change of either is a renewal (or a step of one). */
+/** What a pair's two files look like: a change of either is a renewal (or a step of one). */
 export type FilesFingerprint = string;
 
 /** Taken before the files are read, so that a change while they are read is seen as one. */
-export function fingerprintOf(tls: Config['tls']): FilesFingerprint {
-  return [tls.cert_file, tls.key_file].map((path) => fileState(path)).join(' ');
+export function fingerprintOf(pair: TlsPairPaths): FilesFingerprint {
+  return [pair.cert_file, pair.key_file].map((path) => fileState(path)).join(' ');
 }
 
+/** A certificate in use: its files as read, and what they looked like just before. */
+export interface CertificateInUse {
+  readonly files: TlsFiles;
+  readonly fingerprint: FilesFingerprint;
+}
+
+/** Watches every pair of the config (tls.cert_file and key_file, then tls.certificates), each on its own. */
 export class CertificateReloader {
-  /** What the files looked like when last read. */
-  private seen: FilesFingerprint;
-  private validTo: number;
-  private lastWarnedAt = -Infinity;
+  private readonly watched: WatchedCertificate[];
   private readonly timer: NodeJS.Timeout;
 
-  constructor(
-    private readonly listener: TlsListener,
-    private readonly tls: Config['tls'],
-    inUse: { readonly files: TlsFiles; readonly fingerprint: FilesFingerprint },
-    private readonly options: CertificateReloadOptions,
-  ) {
-    this.seen = inUse.fingerprint;
-    this.validTo = validToOf(inUse.files);
-    this.warnIfEnding();
+  constructor(listener: TlsListener, pairs: readonly TlsPairPaths[], inUse: readonly CertificateInUse[], options: CertificateReloadOptions) {
+    this.watched = pairs.map((pair, index) => new WatchedCertificate(index, pair, inUse[index]!, listener, options));
     this.timer = setInterval(() => this.check(), options.checkEveryMs ?? CERTIFICATE_CHECK_MS).unref();
   }
 
@@ -58,9 +55,32 @@ export class CertificateReloader {
     clearInterval(this.timer);
   }
 
-  /** Reloads when the files changed since they were last read; else only warns of an ending certificate. */
+  /** Reloads each pair whose files changed since they were last read; else only warns of an ending certificate. */
   check(): void {
-    const current = fingerprintOf(this.tls);
+    for (const watched of this.watched) watched.check();
+  }
+}
+
+class WatchedCertificate {
+  /** What the files looked like when last read. */
+  private seen: FilesFingerprint;
+  private validTo: number;
+  private lastWarnedAt = -Infinity;
+
+  constructor(
+    private readonly index: number,
+    private readonly pair: TlsPairPaths,
+    inUse: CertificateInUse,
+    private readonly listener: TlsListener,
+    private readonly options: CertificateReloadOptions,
+  ) {
+    this.seen = inUse.fingerprint;
+    this.validTo = validToOf(inUse.files);
+    this.warnIfEnding();
+  }
+
+  check(): void {
+    const current = fingerprintOf(this.pair);
     if (current !== this.seen) {
       this.seen = current;
       this.reload();
@@ -69,15 +89,15 @@ export class CertificateReloader {
   }
 
   private reload(): void {
-    const read = readTlsFiles(this.tls);
+    const read = readTlsFiles(this.pair);
     if (!read.ok) {
       this.options.logger.error({ problem: read.problem }, 'TLS certificate files changed but cannot be used; the certificate in use stays');
       return;
     }
-    this.listener.useCertificate(read.files);
+    this.listener.useCertificate(this.index, read.files);
     this.validTo = validToOf(read.files);
     this.lastWarnedAt = -Infinity;
-    this.options.logger.info({ cert_file: this.tls.cert_file, valid_to: new Date(this.validTo).toISOString() }, 'TLS certificate reloaded');
+    this.options.logger.info({ cert_file: this.pair.cert_file, valid_to: new Date(this.validTo).toISOString() }, 'TLS certificate reloaded');
   }
 
   private warnIfEnding(): void {
@@ -85,9 +105,8 @@ export class CertificateReloader {
     if (now < this.validTo - WARN_BEFORE_END_MS || now - this.lastWarnedAt < DAY_MS) return;
     this.lastWarnedAt = now;
     const message = now >= this.validTo ? 'TLS certificate has expired' : 'TLS certificate expires soon';
-    this.options.logger.warn({ cert_file: this.tls.cert_file, valid_to: new Date(this.validTo).toISOString() }, message);
+    this.options.logger.warn({ cert_file: this.pair.cert_file, valid_to: new Date(this.validTo).toISOString() }, message);
   }
-
 }
 
 /**

@@ -4,12 +4,16 @@
 // both: the gateway's direct path, Fastify's routes, WebSocket upgrades,
 // 503 while closing. Requests on it see an encrypted socket, which is what
 // makes request.protocol "https" for require_https, Secure cookies and
-// X-Forwarded-Proto. The plain-HTTP listener is not touched.
+// X-Forwarded-Proto. The plain-HTTP listener is not touched. With several
+// certificates, each connection gets the one for the host it names (SNI,
+// tls-server-names.ts).
 import { once } from 'node:events';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import type { TlsFiles } from './config/tls-files.js';
+import { ServerNameChooser } from './tls-server-names.js';
 
 /** Events a client's connection raises on an HTTP server that the app's listeners answer. */
 const RELAYED_EVENTS = ['request', 'upgrade', 'clientError'] as const;
@@ -18,8 +22,8 @@ export interface TlsListener {
   readonly server: HttpsServer;
   /** e.g. https://127.0.0.1:8443 */
   readonly url: string;
-  /** Connections from now on get this certificate; open ones keep theirs. */
-  useCertificate(files: TlsFiles): void;
+  /** Connections from now on get this certificate in place of the index-th (0: tls.cert_file); open ones keep theirs. */
+  useCertificate(index: number, files: TlsFiles): void;
   /** Stops accepting connections; resolves when every open one has ended. */
   close(): Promise<void>;
 }
@@ -33,12 +37,15 @@ export interface TlsListenOptions {
 /**
  * Listens on options.host:options.port with the app's server `main` behind it.
  * Call it once the app is ready: the gateway puts its request listener on
- * `main` while its plugin registers.
+ * `main` while its plugin registers. `pairs[0]` is the certificate for every
+ * host no other one names.
  */
-export async function openTlsListener(main: HttpServer, files: TlsFiles, options: TlsListenOptions): Promise<TlsListener> {
+export async function openTlsListener(main: HttpServer, pairs: readonly TlsFiles[], options: TlsListenOptions): Promise<TlsListener> {
+  const chooser = pairs.length > 1 ? new ServerNameChooser(pairs) : null;
   const server = createServer({
-    cert: files.cert,
-    key: files.key,
+    cert: pairs[0]!.cert,
+    key: pairs[0]!.key,
+    ...(chooser === null ? {} : { SNICallback: (name: string, answer: (error: Error | null, context: SecureContext) => void) => answer(null, chooser.contextFor(name)) }),
     // HTTP/1.1 only: the gateway, its upgrades and Fastify's routes are built on Node's HTTP/1 server.
     ALPNProtocols: ['http/1.1'],
     maxHeaderSize: options.maxHeaderSize,
@@ -50,7 +57,11 @@ export async function openTlsListener(main: HttpServer, files: TlsFiles, options
   return {
     server,
     url: urlOf(server),
-    useCertificate: ({ cert, key }) => server.setSecureContext({ cert, key }),
+    useCertificate: (index, files) => {
+      chooser?.replace(index, files);
+      // Also what a client that names no host gets.
+      if (index === 0) server.setSecureContext({ cert: files.cert, key: files.key });
+    },
     close: () => closeServer(server),
   };
 }

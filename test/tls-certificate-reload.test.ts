@@ -14,7 +14,7 @@ import { CertificateReloader, fingerprintOf } from '../src/tls-certificate-reloa
 import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
 import { capturingLogger } from './helpers/capturing-logger.js';
 import { tempDir, testConfig } from './helpers/config.js';
-import { CERT_FILE, httpsConfig, KEY_FILE, OTHER_KEY_FILE } from './helpers/tls.js';
+import { CERT_FILE, httpsConfig, KEY_FILE, OTHER_KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE } from './helpers/tls.js';
 
 const fixture = (name: string) => join(CERT_FILE, '..', name);
 const RENEWED_CERT = fixture('renewed-cert.pem');
@@ -42,10 +42,10 @@ async function start() {
   return { files, log, httpsUrl: new URL(server.httpsUrl!) };
 }
 
-/** The fingerprint of the certificate a new connection is shown. */
-function servedFingerprint(url: URL): Promise<string> {
+/** The fingerprint of the certificate a new connection (naming `serverName`, if given) is shown. */
+function servedFingerprint(url: URL, serverName?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false }, () => {
+    const socket = connect({ host: url.hostname, port: Number(url.port), servername: serverName, rejectUnauthorized: false }, () => {
       resolve(socket.getPeerCertificate().fingerprint256);
       socket.end();
     });
@@ -93,16 +93,35 @@ describe('a renewed TLS certificate', () => {
     expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
   });
 
+  it('of tls.certificates reaches connections naming its host, and leaves the others theirs', async () => {
+    const dir = tempDir('tls-reload-sites-');
+    const sites = { cert: join(dir, 'sites.pem'), key: join(dir, 'sites-key.pem') };
+    copyFileSync(SITES_CERT_FILE, sites.cert);
+    copyFileSync(SITES_KEY_FILE, sites.key);
+    const log = capturingLogger();
+    const config = testConfig(httpsConfig({ tls: { cert_file: CERT_FILE, key_file: KEY_FILE, certificates: [{ cert_file: sites.cert, key_file: sites.key }] } }));
+    server = await startServer(config, { logger: log.logger, certificateCheckMs: 20 });
+    const httpsUrl = new URL(server.httpsUrl!);
+    expect(await servedFingerprint(httpsUrl, 'api.example.org')).toBe(certFingerprint(SITES_CERT_FILE));
+    const reloaded = log.nextLine('TLS certificate reloaded');
+    copyFileSync(SITES_RENEWED_KEY_FILE, sites.key);
+    copyFileSync(SITES_RENEWED_CERT_FILE, sites.cert);
+    expect(await reloaded).toMatchObject({ cert_file: sites.cert });
+    expect(await servedFingerprint(httpsUrl, 'api.example.org')).toBe(certFingerprint(SITES_RENEWED_CERT_FILE));
+    expect(await servedFingerprint(httpsUrl, 'localhost')).toBe(certFingerprint(CERT_FILE));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(CERT_FILE));
+  });
+
   it('is warned about two weeks before its end, once a day, and once it has expired', async () => {
-    const read = readTlsFiles({ cert_file: CERT_FILE, key_file: KEY_FILE });
+    const read = readTlsFiles({ at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE });
     if (!read.ok) throw new Error(read.problem);
     const end = Date.parse(new X509Certificate(read.files.cert).validTo);
     const clock = new ManualClock(end - 15 * 86_400_000);
     const log = capturingLogger();
-    listener = await openTlsListener(createServer(), read.files, { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    listener = await openTlsListener(createServer(), [read.files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
     // Checked by hand here, with the clock moved, rather than by the interval.
-    const tls = { cert_file: CERT_FILE, key_file: KEY_FILE };
-    const reloader = new CertificateReloader(listener, tls, { files: read.files, fingerprint: fingerprintOf(tls) }, { logger: log.logger, clock, checkEveryMs: 86_400_000 });
+    const pair = { at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE };
+    const reloader = new CertificateReloader(listener, [pair], [{ files: read.files, fingerprint: fingerprintOf(pair) }], { logger: log.logger, clock, checkEveryMs: 86_400_000 });
     const warnings = () => log.lines.filter((line) => line.level === 40).map((line) => [line.msg, line.valid_to]);
     try {
       expect(warnings()).toEqual([]);

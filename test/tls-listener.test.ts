@@ -3,16 +3,34 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { get } from 'node:https';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readTlsFiles } from '../src/config/tls-files.js';
+import { readTlsFiles, type TlsFiles } from '../src/config/tls-files.js';
 import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
-import { CERT_FILE, KEY_FILE, TEST_CA } from './helpers/tls.js';
+import { CERT_FILE, KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE, TEST_CA } from './helpers/tls.js';
 
-const files = (() => {
-  const read = readTlsFiles({ cert_file: CERT_FILE, key_file: KEY_FILE });
+function readPair(cert_file: string, key_file: string): TlsFiles {
+  const read = readTlsFiles({ at: 'tls', cert_file, key_file });
   if (!read.ok) throw new Error(read.problem);
   return read.files;
-})();
+}
+const files = readPair(CERT_FILE, KEY_FILE);
+
+/** The fingerprint of the certificate a new connection naming `serverName` (none: no SNI) is shown. */
+function servedFingerprint(url: string, serverName?: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), servername: serverName, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+const fingerprintOf = (path: string) => new X509Certificate(readFileSync(path)).fingerprint256;
 
 let listener: TlsListener | null = null;
 afterEach(async () => {
@@ -28,14 +46,14 @@ describe('openTlsListener', () => {
     main.requestTimeout = 0;
     main.maxRequestsPerSocket = 7;
     main.setTimeout(9_000);
-    listener = await openTlsListener(main, files, { host: '127.0.0.1', port: 0, maxHeaderSize: 32_768 });
+    listener = await openTlsListener(main, [files], { host: '127.0.0.1', port: 0, maxHeaderSize: 32_768 });
     const { server } = listener;
     expect([server.keepAliveTimeout, server.headersTimeout, server.requestTimeout, server.maxRequestsPerSocket, server.timeout]).toEqual([72_000, 12_345, 0, 7, 9_000]);
   });
 
   it('hands its requests to the plain server\'s request listeners, whose socket is encrypted', async () => {
     const main = createServer((request, response) => response.end(`encrypted: ${(request.socket as { encrypted?: boolean }).encrypted === true}`));
-    listener = await openTlsListener(main, files, { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    listener = await openTlsListener(main, [files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
     expect(listener.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const request = get(`${listener.url}/`, { ca: TEST_CA, agent: false });
     const [response] = (await once(request, 'response')) as [NodeJS.ReadableStream];
@@ -45,8 +63,20 @@ describe('openTlsListener', () => {
   });
 
   it('refuses to start on a port that is taken', async () => {
-    listener = await openTlsListener(createServer(), files, { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    listener = await openTlsListener(createServer(), [files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
     const port = Number(new URL(listener.url).port);
-    await expect(openTlsListener(createServer(), files, { host: '127.0.0.1', port, maxHeaderSize: 16_384 })).rejects.toThrow(/EADDRINUSE/);
+    await expect(openTlsListener(createServer(), [files], { host: '127.0.0.1', port, maxHeaderSize: 16_384 })).rejects.toThrow(/EADDRINUSE/);
+  });
+
+  it('shows each client the certificate for the host it names (SNI): exact names and one-label wildcards, else the first', async () => {
+    listener = await openTlsListener(createServer(), [files, readPair(SITES_CERT_FILE, SITES_KEY_FILE)], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    const sites = fingerprintOf(SITES_CERT_FILE);
+    const first = fingerprintOf(CERT_FILE);
+    for (const [name, expected] of [['api.example.org', sites], ['API.Example.ORG', sites], ['a.example.net', sites], ['example.net', first], ['a.b.example.net', first], ['localhost', first], ['other.example.com', first], [undefined, first]] as const) {
+      expect(await servedFingerprint(listener.url, name), String(name)).toBe(expected);
+    }
+    listener.useCertificate(1, readPair(SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE));
+    expect(await servedFingerprint(listener.url, 'api.example.org')).toBe(fingerprintOf(SITES_RENEWED_CERT_FILE));
+    expect(await servedFingerprint(listener.url, 'localhost')).toBe(first);
   });
 });

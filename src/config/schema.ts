@@ -30,6 +30,8 @@ export const configSchema = {
   tls: {
     cert_file: optionalStr(),
     key_file: optionalStr(),
+    /** More certificates, each for the host names it lists, chosen by the name the client asks for (SNI). */
+    certificates: structured<readonly CertificateFiles[]>([], 'a list of {cert_file, key_file} (paths)', parseCertificateList),
   },
   data_dir: str('./data'),
   secret_key: optionalStr(),
@@ -103,6 +105,19 @@ export const configSchema = {
 export type Config = ConfigOf<typeof configSchema>;
 
 /** Strings that compile as JavaScript regular expressions and mean there what they mean in PCRE. */
+export interface CertificateFiles {
+  readonly cert_file: string;
+  readonly key_file: string;
+}
+
+function parseCertificateList(raw: unknown): readonly CertificateFiles[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const isPair = (item: unknown): item is CertificateFiles =>
+    typeof item === 'object' && item !== null && Object.keys(item).sort().join() === 'cert_file,key_file' &&
+    typeof (item as CertificateFiles).cert_file === 'string' && typeof (item as CertificateFiles).key_file === 'string';
+  return raw.every(isPair) ? raw : undefined;
+}
+
 function parsePatterns(raw: unknown): readonly string[] | undefined {
   if (!Array.isArray(raw) || !raw.every((item): item is string => typeof item === 'string')) return undefined;
   for (const pattern of raw) {

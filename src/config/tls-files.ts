@@ -1,7 +1,9 @@
-// The HTTPS listener's certificate and key (tls.cert_file, tls.key_file).
-// They are read and tried on Node's TLS here, when the config is loaded, so
-// that a missing file or a key that is not the certificate's stops start-up
-// and `parasol config check` with one line, not the first handshake.
+// The HTTPS listener's certificates and keys (tls.cert_file and tls.key_file,
+// and each pair of tls.certificates). They are read and tried on Node's TLS
+// here, when the config is loaded, so that a missing file or a key that is
+// not the certificate's stops start-up and `parasol config check` with one
+// line, not the first handshake.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -15,20 +17,38 @@ export interface TlsFiles {
 
 export type TlsFilesRead = { readonly ok: true; readonly files: TlsFiles } | { readonly ok: false; readonly problem: string };
 
+/** One certificate and its key as the config names them, under the key `at` ("tls", "tls.certificates[0]"). */
+export interface TlsPairPaths {
+  readonly at: string;
+  readonly cert_file: string | null;
+  readonly key_file: string | null;
+}
+
+/** The certificate for every other name (tls.cert_file, tls.key_file) first, then tls.certificates in order. */
+export function tlsPairsOf(tls: Config['tls']): TlsPairPaths[] {
+  return [{ at: 'tls', cert_file: tls.cert_file, key_file: tls.key_file }, ...tls.certificates.map((pair, index) => ({ at: `tls.certificates[${index}]`, ...pair }))];
+}
+
 /** The listen.https_port and tls.* keys together: what is wrong as "key: reason", or null. */
 export function httpsKeysProblem(config: Config): string | null {
-  const { cert_file, key_file } = config.tls;
+  const { cert_file, key_file, certificates } = config.tls;
   const { port, https_port } = config.listen;
   if (https_port === null) {
     if (cert_file !== null) return 'tls.cert_file: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys';
     if (key_file !== null) return 'tls.key_file: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys';
+    if (certificates.length > 0) return 'tls.certificates: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys';
     return null;
   }
   if (https_port === port && port !== 0) return `listen.https_port: ${https_port} is listen.port already: HTTPS needs a port of its own`;
   if (cert_file === null) return 'tls.cert_file: listen.https_port needs a certificate file (PEM)';
   if (key_file === null) return 'tls.key_file: listen.https_port needs a private key file (PEM)';
-  const read = readTlsFiles(config.tls);
-  return read.ok ? null : read.problem;
+  for (const pair of tlsPairsOf(config.tls)) {
+    const read = readTlsFiles(pair);
+    if (!read.ok) return read.problem;
+    // A certificate chosen by name that names no host would never be chosen.
+    if (pair.at !== 'tls' && dnsNamesOf(read.files.cert).length === 0) return `${pair.at}.cert_file: the certificate in ${pair.cert_file} names no host (no DNS subjectAltName)`;
+  }
+  return null;
 }
 
 /**
@@ -36,16 +56,22 @@ export function httpsKeysProblem(config: Config): string | null {
  * homepage.file is) and checks each, then the pair, with the same call the
  * listener makes, so each failure names the key whose file is at fault.
  */
-export function readTlsFiles(tls: Config['tls']): TlsFilesRead {
-  const cert = readPem('tls.cert_file', tls.cert_file);
+export function readTlsFiles(pair: TlsPairPaths): TlsFilesRead {
+  const cert = readPem(`${pair.at}.cert_file`, pair.cert_file);
   if (typeof cert === 'string') return { ok: false, problem: cert };
-  const key = readPem('tls.key_file', tls.key_file);
+  const key = readPem(`${pair.at}.key_file`, pair.key_file);
   if (typeof key === 'string') return { ok: false, problem: key };
   const refused =
-    refusal({ cert }, `tls.cert_file: no PEM certificate in ${tls.cert_file}`) ??
-    refusal({ key }, `tls.key_file: no usable PEM private key (unencrypted) in ${tls.key_file}`) ??
-    refusal({ cert, key }, `tls.key_file: ${tls.key_file} is not the private key of the certificate in tls.cert_file`);
+    refusal({ cert }, `${pair.at}.cert_file: no PEM certificate in ${pair.cert_file}`) ??
+    refusal({ key }, `${pair.at}.key_file: no usable PEM private key (unencrypted) in ${pair.key_file}`) ??
+    refusal({ cert, key }, `${pair.at}.key_file: ${pair.key_file} is not the private key of the certificate in ${pair.at}.cert_file`);
   return refused === null ? { ok: true, files: { cert, key } } : { ok: false, problem: refused };
+}
+
+/** The host names (DNS subjectAltNames, wildcards such as *.example.com included) of a PEM chain's first certificate, lowercase. */
+export function dnsNamesOf(cert: Buffer): string[] {
+  const names = new X509Certificate(cert).subjectAltName ?? '';
+  return names.split(', ').flatMap((entry) => (entry.startsWith('DNS:') ? [entry.slice(4).toLowerCase()] : []));
 }
 
 /** The bytes, or "key: cannot read PATH: CODE". */

@@ -7,7 +7,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { isField, type Schema } from '../../src/config/fields.js';
 import { packagePath } from '../../src/lib/package-path.js';
 import { tempDir } from '../helpers/config.js';
-import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE } from '../helpers/tls.js';
+import { CERT_FILE, IP_ONLY_CERT_FILE, IP_ONLY_KEY_FILE, KEY_FILE, OTHER_KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE } from '../helpers/tls.js';
 
 function writeConfig(dir: string, text: string, name = 'parasol.yml'): string {
   const path = join(dir, name);
@@ -30,7 +30,7 @@ describe('config precedence', () => {
     const { config, path } = loadConfig({ env: {}, cwd: tempDir() });
     expect(path).toBeNull();
     expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080, https_port: null });
-    expect(config.tls).toEqual({ cert_file: null, key_file: null });
+    expect(config.tls).toEqual({ cert_file: null, key_file: null, certificates: [] });
     expect(config.data_dir).toBe('./data');
     expect(config.secret_key).toBeNull();
     expect(config.proxy.response_timeout_ms).toBe(60_000);
@@ -82,7 +82,7 @@ describe('config precedence', () => {
     expect(loadConfig({ configPath: path, env: {}, cwd }).config.listen.https_port).toBe(8443);
     const { config } = loadConfig({ cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '443', PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE } });
     expect(config.listen.https_port).toBe(443);
-    expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE });
+    expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE, certificates: [] });
     const off = loadConfig({ configPath: writeConfig(cwd, 'listen:\n  https_port: 8443\n'), cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '' } });
     expect(off.config.listen.https_port).toBeNull();
   });
@@ -142,6 +142,26 @@ describe('config errors name the source, the key and what was expected', () => {
       'a key that is not the certificate\'s',
       `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${OTHER_KEY_FILE}\n`,
       /parasol\.yml: tls\.key_file: \S+other-key\.pem is not the private key of the certificate in tls\.cert_file \(key values mismatch\)$/,
+    ],
+    [
+      'more certificates without an HTTPS port',
+      `tls:\n  certificates:\n    - cert_file: ${SITES_CERT_FILE}\n      key_file: ${SITES_KEY_FILE}\n`,
+      /parasol\.yml: tls\.certificates: set, but listen\.https_port is not/,
+    ],
+    [
+      'a certificate list entry that is not a pair of paths',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n  certificates:\n    - cert_file: ${SITES_CERT_FILE}\n`,
+      /parasol\.yml: tls\.certificates: expected a list of \{cert_file, key_file\} \(paths\), got /,
+    ],
+    [
+      'a key in tls.certificates that is not its certificate\'s',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n  certificates:\n    - cert_file: ${SITES_CERT_FILE}\n      key_file: ${SITES_KEY_FILE}\n    - cert_file: ${SITES_CERT_FILE}\n      key_file: ${KEY_FILE}\n`,
+      /parasol\.yml: tls\.certificates\[1\]\.key_file: \S+localhost-key\.pem is not the private key of the certificate in tls\.certificates\[1\]\.cert_file \(key values mismatch\)$/,
+    ],
+    [
+      'a certificate in tls.certificates that names no host',
+      `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n  certificates:\n    - cert_file: ${IP_ONLY_CERT_FILE}\n      key_file: ${IP_ONLY_KEY_FILE}\n`,
+      /parasol\.yml: tls\.certificates\[0\]\.cert_file: the certificate in \S+ip-only-cert\.pem names no host \(no DNS subjectAltName\)$/,
     ],
     [
       'unique emails without a mailer to send keys',

@@ -10,6 +10,14 @@ export const CERT_FILE = fixture('localhost-cert.pem');
 export const KEY_FILE = fixture('localhost-key.pem');
 /** A private key that is not the certificate's. */
 export const OTHER_KEY_FILE = fixture('other-key.pem');
+/** A second certificate, for api.example.org and *.example.net, and a renewal of it. */
+export const SITES_CERT_FILE = fixture('sites-cert.pem');
+export const SITES_KEY_FILE = fixture('sites-key.pem');
+export const SITES_RENEWED_CERT_FILE = fixture('sites-renewed-cert.pem');
+export const SITES_RENEWED_KEY_FILE = fixture('sites-renewed-key.pem');
+/** A certificate that names no host (only IP:127.0.0.1), and its key. */
+export const IP_ONLY_CERT_FILE = fixture('ip-only-cert.pem');
+export const IP_ONLY_KEY_FILE = fixture('ip-only-key.pem');
 /** What clients trust to reach the test listener: the certificate itself. */
 export const TEST_CA = readFileSync(CERT_FILE);
 
