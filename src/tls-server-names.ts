@@ -25,7 +25,8 @@ export class ServerNameChooser {
   }
 
   contextFor(serverName: string): SecureContext {
-    const name = serverName.toLowerCase();
+    // "api.example.org." is the same host, written fully qualified.
+    const name = (serverName.endsWith('.') ? serverName.slice(0, -1) : serverName).toLowerCase();
     const dot = name.indexOf('.');
     const index = this.byName.get(name) ?? (dot < 0 ? undefined : this.byName.get(`*${name.slice(dot)}`)) ?? 0;
     return this.contexts[index]!;

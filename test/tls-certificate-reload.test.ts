@@ -14,11 +14,8 @@ import { CertificateReloader, fingerprintOf } from '../src/tls-certificate-reloa
 import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
 import { capturingLogger } from './helpers/capturing-logger.js';
 import { tempDir, testConfig } from './helpers/config.js';
-import { CERT_FILE, httpsConfig, KEY_FILE, OTHER_KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE } from './helpers/tls.js';
+import { CERT_FILE, httpsConfig, IP_ONLY_CERT_FILE, IP_ONLY_KEY_FILE, KEY_FILE, OTHER_KEY_FILE, RENEWED_CERT_FILE, RENEWED_KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE } from './helpers/tls.js';
 
-const fixture = (name: string) => join(CERT_FILE, '..', name);
-const RENEWED_CERT = fixture('renewed-cert.pem');
-const RENEWED_KEY = fixture('renewed-key.pem');
 const certFingerprint = (path: string) => new X509Certificate(readFileSync(path)).fingerprint256;
 
 let server: RunningServer | null = null;
@@ -58,22 +55,22 @@ describe('a renewed TLS certificate', () => {
     const { files, log, httpsUrl } = await start();
     expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(CERT_FILE));
     const reloaded = log.nextLine('TLS certificate reloaded');
-    copyFileSync(RENEWED_KEY, files.key);
-    copyFileSync(RENEWED_CERT, files.cert);
+    copyFileSync(RENEWED_KEY_FILE, files.key);
+    copyFileSync(RENEWED_CERT_FILE, files.cert);
     expect(await reloaded).toMatchObject({ level: 30, cert_file: files.cert, valid_to: '2076-11-12T00:51:55.000Z' });
-    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT_FILE));
   });
 
   it('is not taken while its key is not the certificate\'s: the one in use stays until the pair matches', async () => {
     const { files, log, httpsUrl } = await start();
     const refused = log.nextLine('TLS certificate files changed but cannot be used; the certificate in use stays');
-    copyFileSync(RENEWED_CERT, files.cert);
+    copyFileSync(RENEWED_CERT_FILE, files.cert);
     expect(await refused).toMatchObject({ level: 50, problem: expect.stringContaining(`tls.key_file: ${files.key} is not the private key of the certificate`) });
     expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(CERT_FILE));
     const reloaded = log.nextLine('TLS certificate reloaded');
-    copyFileSync(RENEWED_KEY, files.key);
+    copyFileSync(RENEWED_KEY_FILE, files.key);
     await reloaded;
-    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT_FILE));
     // Unchanged files are not read again: one error, one reload.
     expect(log.lines.filter((line) => line.level === 50)).toHaveLength(1);
   });
@@ -81,16 +78,16 @@ describe('a renewed TLS certificate', () => {
   it('is read again when a file changed only its status (owner or mode set after it was written, as install -o -m does)', async () => {
     const { files, log, httpsUrl } = await start();
     const refused = log.nextLine('TLS certificate files changed but cannot be used; the certificate in use stays');
-    copyFileSync(RENEWED_CERT, files.cert);
+    copyFileSync(RENEWED_CERT_FILE, files.cert);
     copyFileSync(OTHER_KEY_FILE, files.key);
     await refused;
     // The right key, with the same inode, size and modification time: only the change time moves.
     const { mtime, atime } = statSync(files.key);
     const reloaded = log.nextLine('TLS certificate reloaded');
-    copyFileSync(RENEWED_KEY, files.key);
+    copyFileSync(RENEWED_KEY_FILE, files.key);
     utimesSync(files.key, atime, mtime);
     await reloaded;
-    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT));
+    expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(RENEWED_CERT_FILE));
   });
 
   it('of tls.certificates reaches connections naming its host, and leaves the others theirs', async () => {
@@ -110,6 +107,13 @@ describe('a renewed TLS certificate', () => {
     expect(await servedFingerprint(httpsUrl, 'api.example.org')).toBe(certFingerprint(SITES_RENEWED_CERT_FILE));
     expect(await servedFingerprint(httpsUrl, 'localhost')).toBe(certFingerprint(CERT_FILE));
     expect(await servedFingerprint(httpsUrl)).toBe(certFingerprint(CERT_FILE));
+
+    // A renewal that names no host any more would never be chosen: refused, as at start.
+    const refused = log.nextLine('TLS certificate files changed but cannot be used; the certificate in use stays');
+    copyFileSync(IP_ONLY_KEY_FILE, sites.key);
+    copyFileSync(IP_ONLY_CERT_FILE, sites.cert);
+    expect(await refused).toMatchObject({ problem: expect.stringContaining('tls.certificates[0].cert_file: the certificate in') });
+    expect(await servedFingerprint(httpsUrl, 'api.example.org')).toBe(certFingerprint(SITES_RENEWED_CERT_FILE));
   });
 
   it('is warned about two weeks before its end, once a day, and once it has expired', async () => {

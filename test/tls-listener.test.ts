@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTlsFiles, type TlsFiles } from '../src/config/tls-files.js';
 import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
-import { CERT_FILE, KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE, TEST_CA } from './helpers/tls.js';
+import { CERT_FILE, KEY_FILE, RENEWED_CERT_FILE, RENEWED_KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE, TEST_CA } from './helpers/tls.js';
 
 function readPair(cert_file: string, key_file: string): TlsFiles {
   const read = readTlsFiles({ at: 'tls', cert_file, key_file });
@@ -72,11 +72,15 @@ describe('openTlsListener', () => {
     listener = await openTlsListener(createServer(), [files, readPair(SITES_CERT_FILE, SITES_KEY_FILE)], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
     const sites = fingerprintOf(SITES_CERT_FILE);
     const first = fingerprintOf(CERT_FILE);
-    for (const [name, expected] of [['api.example.org', sites], ['API.Example.ORG', sites], ['a.example.net', sites], ['example.net', first], ['a.b.example.net', first], ['localhost', first], ['other.example.com', first], [undefined, first]] as const) {
+    for (const [name, expected] of [['api.example.org', sites], ['API.Example.ORG', sites], ['api.example.org.', sites], ['a.example.net', sites], ['example.net', first], ['a.b.example.net', first], ['localhost', first], ['other.example.com', first], [undefined, first]] as const) {
       expect(await servedFingerprint(listener.url, name), String(name)).toBe(expected);
     }
     listener.useCertificate(1, readPair(SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE));
     expect(await servedFingerprint(listener.url, 'api.example.org')).toBe(fingerprintOf(SITES_RENEWED_CERT_FILE));
     expect(await servedFingerprint(listener.url, 'localhost')).toBe(first);
+    // A renewal of the first reaches both those that name a host no other names, and those that name none.
+    listener.useCertificate(0, readPair(RENEWED_CERT_FILE, RENEWED_KEY_FILE));
+    for (const name of ['localhost', undefined]) expect(await servedFingerprint(listener.url, name), String(name)).toBe(fingerprintOf(RENEWED_CERT_FILE));
+    expect(await servedFingerprint(listener.url, 'a.example.net')).toBe(fingerprintOf(SITES_RENEWED_CERT_FILE));
   });
 });

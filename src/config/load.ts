@@ -110,6 +110,7 @@ function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): void {
     const target = known.get(name);
     if (target === undefined) throw new ConfigError(`environment: ${name} is not a configuration key`);
     const [node, keyPath] = target;
+    if (node.fromEnv === null) throw new ConfigError(`environment: ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
     const value = parseField(node, node.fromEnv!(raw), keyPath, `environment ${name}`);
     setPath(config, keyPath, value);
   }
@@ -121,7 +122,7 @@ function envVariables(schema: Schema, path: string[]): Map<string, [Field<unknow
     const keyPath = [...path, key];
     if (!isField(node)) {
       for (const [name, target] of envVariables(node, keyPath)) names.set(name, target);
-    } else if (node.fromEnv !== null) {
+    } else {
       names.set(ENV_PREFIX + keyPath.join('_').toUpperCase(), [node, keyPath]);
     }
   }

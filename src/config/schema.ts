@@ -104,7 +104,6 @@ export const configSchema = {
 
 export type Config = ConfigOf<typeof configSchema>;
 
-/** Strings that compile as JavaScript regular expressions and mean there what they mean in PCRE. */
 export interface CertificateFiles {
   readonly cert_file: string;
   readonly key_file: string;
@@ -118,6 +117,7 @@ function parseCertificateList(raw: unknown): readonly CertificateFiles[] | undef
   return raw.every(isPair) ? raw : undefined;
 }
 
+/** Strings that compile as JavaScript regular expressions and mean there what they mean in PCRE. */
 function parsePatterns(raw: unknown): readonly string[] | undefined {
   if (!Array.isArray(raw) || !raw.every((item): item is string => typeof item === 'string')) return undefined;
   for (const pattern of raw) {

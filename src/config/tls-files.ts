@@ -45,8 +45,6 @@ export function httpsKeysProblem(config: Config): string | null {
   for (const pair of tlsPairsOf(config.tls)) {
     const read = readTlsFiles(pair);
     if (!read.ok) return read.problem;
-    // A certificate chosen by name that names no host would never be chosen.
-    if (pair.at !== 'tls' && dnsNamesOf(read.files.cert).length === 0) return `${pair.at}.cert_file: the certificate in ${pair.cert_file} names no host (no DNS subjectAltName)`;
   }
   return null;
 }
@@ -54,7 +52,8 @@ export function httpsKeysProblem(config: Config): string | null {
 /**
  * Reads both files (paths resolved against the working directory, as
  * homepage.file is) and checks each, then the pair, with the same call the
- * listener makes, so each failure names the key whose file is at fault.
+ * listener makes, so each failure names the key whose file is at fault. A
+ * certificate of tls.certificates must name a host: it would never be chosen.
  */
 export function readTlsFiles(pair: TlsPairPaths): TlsFilesRead {
   const cert = readPem(`${pair.at}.cert_file`, pair.cert_file);
@@ -65,7 +64,9 @@ export function readTlsFiles(pair: TlsPairPaths): TlsFilesRead {
     refusal({ cert }, `${pair.at}.cert_file: no PEM certificate in ${pair.cert_file}`) ??
     refusal({ key }, `${pair.at}.key_file: no usable PEM private key (unencrypted) in ${pair.key_file}`) ??
     refusal({ cert, key }, `${pair.at}.key_file: ${pair.key_file} is not the private key of the certificate in ${pair.at}.cert_file`);
-  return refused === null ? { ok: true, files: { cert, key } } : { ok: false, problem: refused };
+  if (refused !== null) return { ok: false, problem: refused };
+  if (pair.at !== 'tls' && dnsNamesOf(cert).length === 0) return { ok: false, problem: `${pair.at}.cert_file: the certificate in ${pair.cert_file} names no host (no DNS subjectAltName)` };
+  return { ok: true, files: { cert, key } };
 }
 
 /** The host names (DNS subjectAltNames, wildcards such as *.example.com included) of a PEM chain's first certificate, lowercase. */

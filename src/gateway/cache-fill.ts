@@ -110,13 +110,15 @@ export class CacheFill {
   }
 }
 
-/** The header lines a cached response is replayed with: without X-Cache and Age, which a hit sets afresh. */
+/** Headers a cached response is not replayed with: X-Cache and Age, which a hit sets afresh, and the Set-Cookie that strip_response_cookies took out of a response kept. */
+const NOT_KEPT: ReadonlySet<string> = new Set(['x-cache', 'age', 'set-cookie']);
+
+/** The header lines a cached response is replayed with. */
 function headerLinesOf(rawHeaders: readonly Buffer[]): string {
   let lines = '';
   for (let index = 0; index < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!.toString('latin1');
-    const lower = name.toLowerCase();
-    if (lower !== 'x-cache' && lower !== 'age') lines += `${name}\n${rawHeaders[index + 1]!.toString('latin1')}\n`;
+    if (!NOT_KEPT.has(name.toLowerCase())) lines += `${name}\n${rawHeaders[index + 1]!.toString('latin1')}\n`;
   }
   return lines;
 }

@@ -25,12 +25,18 @@ export class CookieStripper {
 
   /** Whether every one of these Set-Cookie values sets a cookie whose name matches. */
   stripsEvery(setCookies: readonly string[]): boolean {
-    return setCookies.every((setCookie) => this.stripped(nameOf(setCookie.split(';', 1)[0]!)));
+    return setCookies.every((setCookie) => this.stripped(setCookieNameOf(setCookie)));
   }
 
   private stripped(name: string): boolean {
     return this.names.some((pattern) => pattern.test(name));
   }
+}
+
+/** A Set-Cookie value without "=" in its first pair sets a cookie with an empty name (RFC 6265bis), which only a pattern for the empty name matches. */
+function setCookieNameOf(setCookie: string): string {
+  const pair = setCookie.split(';', 1)[0]!;
+  return pair.includes('=') ? nameOf(pair) : '';
 }
 
 function nameOf(pair: string): string {

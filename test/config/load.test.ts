@@ -218,6 +218,12 @@ describe('config errors name the source, the key and what was expected', () => {
       'environment: PARASOL_LISTEN_PROT is not a configuration key',
     );
   });
+
+  it('a list of structured entries is a key of the file only, and the environment says so', () => {
+    expect(loadError(() => loadConfig({ env: { PARASOL_TLS_CERTIFICATES: '/a.pem' }, cwd: tempDir() }))).toBe(
+      'environment: PARASOL_TLS_CERTIFICATES: tls.certificates (a list of {cert_file, key_file} (paths)) can be set in the config file only',
+    );
+  });
 });
 
 describe('config/default.yml', () => {

@@ -438,12 +438,15 @@ describe('bounds and settings', () => {
       const second = await getSmall(path, setting(cookies));
       expect(second.headers['x-cache']).toBe('HIT');
       expect(second.headers['set-cookie']).toBeUndefined();
+      const head = await send(small.gw.url, path, { method: 'HEAD', headers: { 'X-Api-Key': small.apiKey } });
+      expect([head.headers['x-cache'], head.headers['set-cookie']]).toEqual(['HIT', undefined]);
     });
 
     it.each([
       ['a name that does not match', ['fooa=bar']],
       ['a listed name only as an attribute', ['fooa=a3fWa; Expires=Wed, 21 Oct 2015 07:28:00 GMT']],
       ['not all of them listed', ['foo0=bar', 'fooa=bar']],
+      ['a cookie without a name ("=" missing)', ['foo0']],
     ])('keeps every Set-Cookie, unchanged, when one is not listed (%s), and nothing is cached', async (_case, cookies) => {
       const path = fresh();
       const first = await getSmall(path, setting(cookies));

@@ -10,6 +10,9 @@ export const CERT_FILE = fixture('localhost-cert.pem');
 export const KEY_FILE = fixture('localhost-key.pem');
 /** A private key that is not the certificate's. */
 export const OTHER_KEY_FILE = fixture('other-key.pem');
+/** A renewal of the first: another certificate for the same names. */
+export const RENEWED_CERT_FILE = fixture('renewed-cert.pem');
+export const RENEWED_KEY_FILE = fixture('renewed-key.pem');
 /** A second certificate, for api.example.org and *.example.net, and a renewal of it. */
 export const SITES_CERT_FILE = fixture('sites-cert.pem');
 export const SITES_KEY_FILE = fixture('sites-key.pem');
