@@ -50,18 +50,20 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   const body = userFields(request.body);
 
   const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
-  const emailed = (email: string) => reply.code(201).send({ user: { email }, message: `Your API key has been sent to ${email}.`, options: options(null, true) });
-
-  // API Umbrella's options.verify_email: the key goes by email only, never in the answer.
-  const byEmailOnly = requestedOption(request.body, 'verify_email') === true;
-  if (byEmailOnly && !signups.sendsMail) return reply.code(422).send(signupStyleErrors({ 'options.verify_email': [NO_MAIL] }));
+  const verifyEmail = requestedOption(request.body, 'verify_email');
 
   if (caller.kind === 'admin') {
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-    const created = signups.createByAdmin(parsed.value, caller.id, byEmailOnly || requestedOption(request.body, 'send_welcome_email') === true);
-    return byEmailOnly ? emailed(created.user.email) : sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
+    // As in API Umbrella, an admin gets the key back either way; options.verify_email only says whether the user counts as verified.
+    const input = verifyEmail === undefined ? parsed.value : { ...parsed.value, email_verified: verifyEmail };
+    const created = signups.createByAdmin(input, caller.id, requestedOption(request.body, 'send_welcome_email') === true);
+    return sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
   }
+
+  // API Umbrella's options.verify_email for a key-creator: the key goes by email only, never in the answer.
+  const byEmailOnly = verifyEmail === true;
+  if (byEmailOnly && !signups.sendsMail) return reply.code(422).send(signupStyleErrors({ 'options.verify_email': [NO_MAIL] }));
 
   const parsed = parseSignup(body, 'api');
   if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
@@ -70,7 +72,9 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
   const result = signups.signUp(parsed.value, caller.id, byEmailOnly);
-  if (result.kind === 'emailed') return emailed(result.email);
+  if (result.kind === 'emailed') {
+    return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
+  }
   return sendWithKey(reply, 201, result.user, result.apiKey, { options: options(result.apiKey) });
 }
 

@@ -170,13 +170,23 @@ describe('email verification (api_key_verification_level)', () => {
     const first = await submitSignup(running.app, VALID_SIGNUP);
     const second = await submitSignup(running.app, VALID_SIGNUP);
     const bot = await submitSignup(running.app, { ...VALID_SIGNUP, [HONEYPOT_FIELD]: '555-0100' });
+    // A key-creator's options.verify_email: false cannot undo it.
+    const embedded = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/users',
+      headers: { 'x-api-key': keyCreator(running) },
+      payload: { user: { ...VALID_SIGNUP, email: 'embedded@example.com' }, options: { verify_email: false } },
+    });
+    expect(embedded.json()).toMatchObject({ user: { email: 'embedded@example.com' }, options: { verify_email: true } });
+    expect(embedded.body).not.toMatch(/"api_key"/);
     expect(first.body).toContain('We have sent your API key to <strong>ada@example.com</strong>.');
     expect(keyOnPage(first.body)).toBeNull();
     expect(second.body).toBe(first.body);
     expect(bot.body).toBe(first.body);
     expect(verifiedOf(running, 'ada@example.com')).toEqual([true, true]);
-    const mails = await smtp.mails(2);
-    expect(mails.every((mail) => /Your API key for ada@example.com is:\n\n {4}[A-Za-z0-9]{40}\n/.test(mail.text))).toBe(true);
+    expect(verifiedOf(running, 'embedded@example.com')).toEqual([true]);
+    const mails = await smtp.mails(3);
+    expect(mails.map((mail) => /Your API key for ([^ ]+) is:\n\n {4}[A-Za-z0-9]{40}\n/.exec(mail.text)?.[1]).sort()).toEqual(['ada@example.com', 'ada@example.com', 'embedded@example.com']);
   });
 
   it('honours options.verify_email of the JSON API: no key in the answer, the user verified; admins make verified users', async () => {
@@ -197,8 +207,11 @@ describe('email verification (api_key_verification_level)', () => {
     expect(shown.json().user.api_key).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(verifiedOf(running, 'shown@example.com')).toEqual([false]);
 
-    const byAdmin = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'staff@example.com' } });
-    expect(byAdmin.json().user).toMatchObject({ email: 'staff@example.com', email_verified: true });
+    // As API Umbrella's test_create_email_verification_forced.rb: an admin gets the key back, and verify_email only sets the flag.
+    for (const [email, options, verified] of [['staff@example.com', {}, true], ['staff-true@example.com', { verify_email: true }, true], ['staff-false@example.com', { verify_email: false }, false]] as const) {
+      const byAdmin = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email }, options });
+      expect(byAdmin.json().user, email).toMatchObject({ email, email_verified: verified, api_key: expect.stringMatching(/^[A-Za-z0-9]{40}$/) });
+    }
   });
 
   it('refuses options.verify_email with 422 when no mail can be sent, making no user', async () => {
