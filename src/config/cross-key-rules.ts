@@ -14,6 +14,10 @@ export function crossKeyProblem(config: Config): string | null {
   if (config.signup.verify_email && config.mailer.smtp.host === null) {
     return 'signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email';
   }
+  if (config.signup.send_notify_email && config.mailer.smtp.host === null) return 'signup.send_notify_email: true needs mailer.smtp.host to send the notices';
+  if (config.signup.send_notify_email && config.signup.notify_email === null && config.contact_email === null) {
+    return 'signup.send_notify_email: true needs signup.notify_email (or contact_email) to send the notices to';
+  }
   const homepage = config.homepage.file;
   if (homepage !== null) {
     // Resolved as the homepage reads it: against the working directory.

@@ -63,6 +63,9 @@ export const configSchema = {
     rate_limit_per_hour: int(20, 0, 1_000_000),
     allow_duplicate_emails: bool(true),
     verify_email: bool(false),
+    /** Every new signup is told to the notify_email address (else contact_email). */
+    send_notify_email: bool(false),
+    notify_email: optionalEmail(),
     terms_url: optionalUrl(['http', 'https'], { orPath: true }),
   },
   homepage: {

@@ -47,6 +47,22 @@ export function alreadyRegisteredEmail(site: SiteInfo, email: string): OutgoingM
   return { to: email, subject: WELCOME_SUBJECT, text: `${lines.join('\n')}\n` };
 }
 
+/** API Umbrella's notice to the operators of a new signup; `adminUrl` is the user's page in the admin, when a public URL is known. */
+export function signupNotice(to: string, site: SiteInfo, user: ApiUser, adminUrl: string | null): OutgoingMail {
+  const name = [user.first_name, user.last_name].filter((part) => part !== null).join(' ') || user.email;
+  const field = (label: string, value: string | null) => (value === null ? [] : [`${label}: ${value}`]);
+  const lines = [
+    `${name} just signed up for an API key at ${site.siteName}.`,
+    '',
+    ...field('Email', user.email),
+    ...field('Website', user.website),
+    ...field('How they will use the APIs', user.use_description),
+    ...field('Signed up through', user.registration_source),
+    ...field('User', adminUrl ?? user.id),
+  ];
+  return { to, subject: `${name} just subscribed`, text: `${lines.join('\n')}\n` };
+}
+
 function contactLines(site: SiteInfo, lead = 'If you have questions'): string[] {
   return site.contactUrl === null ? [] : [`${lead}, contact us at ${site.contactUrl}.`];
 }

@@ -21,11 +21,11 @@ export interface SignupOptions {
 const KEY_PLACEHOLDER = '{{api_key}}';
 
 /**
- * options.send_welcome_email or options.verify_email (nested or as a form
- * field): only true or "true" asks for it, as in API Umbrella; undefined
- * when not sent.
+ * options.send_welcome_email, verify_email or send_notify_email (nested or
+ * as a form field): only true or "true" asks for it, as in API Umbrella;
+ * undefined when not sent.
  */
-export function requestedOption(body: unknown, name: 'send_welcome_email' | 'verify_email'): boolean | undefined {
+export function requestedOption(body: unknown, name: 'send_welcome_email' | 'verify_email' | 'send_notify_email'): boolean | undefined {
   const value = requestOptions(body)[name];
   return value === undefined || value === null ? undefined : String(value) === 'true';
 }

@@ -3,7 +3,7 @@
 import type { ApiUser, ApiUserInput } from '../api-users/model.js';
 import type { AppContext } from '../context.js';
 import type { Mailer } from '../mailer/mailer.js';
-import { alreadyRegisteredEmail, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
+import { alreadyRegisteredEmail, signupNotice, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
 import { keyExamples } from './key-examples.js';
 import { configuredBaseUrl } from '../lib/base-url.js';
 import { contactUrl } from '../contact/contact-url.js';
@@ -12,6 +12,14 @@ export type SignupResult =
   | { readonly kind: 'created'; readonly user: ApiUser; readonly apiKey: string }
   /** Duplicate emails are not allowed: the key, or a note that one exists, went by email only. */
   | { readonly kind: 'emailed'; readonly email: string };
+
+/** What a caller of the signup API asked for in its options. */
+export interface SignupRequests {
+  /** options.verify_email: the key goes by email only. */
+  readonly byEmailOnly?: boolean;
+  /** options.send_notify_email: the operators hear of it (signup.send_notify_email asks for every signup). */
+  readonly notify?: boolean;
+}
 
 export class Signups {
   private readonly site: SiteInfo;
@@ -42,13 +50,12 @@ export class Signups {
 
   /**
    * A developer's own signup (the form, or the JSON API with a key-creator
-   * key). `byEmailOnly` asks for the key to go by email only (the API's
-   * options.verify_email). A user whose key went by email only has shown
-   * they own the address: they count as verified, as in API Umbrella.
+   * key). A user whose key went by email only has shown they own the
+   * address: they count as verified, as in API Umbrella.
    */
-  signUp(input: ApiUserInput, createdBy: string | null, byEmailOnly = false): SignupResult {
+  signUp(input: ApiUserInput, createdBy: string | null, requests: SignupRequests = {}): SignupResult {
     const { users, config } = this.context;
-    const emailOnly = byEmailOnly || this.keysByEmailOnly;
+    const emailOnly = requests.byEmailOnly === true || this.keysByEmailOnly;
     // Both answers alike; only the mailbox owner learns whether the address had a key.
     if (!config.signup.allow_duplicate_emails && users.countByEmail(input.email) > 0) {
       this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
@@ -56,14 +63,26 @@ export class Signups {
     }
     const created = users.create({ ...input, email_verified: emailOnly }, createdBy);
     this.sendWelcome(created.user, created.apiKey);
+    this.notifyOperators(created.user, requests.notify === true);
     return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
   }
 
   /** An admin's creation through the JSON API: duplicates are fine, and mail goes only when asked for. */
-  createByAdmin(input: ApiUserInput, adminId: string, sendWelcome: boolean): { user: ApiUser; apiKey: string } {
+  createByAdmin(input: ApiUserInput, adminId: string, requests: { readonly sendWelcome: boolean; readonly notify: boolean }): { user: ApiUser; apiKey: string } {
     const created = this.context.users.create(input, adminId);
-    if (sendWelcome) this.sendWelcome(created.user, created.apiKey);
+    if (requests.sendWelcome) this.sendWelcome(created.user, created.apiKey);
+    this.notifyOperators(created.user, requests.notify);
     return created;
+  }
+
+  /** API Umbrella's notify email: to signup.notify_email (else contact_email), when asked for or signup.send_notify_email is on. */
+  private notifyOperators(user: ApiUser, requested: boolean): void {
+    const { config } = this.context;
+    const to = config.signup.notify_email ?? config.contact_email;
+    if (to === null || !(requested || config.signup.send_notify_email)) return;
+    const publicUrl = configuredBaseUrl(config);
+    const adminUrl = publicUrl === null ? null : `${publicUrl}/admin/api_users/${encodeURIComponent(user.id)}`;
+    this.send(signupNotice(to, this.site, user, adminUrl), { user_id: user.id, notice: 'signup' });
   }
 
   private sendWelcome(user: ApiUser, apiKey: string): void {

@@ -231,3 +231,50 @@ describe('email verification (api_key_verification_level)', () => {
     await expect(startSignupApp({ signup: { verify_email: true } })).rejects.toThrow(/signup\.verify_email: true needs mailer\.smtp\.host/);
   });
 });
+
+describe('the notice of a new signup (API Umbrella\'s notify email)', () => {
+  it('goes to contact_email when a signup API call asks with options.send_notify_email true, and only then', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port, { contact_email: 'ops@weather.example', public_url: 'https://api.weather.example' }));
+    const adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const post = (email: string, options: Record<string, unknown>) =>
+      running!.app.inject({
+        method: 'POST',
+        url: '/api-umbrella/v1/users',
+        headers: { 'x-admin-auth-token': adminToken },
+        payload: { user: { ...VALID_SIGNUP, email, use_description: 'I wanna do everything.' }, options },
+      });
+    for (const [email, options] of [['none@example.com', {}], ['off@example.com', { send_notify_email: false }], ['one@example.com', { send_notify_email: 1 }]] as const) {
+      expect((await post(email, options)).statusCode, email).toBe(201);
+    }
+    const created = await post('told@example.com', { send_notify_email: 'true' });
+    // A mail asked for after all of them: by the time it has arrived, a notice wrongly sent for the calls before would have been sent as well.
+    await post('last@example.com', { send_welcome_email: true });
+    const mails = await smtp.mails(2);
+    expect(mails.map((mail) => [mail.to[0], mail.subject]).sort()).toEqual([
+      ['last@example.com', 'Your API key'],
+      ['ops@weather.example', 'Ada Lovelace just subscribed'],
+    ]);
+    const notice = mails.find((mail) => mail.to[0] === 'ops@weather.example')!;
+    expect(notice.text).toContain('Email: told@example.com');
+    expect(notice.text).toContain('How they will use the APIs: I wanna do everything.');
+    expect(notice.text).toContain(`User: https://api.weather.example/admin/api_users/${created.json().user.id}`);
+    expect(smtp.received).toHaveLength(2);
+  });
+
+  it('goes to signup.notify_email for every signup with signup.send_notify_email', async () => {
+    smtp = await startLocalSmtp();
+    running = await startSignupApp(mailerConfig(smtp.port, { signup: { send_notify_email: true, notify_email: 'notify-only@weather.example' } }));
+    await submitSignup(running.app, VALID_SIGNUP);
+    const mails = await smtp.mails(2);
+    expect(mails.map((mail) => [mail.to[0], mail.subject]).sort()).toEqual([
+      ['ada@example.com', 'Your API key'],
+      ['notify-only@weather.example', 'Ada Lovelace just subscribed'],
+    ]);
+  });
+
+  it('refuses to start with signup.send_notify_email but no address or no SMTP server', async () => {
+    await expect(startSignupApp({ signup: { send_notify_email: true, notify_email: 'ops@weather.example' } })).rejects.toThrow(/signup\.send_notify_email: true needs mailer\.smtp\.host/);
+    await expect(startSignupApp(mailerConfig(2525, { signup: { send_notify_email: true } }))).rejects.toThrow(/signup\.send_notify_email: true needs signup\.notify_email \(or contact_email\)/);
+  });
+});
