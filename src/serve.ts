@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { readTlsFiles, tlsPairsOf, type TlsPairPaths } from './config/tls-files.js';
+import { readTlsFiles, tlsPairsOf } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
 import { guardProcess } from './lib/process-guards.js';
 import { buildServer } from './server.js';
@@ -47,7 +47,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (https !== null) {
       tls = https.listener;
       const reloadOptions = { logger: context.logger, clock: context.clock, checkEveryMs: options.certificateCheckMs };
-      reloader = new CertificateReloader(tls, https.pairs, https.inUse, reloadOptions);
+      reloader = new CertificateReloader(tls, https.inUse, reloadOptions);
     }
   } catch (error) {
     await tls?.close();
@@ -83,22 +83,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
 interface HttpsListener {
   readonly listener: TlsListener;
-  readonly pairs: TlsPairPaths[];
+  /** In the listener's order. */
   readonly inUse: CertificateInUse[];
 }
 
 /** null without listen.https_port. The files were checked when the config was loaded; this reads them again in case they changed since. */
 async function openHttpsListener(app: FastifyInstance, config: Config): Promise<HttpsListener | null> {
   if (config.listen.https_port === null) return null;
-  const pairs = tlsPairsOf(config.tls);
-  const inUse = pairs.map((pair) => {
+  const inUse = tlsPairsOf(config.tls).map((pair) => {
     const fingerprint = fingerprintOf(pair);
     const read = readTlsFiles(pair);
     if (!read.ok) throw new ConfigError(read.problem);
-    return { files: read.files, fingerprint };
+    return { pair, files: read.files, fingerprint };
   });
   const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size };
-  return { listener: await openTlsListener(app.server, inUse.map((each) => each.files), options), pairs, inUse };
+  return { listener: await openTlsListener(app.server, inUse.map((each) => each.files), options), inUse };
 }
 
 /** For `parasol serve`: start, log where, and stop cleanly on a signal. */

@@ -13,10 +13,10 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { readTlsFiles, type TlsFiles, type TlsPairPaths } from './config/tls-files.js';
 import type { Clock } from './lib/clock.js';
+import { DAY_MS } from './lib/iso-instant.js';
 import type { TlsListener } from './tls-listener.js';
 
 const CERTIFICATE_CHECK_MS = 60_000;
-const DAY_MS = 86_400_000;
 /** Let's Encrypt's certificates last 90 days and certbot renews them 30 days before the end: two weeks left means renewal has failed for a while. */
 const WARN_BEFORE_END_MS = 14 * DAY_MS;
 
@@ -28,15 +28,16 @@ export interface CertificateReloadOptions {
 }
 
 /** What a pair's two files look like: a change of either is a renewal (or a step of one). */
-export type FilesFingerprint = string;
+type FilesFingerprint = string;
 
 /** Taken before the files are read, so that a change while they are read is seen as one. */
 export function fingerprintOf(pair: TlsPairPaths): FilesFingerprint {
   return [pair.cert_file, pair.key_file].map((path) => fileState(path)).join(' ');
 }
 
-/** A certificate in use: its files as read, and what they looked like just before. */
+/** A certificate in use: where the config names it, its files as read, and what they looked like just before. */
 export interface CertificateInUse {
+  readonly pair: TlsPairPaths;
   readonly files: TlsFiles;
   readonly fingerprint: FilesFingerprint;
 }
@@ -46,8 +47,9 @@ export class CertificateReloader {
   private readonly watched: WatchedCertificate[];
   private readonly timer: NodeJS.Timeout;
 
-  constructor(listener: TlsListener, pairs: readonly TlsPairPaths[], inUse: readonly CertificateInUse[], options: CertificateReloadOptions) {
-    this.watched = pairs.map((pair, index) => new WatchedCertificate(index, pair, inUse[index]!, listener, options));
+  /** `inUse` in the listener's order: the index of each is the one listener.useCertificate() takes. */
+  constructor(listener: TlsListener, inUse: readonly CertificateInUse[], options: CertificateReloadOptions) {
+    this.watched = inUse.map((certificate, index) => new WatchedCertificate(index, certificate, listener, options));
     this.timer = setInterval(() => this.check(), options.checkEveryMs ?? CERTIFICATE_CHECK_MS).unref();
   }
 
@@ -66,14 +68,15 @@ class WatchedCertificate {
   private seen: FilesFingerprint;
   private validTo: number;
   private lastWarnedAt = -Infinity;
+  private readonly pair: TlsPairPaths;
 
   constructor(
     private readonly index: number,
-    private readonly pair: TlsPairPaths,
     inUse: CertificateInUse,
     private readonly listener: TlsListener,
     private readonly options: CertificateReloadOptions,
   ) {
+    this.pair = inUse.pair;
     this.seen = inUse.fingerprint;
     this.validTo = validToOf(inUse.files);
     this.warnIfEnding();

@@ -2,8 +2,8 @@
 // for (SNI): the certificate that lists the name, exactly or under a
 // wildcard (*.example.com covers a.example.com, not example.com nor
 // a.b.example.com); else the first one, tls.cert_file, which is also what a
-// client that names no host gets. Where two certificates list a name, the
-// earlier in the config wins.
+// client that names no host gets. An exact name wins over a wildcard; where
+// two certificates list the same name, the earlier in the config wins.
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { dnsNamesOf, type TlsFiles } from './config/tls-files.js';
 
@@ -15,13 +15,13 @@ export class ServerNameChooser {
   /** `pairs[0]` is the certificate for every other name. */
   constructor(pairs: readonly TlsFiles[]) {
     pairs.forEach((files, index) => this.hold(index, files));
-    this.index();
+    this.rebuildNameMap();
   }
 
   /** A renewal of the index-th certificate; connections from now on get it. */
   replace(index: number, files: TlsFiles): void {
     this.hold(index, files);
-    this.index();
+    this.rebuildNameMap();
   }
 
   contextFor(serverName: string): SecureContext {
@@ -37,7 +37,7 @@ export class ServerNameChooser {
     this.namesByIndex[index] = dnsNamesOf(files.cert);
   }
 
-  private index(): void {
+  private rebuildNameMap(): void {
     const byName = new Map<string, number>();
     this.namesByIndex.forEach((names, index) => {
       for (const name of names) if (!byName.has(name)) byName.set(name, index);

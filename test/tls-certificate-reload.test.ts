@@ -117,15 +117,15 @@ describe('a renewed TLS certificate', () => {
   });
 
   it('is warned about two weeks before its end, once a day, and once it has expired', async () => {
-    const read = readTlsFiles({ at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE });
+    const read = readTlsFiles({ at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE, byName: false });
     if (!read.ok) throw new Error(read.problem);
     const end = Date.parse(new X509Certificate(read.files.cert).validTo);
     const clock = new ManualClock(end - 15 * 86_400_000);
     const log = capturingLogger();
     listener = await openTlsListener(createServer(), [read.files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
     // Checked by hand here, with the clock moved, rather than by the interval.
-    const pair = { at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE };
-    const reloader = new CertificateReloader(listener, [pair], [{ files: read.files, fingerprint: fingerprintOf(pair) }], { logger: log.logger, clock, checkEveryMs: 86_400_000 });
+    const pair = { at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE, byName: false };
+    const reloader = new CertificateReloader(listener, [{ pair, files: read.files, fingerprint: fingerprintOf(pair) }], { logger: log.logger, clock, checkEveryMs: 86_400_000 });
     const warnings = () => log.lines.filter((line) => line.level === 40).map((line) => [line.msg, line.valid_to]);
     try {
       expect(warnings()).toEqual([]);

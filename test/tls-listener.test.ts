@@ -12,7 +12,7 @@ import { openTlsListener, type TlsListener } from '../src/tls-listener.js';
 import { CERT_FILE, KEY_FILE, RENEWED_CERT_FILE, RENEWED_KEY_FILE, SITES_CERT_FILE, SITES_KEY_FILE, SITES_RENEWED_CERT_FILE, SITES_RENEWED_KEY_FILE, TEST_CA } from './helpers/tls.js';
 
 function readPair(cert_file: string, key_file: string): TlsFiles {
-  const read = readTlsFiles({ at: 'tls', cert_file, key_file });
+  const read = readTlsFiles({ at: 'tls', cert_file, key_file, byName: false });
   if (!read.ok) throw new Error(read.problem);
   return read.files;
 }

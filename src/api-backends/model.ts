@@ -85,6 +85,16 @@ export interface ApiSettings {
   readonly api_key_verification_transition_start_at: string | null;
 }
 
+/** require_https says keys made from its start on need HTTPS. */
+export function inHttpsTransition(settings: ApiSettings): boolean {
+  return settings.require_https === HTTPS_TRANSITION;
+}
+
+/** api_key_verification_level says keys made from its start on need a verified email. */
+export function inVerificationTransition(settings: ApiSettings): boolean {
+  return settings.api_key_verification_level === 'transition_email';
+}
+
 export interface SubSetting {
   readonly http_method: SubSettingMethod;
   readonly regex: string;

@@ -261,14 +261,16 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
 /**
  * A transition's start, as ISO 8601 in UTC; null when blank. Also read as
  * API Umbrella's older exports write it, {"$date": …} with milliseconds
- * (also as {"$numberLong": "…"}) or ISO text, and as bare milliseconds. Publishing sets or clears it as the
- * mode needs (transition-starts.ts); a draft keeps what it was given, as
- * API Umbrella's does.
+ * (also as {"$numberLong": "…"}) or ISO text, and as bare milliseconds (a
+ * string of digits only from 12 of them on: "20261201" is a mistyped date,
+ * not a moment of 1970). Publishing sets or clears it as the mode needs
+ * (transition-starts.ts); a draft keeps what it was given, as API
+ * Umbrella's does.
  */
 function parseTransitionStart(raw: unknown, field: string, errors: ErrorCollector): string | null {
   const value = unwrapped(unwrapped(raw, '$date'), '$numberLong');
   if (isBlank(value)) return null;
-  const millis = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : parseInstant(value, 'start');
+  const millis = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{12,}\s*$/.test(value) ? Number(value) : parseInstant(value, 'start');
   const instant = new Date(millis ?? Number.NaN);
   if (!Number.isNaN(instant.getTime())) return instant.toISOString();
   errors.add(field, 'must be a date and time such as 2026-01-31T00:00:00Z');

@@ -124,7 +124,8 @@ export class KeyIndex {
     this.hashes.set(row.api_key_hash, slot * HASH_BYTES);
     this.flags[slot] = (row.enabled === 1 ? ENABLED : 0) | (row.email_verified === 1 ? EMAIL_VERIFIED : 0);
     // A creation time that cannot be read counts as new: transitions then hold the key to the newer rule.
-    this.createdAt[slot] = Date.parse(row.created_at) || Infinity;
+    const createdAt = Date.parse(row.created_at);
+    this.createdAt[slot] = Number.isNaN(createdAt) ? Infinity : createdAt;
     this.emails[slot] = row.email;
     const extras = extrasOf(row);
     if (extras === undefined) this.extras.delete(slot);

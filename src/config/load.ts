@@ -111,7 +111,7 @@ function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): void {
     if (target === undefined) throw new ConfigError(`environment: ${name} is not a configuration key`);
     const [node, keyPath] = target;
     if (node.fromEnv === null) throw new ConfigError(`environment: ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
-    const value = parseField(node, node.fromEnv!(raw), keyPath, `environment ${name}`);
+    const value = parseField(node, node.fromEnv(raw), keyPath, `environment ${name}`);
     setPath(config, keyPath, value);
   }
 }

@@ -2,12 +2,11 @@
 // documents the same keys for operators; a test keeps the two in step.
 import type { RateLimit } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
+import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import { addressList, bool, int, oneOf, optionalEmail, optionalInt, optionalMailbox, optionalStr, optionalUrl, str, structured, type ConfigOf, type Schema } from './fields.js';
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
+const HOUR_MS = 3_600_000;
 
 export const DEFAULT_RATE_LIMITS: readonly RateLimit[] = [
   { duration: 1000, limit_by: 'ip', limit: 50, response_headers: false },
@@ -107,7 +106,7 @@ export const configSchema = {
 
 export type Config = ConfigOf<typeof configSchema>;
 
-export interface CertificateFiles {
+interface CertificateFiles {
   readonly cert_file: string;
   readonly key_file: string;
 }

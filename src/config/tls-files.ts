@@ -22,11 +22,16 @@ export interface TlsPairPaths {
   readonly at: string;
   readonly cert_file: string | null;
   readonly key_file: string | null;
+  /** Chosen by the host names it lists (tls.certificates), so it must list one; the first serves every host. */
+  readonly byName: boolean;
 }
 
 /** The certificate for every other name (tls.cert_file, tls.key_file) first, then tls.certificates in order. */
 export function tlsPairsOf(tls: Config['tls']): TlsPairPaths[] {
-  return [{ at: 'tls', cert_file: tls.cert_file, key_file: tls.key_file }, ...tls.certificates.map((pair, index) => ({ at: `tls.certificates[${index}]`, ...pair }))];
+  return [
+    { at: 'tls', cert_file: tls.cert_file, key_file: tls.key_file, byName: false },
+    ...tls.certificates.map((pair, index) => ({ at: `tls.certificates[${index}]`, ...pair, byName: true })),
+  ];
 }
 
 /** The listen.https_port and tls.* keys together: what is wrong as "key: reason", or null. */
@@ -65,7 +70,7 @@ export function readTlsFiles(pair: TlsPairPaths): TlsFilesRead {
     refusal({ key }, `${pair.at}.key_file: no usable PEM private key (unencrypted) in ${pair.key_file}`) ??
     refusal({ cert, key }, `${pair.at}.key_file: ${pair.key_file} is not the private key of the certificate in ${pair.at}.cert_file`);
   if (refused !== null) return { ok: false, problem: refused };
-  if (pair.at !== 'tls' && dnsNamesOf(cert).length === 0) return { ok: false, problem: `${pair.at}.cert_file: the certificate in ${pair.cert_file} names no host (no DNS subjectAltName)` };
+  if (pair.byName && dnsNamesOf(cert).length === 0) return { ok: false, problem: `${pair.at}.cert_file: the certificate in ${pair.cert_file} names no host (no DNS subjectAltName)` };
   return { ok: true, files: { cert, key } };
 }
 

@@ -459,8 +459,8 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, `${exchange.protocol}://${exchange.host}`);
-      else if (lower === 'set-cookie') (setCookieAt ??= []).push(out.length);
-      else body?.note(lower, value);
+      else if (lower !== 'set-cookie') body?.note(lower, value);
+      else if (exchange.responseCookieStripper !== null) (setCookieAt ??= []).push(out.length);
     }
     out.push(name, value);
   }
@@ -476,8 +476,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
 
 /** strip_response_cookies: every Set-Cookie goes when each names a listed cookie, else none does. */
 function stripResponseCookies(exchange: Exchange, headers: string[], setCookieAt: readonly number[], caching: CacheHeaders | null): void {
-  const stripper = exchange.responseCookieStripper;
-  if (stripper === null || !stripper.stripsEvery(setCookieAt.map((at) => headers[at + 1]!))) return;
+  if (!exchange.responseCookieStripper!.stripsEvery(setCookieAt.map((at) => headers[at + 1]!))) return;
   for (let index = setCookieAt.length - 1; index >= 0; index--) headers.splice(setCookieAt[index]!, 2);
   if (caching !== null) caching.setsCookie = false;
 }

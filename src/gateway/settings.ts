@@ -1,7 +1,7 @@
 // Which settings govern a request, decided once per publish: each backend's
 // settings and each sub-setting merged over them, compiled into what the
 // hot path needs (header sets, query edits, limits) so a request only picks one.
-import { HTTPS_TRANSITION, type ApiBackend, type ApiSettings, type HeaderSetting, type RateLimit, type SubSettingMethod } from '../api-backends/model.js';
+import { inHttpsTransition, type ApiBackend, type ApiSettings, type HeaderSetting, type RateLimit, type SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { ClientRestrictions } from './client-restrictions.js';
@@ -90,14 +90,17 @@ export class SettingsChooser {
  */
 export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSettings {
   const ownLimits = child.rate_limit_mode !== null;
+  // A mode and its transition start go together, as the rate limit mode and its limits do.
+  const https = child.require_https !== null ? child : parent;
+  const verification = child.api_key_verification_level !== null ? child : parent;
   return {
     append_query_string: child.append_query_string ?? parent.append_query_string,
     headers: child.headers.length > 0 ? child.headers : parent.headers,
     default_response_headers: child.default_response_headers.length > 0 ? child.default_response_headers : parent.default_response_headers,
     override_response_headers: child.override_response_headers.length > 0 ? child.override_response_headers : parent.override_response_headers,
     http_basic_auth: child.http_basic_auth ?? parent.http_basic_auth,
-    // A mode and its transition start go together, as the rate limit mode and its limits do.
-    ...pick(child.require_https !== null ? child : parent, 'require_https', 'require_https_transition_start_at'),
+    require_https: https.require_https,
+    require_https_transition_start_at: https.require_https_transition_start_at,
     disable_api_key: child.disable_api_key ?? parent.disable_api_key,
     pass_api_key_header: child.pass_api_key_header ?? parent.pass_api_key_header,
     pass_api_key_query_param: child.pass_api_key_query_param ?? parent.pass_api_key_query_param,
@@ -113,12 +116,9 @@ export function mergeSettings(parent: ApiSettings, child: ApiSettings): ApiSetti
     error_templates: { ...parent.error_templates, ...child.error_templates },
     error_data: mergedErrorData(parent.error_data, child.error_data),
     disable_analytics: child.disable_analytics ?? parent.disable_analytics,
-    ...pick(child.api_key_verification_level !== null ? child : parent, 'api_key_verification_level', 'api_key_verification_transition_start_at'),
+    api_key_verification_level: verification.api_key_verification_level,
+    api_key_verification_transition_start_at: verification.api_key_verification_transition_start_at,
   };
-}
-
-function pick<K extends keyof ApiSettings>(settings: ApiSettings, ...keys: K[]): Pick<ApiSettings, K> {
-  return Object.fromEntries(keys.map((key) => [key, settings[key]])) as Pick<ApiSettings, K>;
 }
 
 /** From when (ms) users' keys need a verified email: -Infinity for all, null for none. */
@@ -149,7 +149,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     // An api_key in append_query_string replaces the client's, as the one parameter the backend gets (API Umbrella appends it last).
     passApiKeyQueryParam: settings.pass_api_key_query_param === true && queryAppend?.names.has('api_key') !== true,
     requireHttps: settings.require_https === true,
-    httpsRequiredSince: settings.require_https === HTTPS_TRANSITION ? transitionStart(settings.require_https_transition_start_at) : null,
+    httpsRequiredSince: inHttpsTransition(settings) ? transitionStart(settings.require_https_transition_start_at) : null,
     requiredRoles: settings.required_roles,
     rateLimitBucket: settings.rate_limit_bucket_name,
     ...limitsByCaller(settings, defaultRateLimits),

@@ -47,4 +47,3 @@ function utc(year: number, month: number, day: number): number | null {
   const back = new Date(ms);
   return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day ? ms : null;
 }
-

@@ -8,7 +8,7 @@
 // A transition already live keeps its start when a draft lost it (a blanked
 // field, an API client's PUT without it): starting it again later would let
 // keys made in between off the new rule.
-import { HTTPS_TRANSITION, type ApiBackendConfig, type ApiSettings } from '../api-backends/model.js';
+import { inHttpsTransition, inVerificationTransition, type ApiBackendConfig, type ApiSettings } from '../api-backends/model.js';
 
 interface Transition {
   readonly inTransition: (settings: ApiSettings) => boolean;
@@ -16,8 +16,8 @@ interface Transition {
 }
 
 const TRANSITIONS: readonly Transition[] = [
-  { inTransition: (settings) => settings.require_https === HTTPS_TRANSITION, start: 'require_https_transition_start_at' },
-  { inTransition: (settings) => settings.api_key_verification_level === 'transition_email', start: 'api_key_verification_transition_start_at' },
+  { inTransition: inHttpsTransition, start: 'require_https_transition_start_at' },
+  { inTransition: inVerificationTransition, start: 'api_key_verification_transition_start_at' },
 ];
 
 /**

@@ -51,14 +51,14 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
 
   const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
   const verifyEmail = requestedOption(request.body, 'verify_email');
+  const notify = requestedOption(request.body, 'send_notify_email') === true;
 
   if (caller.kind === 'admin') {
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
     // As in API Umbrella, an admin gets the key back either way; options.verify_email only says whether the user counts as verified.
     const input = verifyEmail === undefined ? parsed.value : { ...parsed.value, email_verified: verifyEmail };
-    const requests = { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true, notify: requestedOption(request.body, 'send_notify_email') === true };
-    const created = signups.createByAdmin(input, caller.id, requests);
+    const created = signups.createByAdmin(input, caller.id, { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true, notify });
     return sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
   }
 
@@ -72,7 +72,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (!limit.allowed) {
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
-  const result = signups.signUp(parsed.value, caller.id, { byEmailOnly, notify: requestedOption(request.body, 'send_notify_email') === true });
+  const result = signups.signUp(parsed.value, caller.id, { byEmailOnly, notify });
   if (result.kind === 'emailed') {
     return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
   }

@@ -14,9 +14,11 @@ export type SignupResult =
   | { readonly kind: 'emailed'; readonly email: string };
 
 /** What a caller of the signup API asked for in its options. */
-export interface SignupRequests {
-  /** options.verify_email: the key goes by email only. */
+interface Asked {
+  /** options.verify_email from a key-creator: the key goes by email only. */
   readonly byEmailOnly?: boolean;
+  /** options.send_welcome_email from an admin (signups always get it). */
+  readonly sendWelcome?: boolean;
   /** options.send_notify_email: the operators hear of it (signup.send_notify_email asks for every signup). */
   readonly notify?: boolean;
 }
@@ -53,9 +55,9 @@ export class Signups {
    * key). A user whose key went by email only has shown they own the
    * address: they count as verified, as in API Umbrella.
    */
-  signUp(input: ApiUserInput, createdBy: string | null, requests: SignupRequests = {}): SignupResult {
+  signUp(input: ApiUserInput, createdBy: string | null, asked: Asked = {}): SignupResult {
     const { users, config } = this.context;
-    const emailOnly = requests.byEmailOnly === true || this.keysByEmailOnly;
+    const emailOnly = asked.byEmailOnly === true || this.keysByEmailOnly;
     // Both answers alike; only the mailbox owner learns whether the address had a key.
     if (!config.signup.allow_duplicate_emails && users.countByEmail(input.email) > 0) {
       this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
@@ -63,15 +65,15 @@ export class Signups {
     }
     const created = users.create({ ...input, email_verified: emailOnly }, createdBy);
     this.sendWelcome(created.user, created.apiKey);
-    this.notifyOperators(created.user, requests.notify === true);
+    this.notifyOperators(created.user, asked.notify === true);
     return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
   }
 
   /** An admin's creation through the JSON API: duplicates are fine, and mail goes only when asked for. */
-  createByAdmin(input: ApiUserInput, adminId: string, requests: { readonly sendWelcome: boolean; readonly notify: boolean }): { user: ApiUser; apiKey: string } {
+  createByAdmin(input: ApiUserInput, adminId: string, asked: Asked): { user: ApiUser; apiKey: string } {
     const created = this.context.users.create(input, adminId);
-    if (requests.sendWelcome) this.sendWelcome(created.user, created.apiKey);
-    this.notifyOperators(created.user, requests.notify);
+    if (asked.sendWelcome === true) this.sendWelcome(created.user, created.apiKey);
+    this.notifyOperators(created.user, asked.notify === true);
     return created;
   }
 

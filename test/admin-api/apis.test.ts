@@ -380,7 +380,13 @@ describe('/apis', () => {
       api: {
         ...validApi,
         frontend_host: 'verified.example.com',
-        settings: { api_key_verification_level: 'required_phone', anonymous_rate_limit_behavior: ['ip_only'], require_https_transition_start_at: { $date: 'soon' } },
+        settings: {
+          api_key_verification_level: 'required_phone',
+          anonymous_rate_limit_behavior: ['ip_only'],
+          require_https_transition_start_at: { $date: 'soon' },
+          // A date typed without its dashes, not milliseconds of 1970.
+          api_key_verification_transition_start_at: '20261201',
+        },
         sub_settings: [{ http_method: 'any', regex: '^/', settings: { api_key_verification_level: 3, api_key_verification_transition_start_at: 'next Tuesday', require_https_transition_start_at: '2026-02-30T00:00:00Z' } }],
       },
     });
@@ -389,6 +395,7 @@ describe('/apis', () => {
       'settings.api_key_verification_level': ['is not included in the list'],
       'settings.anonymous_rate_limit_behavior': ['is not included in the list'],
       'settings.require_https_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
+      'settings.api_key_verification_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
       'sub_settings[0].settings.api_key_verification_level': ['is not included in the list'],
       'sub_settings[0].settings.api_key_verification_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
       'sub_settings[0].settings.require_https_transition_start_at': ['must be a date and time such as 2026-01-31T00:00:00Z'],
