@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import { CacheFill } from './cache-fill.js';
 import { cacheable, cacheKeyOf, mayFill } from './cache-key.js';
 import { CACHE_HEADER_NAMES, CacheHeaders, mayBeFresh } from './cache-policy.js';
+import { notModified, notModifiedHeaderLines } from './conditional-request.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
@@ -312,14 +313,20 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.exchange.cache!.endFetch(this.cacheKey!, outcome);
   }
 
-  /** A cached response goes out as an upstream's would (headers, coding, rate-limit headers), with X-Cache: HIT and its Age. */
+  /**
+   * A cached response goes out as an upstream's would (headers, coding,
+   * rate-limit headers), with X-Cache: HIT and its Age; to a client that
+   * already holds it, as 304 Not Modified without the body.
+   */
   private replay({ response, age }: CacheHit): void {
     // What goes out is the cache's own answer, not one to keep again.
     this.mayStore = false;
-    const rawHeaders = response.headerLines.split('\n', -1).slice(0, -1).map((line) => Buffer.from(line, 'latin1'));
+    const unchanged = notModified(this.exchange.headers, response);
+    const headerLines = unchanged ? notModifiedHeaderLines(response.headerLines) : response.headerLines;
+    const rawHeaders = headerLines.split('\n', -1).slice(0, -1).map((line) => Buffer.from(line, 'latin1'));
     rawHeaders.push(X_CACHE, HIT, AGE, Buffer.from(String(age)));
-    if (!this.onHeaders(response.status, rawHeaders, ignore, response.statusText)) return;
-    if (this.exchange.method !== 'HEAD' && response.body.length > 0) this.onData(response.body);
+    if (!this.onHeaders(unchanged ? 304 : response.status, rawHeaders, ignore, unchanged ? 'Not Modified' : response.statusText)) return;
+    if (!unchanged && this.exchange.method !== 'HEAD' && response.body.length > 0) this.onData(response.body);
     this.onComplete();
   }
 

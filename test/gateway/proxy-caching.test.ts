@@ -249,6 +249,47 @@ describe('headers of cached answers', () => {
   });
 });
 
+describe('conditional requests', () => {
+  const LAST_MODIFIED = 'Sun, 01 Nov 2026 10:00:00 GMT';
+  const VALIDATED = { ...MAX_AGE_60, ETag: '"v1"', 'Last-Modified': LAST_MODIFIED };
+
+  it('answers 304 without a body, with the ETag and no body headers, to a client that holds the cached answer', async () => {
+    const path = fresh();
+    const [first] = await expectCached(path, { respond: VALIDATED });
+    for (const ifNoneMatch of ['"v1"', 'W/"v1"', '"other", "v1"', '*']) {
+      const reply = await get(path, { respond: VALIDATED, headers: { 'If-None-Match': ifNoneMatch } });
+      expect(reply.status, ifNoneMatch).toBe(304);
+      expect(reply.text).toBe('');
+      expect(reply.headers).toMatchObject({ etag: '"v1"', 'cache-control': 'max-age=60', 'x-cache': 'HIT', 'x-api-umbrella-request-id': expect.any(String) });
+      expect([reply.headers['content-type'], reply.headers['x-unique-output'], reply.headers['last-modified']]).toEqual([undefined, undefined, undefined]);
+    }
+    const changed = await get(path, { respond: VALIDATED, headers: { 'If-None-Match': '"v0"' } });
+    expect([changed.status, changed.headers['x-cache'], changed.text]).toEqual([200, 'HIT', first.text]);
+    expect(callsTo(path)).toBe(1);
+  });
+
+  it('answers If-Modified-Since by Last-Modified, unless If-None-Match is sent, which decides alone', async () => {
+    const path = fresh();
+    await expectCached(path, { respond: VALIDATED });
+    const statusFor = async (headers: Record<string, string>) => (await get(path, { respond: VALIDATED, headers })).status;
+    expect(await statusFor({ 'If-Modified-Since': LAST_MODIFIED })).toBe(304);
+    expect(await statusFor({ 'If-Modified-Since': 'Mon, 02 Nov 2026 10:00:00 GMT' })).toBe(304);
+    expect(await statusFor({ 'If-Modified-Since': 'Sat, 31 Oct 2026 10:00:00 GMT' })).toBe(200);
+    expect(await statusFor({ 'If-Modified-Since': 'not a date' })).toBe(200);
+    expect(await statusFor({ 'If-Modified-Since': LAST_MODIFIED, 'If-None-Match': '"v0"' })).toBe(200);
+  });
+
+  it('gives a cached answer other than 200 in full, and a conditional miss goes to the backend and is not kept', async () => {
+    const notFound = fresh();
+    await get(notFound, { respond: VALIDATED, headers: { 'X-Respond-Status': '404' } });
+    expect((await get(notFound, { respond: VALIDATED, headers: { 'X-Respond-Status': '404', 'If-None-Match': '"v1"' } })).status).toBe(404);
+    const path = fresh();
+    const conditional = await get(path, { respond: VALIDATED, headers: { 'If-None-Match': '"v1"' } });
+    expect([conditional.status, conditional.headers['x-cache']]).toEqual([200, 'MISS']);
+    expect((await get(path, { respond: VALIDATED })).headers['x-cache']).toBe('MISS');
+  });
+});
+
 describe('Vary', () => {
   it('keeps one answer per value of the headers Vary names, and ignores others', async () => {
     const vary = { ...MAX_AGE_60, Vary: 'X-Custom' };
