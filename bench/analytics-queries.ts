@@ -1,7 +1,8 @@
 // With 1,000,000 entries over 30 days in the store: how long the default
 // Filter Logs view takes (14 days, first page, highlights and chart) through
-// the reader thread, how long the main event loop was held meanwhile, and
-// how much RSS grows while a CSV of 100,000 rows streams.
+// the reader thread, how long the main event loop was held meanwhile, API
+// Drilldown and By Location, and how much RSS grows while a CSV of 100,000
+// rows streams.
 //   npm run bench:analytics-queries -- [--data-dir DIR] [--runs 10]
 // The data dir is seeded with scripts/seed-analytics when it has fewer rows.
 import { join } from 'node:path';
@@ -16,7 +17,8 @@ import { parseDrilldownQuery } from '../src/analytics/query/drilldown-prefix.js'
 import { ReaderThread } from '../src/analytics/reader-thread.js';
 import { openStore, type Db } from '../src/store/db.js';
 import { DEFAULT_RULES } from '../src/analytics/query/filter-rules.js';
-import { SEEDED_BACKENDS, seedAnalytics } from '../scripts/seed-analytics.js';
+import { SEEDED_BACKENDS, seedAnalytics, seedLocations } from '../scripts/seed-analytics.js';
+import { parseMapQuery } from '../src/analytics/query/map-region.js';
 
 const ENTRIES = 1_000_000;
 const DAYS = 30;
@@ -44,42 +46,63 @@ for (const prefix of ['0/', '1/api.example.com/']) {
   const drilled = await drilldownTimings(prefix, runs);
   console.log(`API Drilldown at ${prefix} (14 days): median ${ms(median(drilled))}, max ${ms(Math.max(...drilled))}`);
 }
+for (const region of ['world', 'US']) {
+  const located = await locationTimings(region, runs);
+  console.log(`By Location at ${region} (14 days): median ${ms(median(located))}, max ${ms(Math.max(...located))}`);
+}
 await csvMemory();
 await reader.stop();
 db.close();
 
 function ensureSeeded(store: Db): void {
   const { n } = store.prepare('SELECT count(*) AS n FROM analytics_logs').get() as { n: number };
-  if (n >= ENTRIES) return;
+  if (n >= ENTRIES) {
+    // Seeded before By Location existed.
+    if (store.prepare('SELECT 1 FROM analytics_ip_locations LIMIT 1').get() === undefined) seedLocations(store);
+    return;
+  }
   console.log(`seeding ${ENTRIES} entries over ${DAYS} days into ${dataDir} (once)…`);
-  store.exec('DELETE FROM analytics_logs; DELETE FROM analytics_user_days; DELETE FROM analytics_ip_days;');
+  store.exec('DELETE FROM analytics_logs; DELETE FROM analytics_user_days; DELETE FROM analytics_ip_days; DELETE FROM analytics_ip_locations;');
   seedAnalytics(store, { count: ENTRIES, days: DAYS, endAt: Date.now() });
   console.log('(seeding grew this process: run again for a clean RSS figure)');
 }
 
-async function viewTimings(params: Record<string, string>, count: number): Promise<number[]> {
-  const timings: number[] = [];
-  for (let run = 0; run < count; run++) {
-    const started = performance.now();
+function locationTimings(region: string, count: number): Promise<number[]> {
+  return timed(count, async () => {
+    const parsed = parseMapQuery({ region }, now);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const located = await reader.locations(parsed.query);
+    return `${located.regions.length} locations, the first ${located.regions[0]?.name} with ${located.regions[0]?.hits} hits`;
+  });
+}
+
+function viewTimings(params: Record<string, string>, count: number): Promise<number[]> {
+  return timed(count, async () => {
     const query = mustParse(params);
     const [summary, page] = await Promise.all([reader.summary(query), reader.entries(query)]);
+    return `${summary.hits} hits, ${summary.unique_users} users, ${summary.unique_ips} IPs, ${page.length} rows on the first page`;
+  });
+}
+
+/** `count` timed runs of `run`, which answers what to print of the first. */
+async function timed(count: number, run: () => Promise<string>): Promise<number[]> {
+  const timings: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const started = performance.now();
+    const first = await run();
     timings.push(performance.now() - started);
-    if (run === 0) console.log(`  ${summary.hits} hits, ${summary.unique_users} users, ${summary.unique_ips} IPs, ${page.length} rows on the first page`);
+    if (index === 0) console.log(`  ${first}`);
   }
   return timings;
 }
 
-async function drilldownTimings(prefix: string, count: number): Promise<number[]> {
-  const timings: number[] = [];
-  for (let run = 0; run < count; run++) {
-    const started = performance.now();
+function drilldownTimings(prefix: string, count: number): Promise<number[]> {
+  return timed(count, async () => {
     const parsed = parseDrilldownQuery({ prefix }, now);
     if (!parsed.ok) throw new Error(parsed.error);
     const drilled = await reader.drilldown(parsed.query);
-    timings.push(performance.now() - started);
-    if (run === 0) console.log(`  ${drilled.results.length} paths listed, the first ${drilled.results[0]?.path} with ${drilled.results[0]?.hits} hits`);
-  }
-  return timings;
+    return `${drilled.results.length} paths listed, the first ${drilled.results[0]?.path} with ${drilled.results[0]?.hits} hits`;
+  });
 }
 
 async function csvMemory(): Promise<void> {

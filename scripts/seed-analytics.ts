@@ -14,6 +14,19 @@ const ANONYMOUS_IPS = 20_000;
 export const SEEDED_BACKENDS = ['backend-weather', 'backend-energy', 'backend-transit', 'backend-census', 'backend-maps'];
 const PATHS = ['/v1/forecast', '/v1/stations', '/v2/prices', '/v1/routes', '/v1/population', '/v1/tiles'];
 const AGENTS = ['curl/8.5.0', 'python-requests/2.31.0', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0', 'okhttp/4.12.0'];
+/** Where the seeded IPs are (their addresses are private, so no GeoIP database would place them): country, state code and name, city, latitude, longitude. */
+const PLACES: readonly (readonly [string, string, string, string, number, number])[] = [
+  ['US', 'CO', 'Colorado', 'Golden', 39.7555, -105.2211],
+  ['US', 'CO', 'Colorado', 'Denver', 39.7392, -104.9903],
+  ['US', 'CA', 'California', 'San Diego', 32.7157, -117.1611],
+  ['US', 'NY', 'New York', 'New York', 40.7128, -74.006],
+  ['US', 'TX', 'Texas', 'Austin', 30.2672, -97.7431],
+  ['CA', 'ON', 'Ontario', 'Toronto', 43.6532, -79.3832],
+  ['GB', 'ENG', 'England', 'London', 51.5072, -0.1276],
+  ['DE', 'BE', 'Berlin', 'Berlin', 52.52, 13.405],
+  ['IN', 'KA', 'Karnataka', 'Bengaluru', 12.9716, 77.5946],
+  ['BR', 'SP', 'São Paulo', 'São Paulo', -23.5558, -46.6396],
+];
 
 export interface SeedOptions {
   readonly count: number;
@@ -35,6 +48,17 @@ export function seedAnalytics(db: Db, options: SeedOptions): void {
     }
     writer.writeEntries(batch);
   }
+  seedLocations(db);
+}
+
+/** Places every seeded IP, most of them in the United States. */
+export function seedLocations(db: Db): void {
+  const random = mulberry32(7);
+  const insert = db.prepare('INSERT OR REPLACE INTO analytics_ip_locations VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const ips = db.prepare('SELECT DISTINCT request_ip FROM analytics_ip_days ORDER BY request_ip').pluck().all() as string[];
+  db.transaction(() => {
+    for (const ip of ips) insert.run(ip, ...PLACES[Math.floor(PLACES.length * random() ** 2)]!);
+  })();
 }
 
 function syntheticEntry(index: number, requestAt: number, random: () => number): AnalyticsEntry {

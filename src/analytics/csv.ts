@@ -8,6 +8,7 @@ import { stringify } from 'csv-stringify/sync';
 import { Readable } from 'node:stream';
 import { FIELDS } from './fields.js';
 import type { DrilldownResult } from './drilldown-queries.js';
+import type { LocationHits } from './location-queries.js';
 import type { UserHits } from './log-queries.js';
 import type { LogQuery } from './query/log-query.js';
 import type { CsvCursor, ReaderThread } from './reader-thread.js';
@@ -64,6 +65,14 @@ export function drilldownCsv(results: readonly DrilldownResult[]): string {
     results.map((result) => [result.path, result.hits]),
     // API Umbrella's header line.
     { ...OPTIONS, header: true, columns: ['Path', 'Hits'] },
+  );
+}
+
+/** By Location's list: each location's id (country code, US-state, city), its name and hits. */
+export function locationsCsv(regions: readonly LocationHits[]): string {
+  return stringify(
+    regions.map((region) => [region.id, region.name, region.hits]),
+    { ...OPTIONS, header: true, columns: ['Location ID', 'Location', 'Hits'] },
   );
 }
 

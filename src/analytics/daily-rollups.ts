@@ -49,8 +49,8 @@ export class DailyRollups {
     this.upsertIp = (row) => ip.run(row);
   }
 
-  /** Call inside the transaction that inserts the batch's rows. */
-  add(batch: EntryBatch): void {
+  /** Call inside the transaction that inserts the batch's rows; answers the batch's distinct client IPs. */
+  add(batch: EntryBatch): Set<string> {
     const users = new Map<string, UserDay>();
     const ips = new Map<string, IpDay>();
     // Entries come in runs from the same client: the previous entry's rows are tried before a lookup.
@@ -75,7 +75,12 @@ export class DailyRollups {
       userDay.user_email = emailOf(batch, index) ?? userDay.user_email;
     }
     for (const row of users.values()) this.upsertUser(row);
-    for (const row of ips.values()) this.upsertIp(row);
+    const distinct = new Set<string>();
+    for (const row of ips.values()) {
+      this.upsertIp(row);
+      distinct.add(row.request_ip);
+    }
+    return distinct;
   }
 }
 

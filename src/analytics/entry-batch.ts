@@ -10,7 +10,7 @@
 // collect than the proxy spends on them; and nothing of a request stays on
 // the proxy's heap until its batch leaves, so the garbage collector never
 // promotes it to the old generation only to sweep it later.
-import { FIELD_CAPS, type FieldName } from './fields.js';
+import { FIELD_CAPS, type EntryField } from './fields.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
 /** Stored as numbers; NaN stands for null (only upstream_time is ever null). */
@@ -22,7 +22,7 @@ export const NUMBER_FIELDS = [
   'response_time',
   'upstream_time',
   'gateway_overhead',
-] as const satisfies readonly FieldName[];
+] as const satisfies readonly EntryField[];
 
 /**
  * The strings of who called what and how: request after request from one
@@ -41,15 +41,15 @@ export const CONTEXT_FIELDS = [
   'user_email',
   'api_key_preview',
   'gatekeeper_denied_code',
-] as const satisfies readonly FieldName[];
+] as const satisfies readonly EntryField[];
 
 /** The strings every entry has its own of. */
-export const OWN_STRING_FIELDS = ['request_id', 'request_path', 'request_url_query'] as const satisfies readonly FieldName[];
+export const OWN_STRING_FIELDS = ['request_id', 'request_path', 'request_url_query'] as const satisfies readonly EntryField[];
 
 export const STRING_FIELDS = [...CONTEXT_FIELDS, ...OWN_STRING_FIELDS] as const;
 
 /** Every field once, in the order readRowAsUtf8() gives the values. */
-export const PACKED_ORDER: readonly FieldName[] = [...NUMBER_FIELDS, ...STRING_FIELDS];
+export const PACKED_ORDER: readonly EntryField[] = [...NUMBER_FIELDS, ...STRING_FIELDS];
 
 /** What crosses to the writer thread: no object per entry. */
 export interface EntryBatch {
@@ -315,10 +315,10 @@ export function sharesContext(batch: EntryBatch, first: number, count: number): 
 }
 
 /** Reads one field of any entry of a batch, without reading the others. */
-export function fieldReader<Name extends FieldName>(name: Name): (batch: EntryBatch, index: number) => AnalyticsEntry[Name] {
-  const number = (NUMBER_FIELDS as readonly FieldName[]).indexOf(name);
+export function fieldReader<Name extends EntryField>(name: Name): (batch: EntryBatch, index: number) => AnalyticsEntry[Name] {
+  const number = (NUMBER_FIELDS as readonly EntryField[]).indexOf(name);
   if (number >= 0) return (batch, index) => numberOf(batch, index * NUMBERS + number) as AnalyticsEntry[Name];
-  const column = (STRING_FIELDS as readonly FieldName[]).indexOf(name);
+  const column = (STRING_FIELDS as readonly EntryField[]).indexOf(name);
   return (batch, index) => strings.read(batch, index * SPAN, column) as AnalyticsEntry[Name];
 }
 

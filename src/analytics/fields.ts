@@ -2,16 +2,32 @@
 // exported, whether they compare as numbers, and how long a stored string may be.
 import type { AnalyticsEntry } from './log-entry.js';
 
-export type FieldName = keyof AnalyticsEntry;
+/** A field of the stored entry. */
+export type EntryField = keyof AnalyticsEntry;
+/** Where the client IP is, by analytics_ip_locations (null: placed nowhere). */
+export type LocationField = 'request_ip_country' | 'request_ip_region' | 'request_ip_city';
+export type FieldName = EntryField | LocationField;
 export type FieldKind = 'string' | 'number';
+
+/** An entry as the queries read it: its fields and its IP's location. */
+export type LoggedRow = AnalyticsEntry & Readonly<Record<LocationField, string | null>>;
 
 export interface FieldInfo {
   readonly name: FieldName;
   readonly label: string;
   readonly kind: FieldKind;
+  /** The field in SQL over analytics_logs: its column, or the IP's location by a lookup of the IP. */
+  readonly sql: string;
 }
 
-const field = (name: FieldName, label: string, kind: FieldKind = 'string'): FieldInfo => ({ name, label, kind });
+const field = (name: EntryField, label: string, kind: FieldKind = 'string'): FieldInfo => ({ name, label, kind, sql: name });
+
+const located = (name: LocationField, column: string, label: string): FieldInfo => ({
+  name,
+  label,
+  kind: 'string',
+  sql: `(SELECT ${column} FROM analytics_ip_locations WHERE analytics_ip_locations.request_ip = analytics_logs.request_ip)`,
+});
 
 /** In the order of the table, the CSV and the JSON. */
 export const FIELDS: readonly FieldInfo[] = [
@@ -23,6 +39,9 @@ export const FIELDS: readonly FieldInfo[] = [
   field('request_path', 'Path'),
   field('request_url_query', 'Query'),
   field('request_ip', 'IP'),
+  located('request_ip_country', 'country', 'Country'),
+  located('request_ip_region', 'region', 'Region'),
+  located('request_ip_city', 'city', 'City'),
   field('request_user_agent', 'User Agent'),
   field('request_referer', 'Referer'),
   field('request_size', 'Request Size', 'number'),
@@ -46,7 +65,7 @@ export function fieldNamed(name: unknown): FieldInfo | undefined {
 }
 
 /** Longest stored value of the free-form strings a client controls; longer ones are cut. */
-export const FIELD_CAPS: ReadonlyArray<readonly [FieldName, number]> = [
+export const FIELD_CAPS: ReadonlyArray<readonly [EntryField, number]> = [
   ['request_host', 255],
   ['request_path', 4096],
   ['request_url_query', 4096],

@@ -4,14 +4,15 @@
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { drilldown, type Drilldown } from './drilldown-queries.js';
-import { FIELDS } from './fields.js';
-import type { AnalyticsEntry } from './log-entry.js';
+import { FIELDS, type LoggedRow } from './fields.js';
 import type { DateRange } from './query/date-range.js';
 import { type FilterRule, type SqlCondition } from './query/filter-rules.js';
 import { whereSql } from './query/where-sql.js';
 import { buckets } from './query/intervals.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { LogQuery } from './query/log-query.js';
+import type { MapQuery } from './query/map-region.js';
+import { locationMap, type LocationMap } from './location-queries.js';
 
 export interface UserHits {
   readonly user_id: string;
@@ -43,7 +44,7 @@ export interface Summary {
 }
 
 const TOP = 10;
-const COLUMNS = FIELDS.map((info) => info.name).join(', ');
+const COLUMNS = FIELDS.map((info) => (info.sql === info.name ? info.name : `${info.sql} AS ${info.name}`)).join(', ');
 
 export class AnalyticsQueries {
   constructor(private readonly db: Db) {}
@@ -55,12 +56,12 @@ export class AnalyticsQueries {
   }
 
   /** One page of matching entries in the query's order. */
-  entries(query: LogQuery): AnalyticsEntry[] {
+  entries(query: LogQuery): LoggedRow[] {
     const where = whereSql(query);
     const { field, direction } = query.order;
     return this.db
       .prepare(`SELECT ${COLUMNS} FROM analytics_logs WHERE ${where.sql} ORDER BY ${field} ${direction}, id ${direction} LIMIT ? OFFSET ?`)
-      .all(...where.params, query.limit, query.offset) as AnalyticsEntry[];
+      .all(...where.params, query.limit, query.offset) as LoggedRow[];
   }
 
   /**
@@ -132,18 +133,18 @@ export class AnalyticsQueries {
   }
 
   ipHits(query: LogQuery): IpHits[] {
-    const rollup = rollupSql(query);
-    const rows = rollup
-      ? this.db.prepare(`SELECT request_ip, sum(hits) AS hits FROM analytics_ip_days WHERE ${rollup.sql} GROUP BY request_ip`).all(...rollup.params)
-      : this.grouped('request_ip', 'count(*) AS hits', query);
-    return byHits(rows as IpHits[]);
+    const select = ipHitsSql(query);
+    return byHits(this.db.prepare(select.sql).all(...select.params) as IpHits[]);
+  }
+
+  /** By Location: hits per country, state or city. */
+  locations(query: MapQuery): LocationMap {
+    return locationMap(this.db, query, ipHitsSql(query));
   }
 
   private grouped(column: 'user_id' | 'request_ip', aggregates: string, query: LogQuery): unknown[] {
-    const where = whereSql(query);
-    return this.db
-      .prepare(`SELECT ${column}, ${aggregates} FROM analytics_logs WHERE ${where.sql} AND ${column} IS NOT NULL GROUP BY ${column}`)
-      .all(...where.params);
+    const select = groupedSql(column, aggregates, query);
+    return this.db.prepare(select.sql).all(...select.params);
   }
 
   /** One indexed range count per bucket: cheaper than grouping every row by a computed bucket. */
@@ -159,6 +160,18 @@ export class AnalyticsQueries {
     });
     return { points, responseTimeTotal };
   }
+}
+
+/** request_ip and its hits in the view. */
+function ipHitsSql(query: LogQuery): SqlCondition {
+  const rollup = rollupSql(query);
+  if (rollup === null) return groupedSql('request_ip', 'count(*) AS hits', query);
+  return { sql: `SELECT request_ip, sum(hits) AS hits FROM analytics_ip_days WHERE ${rollup.sql} GROUP BY request_ip`, params: rollup.params };
+}
+
+function groupedSql(column: 'user_id' | 'request_ip', aggregates: string, query: LogQuery): SqlCondition {
+  const where = whereSql(query);
+  return { sql: `SELECT ${column}, ${aggregates} FROM analytics_logs WHERE ${where.sql} AND ${column} IS NOT NULL GROUP BY ${column}`, params: where.params };
 }
 
 /**

@@ -3,13 +3,14 @@
 import type { AnalyticsQueries } from './log-queries.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { LogQuery } from './query/log-query.js';
+import type { MapQuery } from './query/map-region.js';
 
 export interface ReaderData {
   readonly dataDir: string;
 }
 
 /** The AnalyticsQueries methods that answer in one go. */
-export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits' | 'drilldown';
+export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits' | 'drilldown' | 'locations';
 export type Answer<N extends QueryName> = ReturnType<AnalyticsQueries[N]>;
 
 /** Rows per CSV message: one keyset page of AnalyticsQueries.csvRows, formatted in the reader thread. */
@@ -23,7 +24,7 @@ export interface CsvBatch {
 }
 
 export type ToReader =
-  | { type: 'query'; id: number; name: QueryName; query: LogQuery | DrilldownQuery }
+  | { type: 'query'; id: number; name: QueryName; query: LogQuery | DrilldownQuery | MapQuery }
   | { type: 'csv-open'; cursor: number; query: LogQuery }
   | { type: 'csv-next'; id: number; cursor: number }
   | { type: 'csv-close'; cursor: number }

@@ -6,6 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../lib/worker-script.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
+import type { MapQuery } from './query/map-region.js';
 import type { LogQuery } from './query/log-query.js';
 import type { Answer, CsvBatch, FromReader, QueryName, ReaderData, ToReader } from './reader-protocol.js';
 
@@ -53,6 +54,10 @@ export class ReaderThread {
 
   drilldown(query: DrilldownQuery): Promise<Answer<'drilldown'>> {
     return this.query('drilldown', query);
+  }
+
+  locations(query: MapQuery): Promise<Answer<'locations'>> {
+    return this.query('locations', query);
   }
 
   /** Every matching entry as CSV (see AnalyticsQueries.csvRows), read and formatted by the thread a batch at a time as the cursor is pulled. */

@@ -8,6 +8,7 @@ import { openStore } from '../store/db.js';
 import { entryCsvLines } from './csv.js';
 import { AnalyticsQueries } from './log-queries.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
+import type { MapQuery } from './query/map-region.js';
 import { CSV_BATCH_ROWS, type CsvBatch, type FromReader, type ReaderData, type ToReader } from './reader-protocol.js';
 
 const { dataDir } = workerData as ReaderData;
@@ -24,7 +25,7 @@ port.on('message', (message: ToReader) => {
   switch (message.type) {
     case 'query':
       // The main thread pairs each name with its query's type (ReaderThread's methods).
-      return answer(message.id, () => queries[message.name](message.query as DrilldownQuery));
+      return answer(message.id, () => queries[message.name](message.query as DrilldownQuery & MapQuery));
     case 'csv-open':
       return void cursors.set(message.cursor, { rows: queries.csvRows(message.query, CSV_BATCH_ROWS), started: false });
     case 'csv-next':

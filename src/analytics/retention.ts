@@ -1,6 +1,7 @@
 // Deletes entries older than analytics.retention_days, a small batch at a
 // time with the event loop free between batches. The cutoff is a UTC
-// midnight, so rows and daily rollups go together.
+// midnight, so rows and daily rollups go together; the locations of IPs no
+// longer in the rollups go with them.
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { dayOf } from './daily-rollups.js';
@@ -21,10 +22,12 @@ export class RetentionPruner {
     const rows = db.prepare('DELETE FROM analytics_logs WHERE id IN (SELECT id FROM analytics_logs WHERE request_at < ? ORDER BY request_at LIMIT ?)');
     const users = db.prepare('DELETE FROM analytics_user_days WHERE denied IN (0, 1) AND day < ?');
     const ips = db.prepare('DELETE FROM analytics_ip_days WHERE denied IN (0, 1) AND day < ?');
+    const locations = db.prepare('DELETE FROM analytics_ip_locations WHERE request_ip NOT IN (SELECT request_ip FROM analytics_ip_days)');
     this.deleteRows = (cutoff) => rows.run(cutoff, BATCH_SIZE).changes;
     this.deleteRollups = (cutoffDay) => {
       users.run(cutoffDay);
       ips.run(cutoffDay);
+      locations.run();
     };
   }
 

@@ -5,6 +5,8 @@ export interface WriterData {
   readonly dataDir: string;
   /** Int32 slots: SETTLED counts entries the writer has finished with (stored or failed); STOPPED is 1 once its store is closed. */
   readonly progress: SharedArrayBuffer;
+  /** analytics.geoip_file, or null. */
+  readonly geoipFile: string | null;
 }
 
 export const SETTLED = 0;
@@ -18,4 +20,5 @@ export type FromWriter =
   | { type: 'written'; batch: EntryBatch }
   | { type: 'failed'; batch: EntryBatch; error: string }
   | { type: 'pruned'; deleted: number }
-  | { type: 'prune-failed'; error: string };
+  | { type: 'prune-failed'; error: string }
+  | { type: 'geoip-unreadable'; problem: string };

@@ -24,6 +24,8 @@ export interface WriterThreadEvents {
   /** The thread could not run (or died); entries in flight are lost, later ones are written on the main thread. */
   onBroken(error: unknown, lost: number): void;
   onPruneFailed(error: string): void;
+  /** The GeoIP database could not be read; locations wait for a readable one. */
+  onGeoIpUnreadable(problem: string): void;
 }
 
 const WORKER_URL = new URL('./writer-worker.js', import.meta.url);
@@ -37,6 +39,7 @@ export class WriterThread {
 
   constructor(
     private readonly dataDir: string,
+    private readonly geoipFile: string | null,
     private readonly events: WriterThreadEvents,
   ) {}
 
@@ -100,7 +103,7 @@ export class WriterThread {
 
   /** Started on first use, so commands that never log spawn no thread. */
   private start(): Worker {
-    const workerData: WriterData = { dataDir: this.dataDir, progress: this.progress.buffer as SharedArrayBuffer };
+    const workerData: WriterData = { dataDir: this.dataDir, progress: this.progress.buffer as SharedArrayBuffer, geoipFile: this.geoipFile };
     const options = { workerData, resourceLimits: WRITER_HEAP_LIMITS };
     const worker = startWorker(WORKER_URL, options);
     // Never keeps a stopping process alive: stop() drains it explicitly.
@@ -122,6 +125,7 @@ export class WriterThread {
     else if (message.type === 'written') this.events.onWritten(message.batch);
     else if (message.type === 'failed') this.events.onFailed(message.batch, message.error);
     else if (message.type === 'pruned') this.events.onPruned(message.deleted);
+    else if (message.type === 'geoip-unreadable') this.events.onGeoIpUnreadable(message.problem);
     else this.events.onPruneFailed(message.error);
   }
 

@@ -6,11 +6,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { yieldCpuToMainThread } from '../lib/worker-script.js';
 import { openStore } from '../store/db.js';
 import { transferablesOf, type EntryBatch } from './entry-batch.js';
+import { GeoIpDatabase } from './geoip.js';
 import { RetentionPruner } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
 import { SETTLED, STOPPED, type ToWriter, type FromWriter, type WriterData } from './writer-protocol.js';
 
-const { dataDir, progress } = workerData as WriterData;
+const { dataDir, progress, geoipFile } = workerData as WriterData;
+const port = parentPort!;
 yieldCpuToMainThread('idle');
 const shared = new Int32Array(progress);
 const db = openStore(dataDir);
@@ -18,9 +20,9 @@ const db = openStore(dataDir);
 // connection would fill with pages it only appends to: 2 MB writes as fast
 // (1,000 backends and 100,000 users: about 5 µs an entry either way).
 db.pragma('cache_size = -2000');
-const writer = new AnalyticsWriter(db);
+const geoip = geoipFile === null ? null : new GeoIpDatabase(geoipFile, (problem) => send({ type: 'geoip-unreadable', problem }));
+const writer = new AnalyticsWriter(db, geoip);
 const pruner = new RetentionPruner(db);
-const port = parentPort!;
 
 port.on('message', (message: ToWriter) => {
   if (message.type === 'write') write(message.batch);

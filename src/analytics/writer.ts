@@ -20,6 +20,8 @@ import {
   sharesContext,
   type EntryBatch,
 } from './entry-batch.js';
+import type { GeoIpDatabase } from './geoip.js';
+import { IpLocations } from './ip-locations.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
 const ROWS_PER_INSERT = 50;
@@ -33,7 +35,8 @@ const PLACEHOLDERS = PACKED_ORDER.map((_, column) => (column < NUMBER_FIELDS.len
 export class AnalyticsWriter {
   private readonly writeBatch: (batch: EntryBatch) => void;
 
-  constructor(db: Db) {
+  /** With a GeoIP database, each batch's client IPs are located too (analytics_ip_locations). */
+  constructor(db: Db, geoip: GeoIpDatabase | null = null) {
     const insert = (rows: number) =>
       db.prepare(`INSERT INTO analytics_logs (${PACKED_ORDER.join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${PLACEHOLDERS})`).join(', ')}`);
     const many = insert(ROWS_PER_INSERT);
@@ -43,6 +46,7 @@ export class AnalyticsWriter {
     const sharedValues: unknown[] = new Array(CONTEXT_WIDTH + ROWS_PER_INSERT * OWN_WIDTH);
     const oneValues: unknown[] = new Array(WIDTH);
     const rollups = new DailyRollups(db);
+    const locations = geoip === null ? null : new IpLocations(db, geoip);
     this.writeBatch = db.transaction((batch: EntryBatch) => {
       const whole = batch.count - (batch.count % ROWS_PER_INSERT);
       // As arguments, not one array: better-sqlite3 reads an array's items through V8's generic element lookup, which was a third of the binding.
@@ -60,7 +64,8 @@ export class AnalyticsWriter {
         readRowAsUtf8(batch, index, oneValues);
         one.run(...oneValues);
       }
-      rollups.add(batch);
+      const ips = rollups.add(batch);
+      locations?.add(ips);
     });
   }
 

@@ -3,6 +3,7 @@
 // `parasol serve` would refuse at start-up.
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { geoIpFileProblem } from '../analytics/geoip.js';
 import type { Config } from './schema.js';
 import { httpsKeysProblem } from './tls-files.js';
 
@@ -30,5 +31,8 @@ export function crossKeyProblem(config: Config): string | null {
       return `homepage.file: cannot read ${homepage}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
     }
   }
+  const geoip = config.analytics.geoip_file;
+  const geoipProblem = geoip === null ? null : geoIpFileProblem(geoip);
+  if (geoipProblem !== null) return `analytics.geoip_file: cannot read ${geoip}: ${geoipProblem}`;
   return httpsKeysProblem(config);
 }

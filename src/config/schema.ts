@@ -91,6 +91,8 @@ export const configSchema = {
     flush_interval_ms: int(250, 10, 60_000),
     max_buffer: int(100_000, 1, 10_000_000),
     retention_days: int(90, 1, 36_500),
+    /** A GeoIP database (.mmdb) for Analytics › By Location; null: none. */
+    geoip_file: optionalStr(),
   },
   default_api_backend_settings: {
     rate_limits: structured<readonly RateLimit[]>(

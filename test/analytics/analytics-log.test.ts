@@ -6,6 +6,7 @@ import { AnalyticsLog } from '../../src/analytics/analytics-log.js';
 import { batchOf, entryAt, type EntryBatch } from '../../src/analytics/entry-batch.js';
 import { WriterThread } from '../../src/analytics/writer-thread.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { Config } from '../../src/config/schema.js';
 import type { Db } from '../../src/store/db.js';
 import { DAY, entry, storedCount, T0, tempStore } from './fixtures.js';
 
@@ -20,11 +21,11 @@ function schedulingPolicyOf(task: string): number {
 const silent = pino({ level: 'silent' });
 const open: AnalyticsLog[] = [];
 
-function analyticsLog(db: Db, config: Partial<{ enabled: boolean; flush_interval_ms: number; max_buffer: number; retention_days: number }> = {}, logger = silent): AnalyticsLog {
+function analyticsLog(db: Db, config: Partial<Config['analytics']> = {}, logger = silent): AnalyticsLog {
   const log = new AnalyticsLog({
     db,
     dataDir: dirname(db.name),
-    config: { enabled: true, flush_interval_ms: 60_000, max_buffer: 100_000, retention_days: 90, ...config },
+    config: { enabled: true, flush_interval_ms: 60_000, max_buffer: 100_000, retention_days: 90, geoip_file: null, ...config },
     logger,
     clock: new ManualClock(T0),
   });
@@ -240,13 +241,14 @@ describe('analytics writer thread', () => {
   it('moves each stored batch back, so the main thread reuses its memory instead of allocating', async () => {
     const db = tempStore();
     const written: EntryBatch[] = [];
-    const thread = new WriterThread(dirname(db.name), {
+    const thread = new WriterThread(dirname(db.name), null, {
       onReady: () => undefined,
       onWritten: (batch) => written.push(batch),
       onFailed: () => undefined,
       onPruned: () => undefined,
       onBroken: () => undefined,
       onPruneFailed: () => undefined,
+      onGeoIpUnreadable: () => undefined,
     });
     await expect.poll(() => thread.readyToWrite(), { timeout: 5_000, interval: 10 }).toBe(true);
     const entries = [entry({ request_id: 'a' }), entry({ request_id: 'b' })];

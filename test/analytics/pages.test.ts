@@ -118,3 +118,22 @@ describe('Analytics › By Users', () => {
     expect(text).toContain('href="/admin/analytics/logs?range=last_7_days"');
   });
 });
+
+describe('Analytics › By Location', () => {
+  it('says that no GeoIP database is set, and keeps the view in the other tabs and the CSV link', async () => {
+    const { status, text } = await fx.page('/admin/analytics/locations?range=last_7_days');
+    expect(status).toBe(200);
+    expect(text).toMatch(/data-testid="geoip-missing">No GeoIP database is set, so new requests are not placed: set <code>analytics\.geoip_file<\/code>/);
+    expect(text).toContain('No request in this view has a known country.');
+    expect(text).toContain('<strong aria-current="page">World</strong>');
+    expect(text).toContain('href="/admin/stats/map.csv?range=last_7_days"');
+    expect(text).toContain('href="/admin/analytics/users?range=last_7_days"');
+  });
+
+  it('keeps the level when the filter form is applied, but not in the links to the other tabs', async () => {
+    const { text } = await fx.page('/admin/analytics/locations?range=last_7_days&region=US-CO');
+    expect(text).toContain('<input type="hidden" name="region" value="US-CO">');
+    expect(text).toContain('href="/admin/analytics/logs?range=last_7_days"');
+    expect(text).toMatch(/<a href="\/admin\/analytics\/locations\?range=last_7_days">World<\/a>\s*› <a href="\/admin\/analytics\/locations\?range=last_7_days&amp;region=US">United States<\/a>\s*› <strong aria-current="page">CO<\/strong>/);
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { FIELDS } from '../../src/analytics/fields.js';
 import { whereSql } from '../../src/analytics/query/where-sql.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { parseLogQuery, type LogQuery } from '../../src/analytics/query/log-query.js';
@@ -112,7 +113,7 @@ describe('analytics queries: ranges, order and paging', () => {
     const entries = Array.from({ length: 25 }, (_, index) => entry({ request_id: `r${index}`, request_at: T0 + Math.floor(index / 4) }));
     const queries = storeWith(entries);
     const rows = [...queries.csvRows(view({}), 3)];
-    expect(rows.every((row) => row.length === 21)).toBe(true);
+    expect(rows.every((row) => row.length === FIELDS.length)).toBe(true);
     expect(rows.map((row) => row[1]).sort()).toEqual(entries.map((e) => e.request_id).sort());
     const times = rows.map((row) => Date.parse(String(row[0])));
     expect(times).toEqual([...times].sort((a, b) => b - a));

@@ -113,6 +113,8 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a sender without an address', 'mailer:\n  from: Weather API\n', /parasol\.yml: mailer\.from: expected an email address, or "Name <address>", or null, got "Weather API"$/],
     ['a trusted proxy that is no address', 'trusted_proxies: [10.0.0.1, loadbalancer]\n', /parasol\.yml: trusted_proxies: expected a list of IP addresses and CIDR ranges, got "loadbalancer" in the list$/],
     ['a homepage file that is a directory', 'homepage:\n  file: /\n', /parasol\.yml: homepage\.file: cannot read \/: EISDIR$/],
+    ['a GeoIP database that cannot be read', 'analytics:\n  geoip_file: /nonexistent/city.mmdb\n', /parasol\.yml: analytics\.geoip_file: cannot read \/nonexistent\/city\.mmdb: ENOENT$/],
+    ['a GeoIP database that is not one', `analytics:\n  geoip_file: ${KEY_FILE}\n`, /parasol\.yml: analytics\.geoip_file: cannot read \S+localhost-key\.pem: not a MaxMind-format \(\.mmdb\) database: /],
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
     ['a homepage file that cannot be read', 'homepage:\n  file: /nonexistent/home.html\n', /parasol\.yml: homepage\.file: cannot read \/nonexistent\/home\.html: ENOENT$/],

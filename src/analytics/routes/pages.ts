@@ -10,8 +10,10 @@ import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
+import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
+import { LOCATIONS_PATH, locationModel } from './location-view.js';
 import {
   chartModel,
   FORM_OPTIONS,
@@ -33,6 +35,7 @@ export const USERS_PATH = '/admin/analytics/users';
 const TABS = [
   { path: LOGS_PATH, title: 'Filter Logs', template: 'admin/analytics/logs' },
   { path: USERS_PATH, title: 'By Users', template: 'admin/analytics/users' },
+  { path: LOCATIONS_PATH, title: 'By Location', template: 'admin/analytics/locations' },
   { path: DRILLDOWN_PATH, title: 'API Drilldown', template: 'admin/analytics/drilldown' },
 ] as const;
 type TabPath = (typeof TABS)[number]['path'];
@@ -46,6 +49,7 @@ const LOG_COLUMNS: readonly FieldName[] = [
   'request_url_query',
   'user_email',
   'request_ip',
+  'request_ip_country',
   'response_status',
   'gatekeeper_denied_code',
   'response_time',
@@ -82,14 +86,25 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
     });
   });
 
+  app.get(LOCATIONS_PATH, signedIn, async (request, reply) => {
+    const view = await viewOrError(context, request, reply, LOCATIONS_PATH, 'By Location');
+    if (view === null) return reply;
+    const region = parseMapRegion((request.query as Record<string, unknown>).region);
+    if (!region.ok) return renderLevelError(context, reply, LOCATIONS_PATH, 'By Location', view, region.error);
+    const query: MapQuery = { ...view, region: region.region };
+    return renderAnalyticsPage(context, reply, LOCATIONS_PATH, 'By Location', query, {
+      ...locationModel(query, await reader.locations(query)),
+      geoip: context.config.analytics.geoip_file !== null,
+      csvUrl: unpagedUrl('/admin/stats/map.csv', query),
+    });
+  });
+
   app.get(DRILLDOWN_PATH, signedIn, async (request, reply) => {
     const view = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown');
     if (view === null) return reply;
     // The view is parsed already: only its level is left.
     const prefix = parseDrilldownPrefix((request.query as Record<string, unknown>).prefix);
-    if (!prefix.ok) {
-      return renderAdminPage(context, reply, templateFor(DRILLDOWN_PATH), { ...layoutData(DRILLDOWN_PATH, 'API Drilldown'), form: viewForm(DRILLDOWN_PATH, view), error: prefix.error }, 400);
-    }
+    if (!prefix.ok) return renderLevelError(context, reply, DRILLDOWN_PATH, 'API Drilldown', view, prefix.error);
     const query: DrilldownQuery = { ...view, prefix: prefix.prefix };
     const drilled = await reader.drilldown(query);
     return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', query, {
@@ -114,6 +129,11 @@ async function viewOrError(context: AppContext, request: FastifyRequest, reply: 
   if (parsed.ok) return parsed.query;
   await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
   return null;
+}
+
+/** A view read well but for its level (the drilldown's prefix, the location's region): the message next to the filters, 400. */
+function renderLevelError(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, error: string): Promise<FastifyReply> {
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: viewForm(path, view), error }, 400);
 }
 
 function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
@@ -149,8 +169,8 @@ interface FormState {
 
 /** A preset's dates are shown too, as the starting point of a custom range. */
 function viewForm(path: TabPath, view: LogQuery): FormState {
-  // Another view starts at its own top: the drilldown's prefix stays here.
-  const { prefix: _, ...shared } = view as DrilldownQuery;
+  // Another view starts at its own top: the drilldown's prefix and the location's region stay here.
+  const { prefix: _prefix, region: _region, ...shared } = view as Partial<DrilldownQuery & MapQuery> & LogQuery;
   return {
     range: view.range.preset ?? 'custom',
     startAt: formatRangeStart(view.range),
@@ -180,7 +200,7 @@ function rawForm(params: Record<string, unknown>): FormState {
 
 /** The view's order and length (when not the defaults) as hidden inputs of the form. */
 function keptByForm(params: Record<string, unknown>): [string, string][] {
-  return ['order', 'length', 'prefix'].flatMap((name) => {
+  return ['order', 'length', 'prefix', 'region'].flatMap((name) => {
     const value = params[name];
     return typeof value === 'string' && value !== '' ? [[name, value] as [string, string]] : [];
   });

@@ -5,10 +5,11 @@ import type { Admin } from '../../admins/repository.js';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
-import { csvFilename, drilldownCsv, entriesCsv, usersCsv } from '../csv.js';
+import { csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
 import { RESULTS_SHOWN } from '../drilldown-queries.js';
 import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import { parseMapQuery, regionParam, type MapQuery } from '../query/map-region.js';
 import type { ReaderThread } from '../reader-thread.js';
 
 export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
@@ -53,6 +54,18 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     return sendCsv(reply, csvFilename('users', query)).send(usersCsv(await reader.userHits(query)));
   });
 
+  app.get('/admin/stats/map.json', authenticated, async (request, reply) => {
+    const query = mapOr400(context, request, reply);
+    if (query === null) return reply;
+    return reader.locations(query);
+  });
+
+  app.get('/admin/stats/map.csv', authenticated, async (request, reply) => {
+    const query = mapOr400(context, request, reply);
+    if (query === null) return reply;
+    return sendCsv(reply, csvFilename(`locations-${regionParam(query.region)}`, query)).send(locationsCsv((await reader.locations(query)).regions));
+  });
+
   // API Umbrella's paths too, so its operators' scripts keep working.
   for (const base of ['/admin/stats/drilldown', '/api-umbrella/v1/analytics/drilldown']) {
     app.get(`${base}.json`, authenticated, async (request, reply) => {
@@ -68,6 +81,10 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
       return sendCsv(reply, csvFilename('drilldown', query)).send(drilldownCsv((await reader.drilldown(query)).results));
     });
   }
+}
+
+function mapOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): MapQuery | null {
+  return queryOr400(reply, parseMapQuery(request.query as Record<string, unknown>, context.clock.now()));
 }
 
 function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {

@@ -8,6 +8,7 @@ import { ROOT_PREFIX, type DrilldownPrefix, type DrilldownQuery } from '../query
 import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
 import { DEFAULT_ORDER, formatOrder, type LogQuery, type SortOrder } from '../query/log-query.js';
+import { regionParam, type MapQuery } from '../query/map-region.js';
 
 export const PAGE_LENGTH = 50;
 
@@ -29,6 +30,8 @@ export function viewParams(query: LogQuery, changes: Partial<LogQuery> = {}): UR
   if (view.limit !== PAGE_LENGTH) params.set('length', String(view.limit));
   const prefix = (view as Partial<DrilldownQuery>).prefix;
   if (prefix !== undefined && formatPrefix(prefix) !== ROOT_PREFIX) params.set('prefix', formatPrefix(prefix));
+  const region = (view as Partial<MapQuery>).region;
+  if (region !== undefined && region.level !== 'world') params.set('region', regionParam(region));
   return params;
 }
 

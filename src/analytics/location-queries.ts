@@ -1,0 +1,111 @@
+// Analytics › By Location: a view's hits per country, per state of the
+// United States, or per city, in API Umbrella's map.json shape (its
+// map_regions rows are a Google Charts GeoChart's data). The hits come per
+// client IP (from the daily rollups where the view allows, else the rows)
+// and are summed by where analytics_ip_locations places each IP; IPs the
+// GeoIP database does not place are in no location.
+import type { Db } from '../store/db.js';
+import type { SqlCondition } from './query/filter-rules.js';
+import { COUNTRY_WITH_REGIONS, regionParam, WORLD, type MapQuery, type MapRegion } from './query/map-region.js';
+
+export interface LocationHits {
+  /** A country code ("US"), a state as "US-CO", or a city's name. */
+  readonly id: string;
+  readonly name: string;
+  readonly hits: number;
+}
+
+export type GeoChartCell = { readonly v: string | number; readonly f?: string };
+
+export interface MapBreadcrumb {
+  /** The level's region parameter; absent for the level shown. */
+  readonly region?: string;
+  readonly name: string;
+}
+
+export interface LocationMap {
+  readonly region_field: 'request_ip_country' | 'request_ip_region' | 'request_ip_city';
+  /** Most hits first. */
+  readonly regions: readonly LocationHits[];
+  readonly map_regions: readonly { readonly c: readonly GeoChartCell[] }[];
+  readonly map_breadcrumbs: readonly MapBreadcrumb[];
+}
+
+interface Row {
+  readonly id: string;
+  /** The name of the row's state (the database's, where it has one). */
+  readonly region_name: string | null;
+  readonly hits: number;
+  readonly latitude: number | null;
+  readonly longitude: number | null;
+}
+
+const COUNTRY_NAMES = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/** "United States" for "US"; the code itself for one Intl does not know. */
+export function countryName(code: string): string {
+  try {
+    return COUNTRY_NAMES.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** `ipHits` selects request_ip and hits for the view; its parameters come first. */
+export function locationMap(db: Db, query: MapQuery, ipHits: SqlCondition): LocationMap {
+  const { region } = query;
+  const level = levelOf(region);
+  const rows = db
+    .prepare(
+      `SELECT ${level.id} AS id, max(l.region_name) AS region_name, sum(h.hits) AS hits, round(avg(l.latitude), 4) AS latitude, round(avg(l.longitude), 4) AS longitude
+       FROM (${ipHits.sql}) AS h JOIN analytics_ip_locations AS l USING (request_ip)
+       WHERE ${level.where} GROUP BY ${level.id} ORDER BY hits DESC, id`,
+    )
+    .all(...ipHits.params, ...level.params) as Row[];
+  const count = (hits: number): GeoChartCell => ({ v: hits, f: hits.toLocaleString('en-US') });
+  if (level.field === 'request_ip_country') {
+    const regions = rows.map((row) => ({ id: row.id, name: countryName(row.id), hits: row.hits }));
+    return { region_field: level.field, regions, map_regions: regions.map((row) => ({ c: [{ v: row.id, f: row.name }, count(row.hits)] })), map_breadcrumbs: breadcrumbs(region, null) };
+  }
+  if (level.field === 'request_ip_region') {
+    const regions = rows.map((row) => ({ id: `${COUNTRY_WITH_REGIONS}-${row.id}`, name: row.region_name ?? row.id, hits: row.hits }));
+    return {
+      region_field: level.field,
+      regions,
+      map_regions: rows.map((row, index) => ({ c: [{ v: row.id, f: regions[index]!.name }, count(row.hits)] })),
+      map_breadcrumbs: breadcrumbs(region, null),
+    };
+  }
+  return {
+    region_field: level.field,
+    regions: rows.map((row) => ({ id: row.id, name: row.id, hits: row.hits })),
+    map_regions: rows.map((row) => ({ c: [{ v: row.latitude ?? 0 }, { v: row.longitude ?? 0 }, { v: row.id }, count(row.hits)] })),
+    map_breadcrumbs: breadcrumbs(region, rows[0]?.region_name ?? null),
+  };
+}
+
+interface Level {
+  readonly field: LocationMap['region_field'];
+  readonly id: string;
+  readonly where: string;
+  readonly params: readonly string[];
+}
+
+function levelOf(region: MapRegion): Level {
+  if (region.level === 'world') return { field: 'request_ip_country', id: 'l.country', where: '1', params: [] };
+  if (region.level === 'country' && region.country === COUNTRY_WITH_REGIONS) {
+    return { field: 'request_ip_region', id: 'l.region', where: 'l.country = ? AND l.region IS NOT NULL', params: [region.country] };
+  }
+  const inRegion = region.level === 'region' ? ' AND l.region = ?' : '';
+  const params = region.level === 'region' ? [region.country, region.region] : [region.country];
+  return { field: 'request_ip_city', id: 'l.city', where: `l.country = ?${inRegion} AND l.city IS NOT NULL`, params };
+}
+
+/** World, then the country (a link when a state is shown), then the state (by its name, where known); the last is the level shown. */
+function breadcrumbs(region: MapRegion, regionName: string | null): MapBreadcrumb[] {
+  if (region.level === 'world') return [];
+  const country = countryName(region.country);
+  const world = { region: regionParam(WORLD), name: 'World' };
+  if (region.level === 'country') return [world, { name: country }];
+  return [world, { region: region.country, name: country }, { name: regionName ?? region.region }];
+}

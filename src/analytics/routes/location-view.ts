@@ -1,0 +1,54 @@
+// What the By Location page shows: the level's locations with their share of
+// the hits and the link one level down, and the trail of levels back up.
+import type { LocationMap } from '../location-queries.js';
+import { parseMapRegion, type MapQuery } from '../query/map-region.js';
+import { viewUrl } from './view-model.js';
+
+export const LOCATIONS_PATH = '/admin/analytics/locations';
+
+export interface LocationRow {
+  readonly name: string;
+  /** The country code, or the state's, beside the name; null for a city. */
+  readonly code: string | null;
+  readonly hits: number;
+  /** Of the level's hits, 0–100, rounded to one decimal. */
+  readonly percent: number;
+  /** The level below; null for a city. */
+  readonly url: string | null;
+}
+
+export interface LocationCrumb {
+  readonly label: string;
+  /** null for the level shown. */
+  readonly url: string | null;
+}
+
+export interface LocationModel {
+  readonly rows: readonly LocationRow[];
+  readonly crumbs: readonly LocationCrumb[];
+  /** What the rows are: "Country", "State", "City". */
+  readonly heading: string;
+}
+
+const HEADINGS = { request_ip_country: 'Country', request_ip_region: 'State', request_ip_city: 'City' } as const;
+
+export function locationModel(query: MapQuery, map: LocationMap): LocationModel {
+  const at = (region: string) => {
+    const parsed = parseMapRegion(region);
+    return parsed.ok ? viewUrl(LOCATIONS_PATH, { ...query, region: parsed.region } as MapQuery) : null;
+  };
+  const total = map.regions.reduce((sum, region) => sum + region.hits, 0);
+  const drills = map.region_field !== 'request_ip_city';
+  return {
+    rows: map.regions.map((region) => ({
+      name: region.name,
+      code: drills ? region.id : null,
+      hits: region.hits,
+      percent: Math.round((region.hits / total) * 1000) / 10,
+      url: drills ? at(region.id) : null,
+    })),
+    // API Umbrella's trail is empty at the top.
+    crumbs: map.map_breadcrumbs.length === 0 ? [{ label: 'World', url: null }] : map.map_breadcrumbs.map((crumb) => ({ label: crumb.name, url: crumb.region === undefined ? null : at(crumb.region) })),
+    heading: HEADINGS[map.region_field],
+  };
+}

