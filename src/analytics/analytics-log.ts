@@ -7,7 +7,6 @@ import type { Clock } from '../lib/clock.js';
 import type { Db } from '../store/db.js';
 import { AnalyticsBuffer } from './buffer.js';
 import type { EntryBatch } from './entry-batch.js';
-import { GeoIpDatabase } from './geoip.js';
 import type { AnalyticsEntry, AnalyticsRecorder } from './log-entry.js';
 import { retentionCutoff } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
@@ -46,7 +45,6 @@ export class AnalyticsLog implements AnalyticsRecorder {
   constructor(options: AnalyticsLogOptions) {
     const { db, config, logger, clock } = options;
     this.enabled = config.enabled;
-    const geoipUnreadable = (problem: string) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; locations wait for a readable one');
     this.thread = new WriterThread(options.dataDir, config.geoip_file, {
       // Entries held back while it started go at once, not a flush interval later.
       onReady: () => this.drain(),
@@ -60,7 +58,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
       },
       onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
-      onGeoIpUnreadable: geoipUnreadable,
+      onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; locations wait for a readable one'),
       onBroken: (error, lost) => {
         this.buffer.countDropped(lost);
         this.countHeldByThread();
@@ -68,8 +66,9 @@ export class AnalyticsLog implements AnalyticsRecorder {
       },
     });
     this.buffer = new AnalyticsBuffer(config.max_buffer, BATCH_SIZE);
-    // The database is read on this thread only if it writes here (at shutdown, or without the writer thread).
-    this.writer = new AnalyticsWriter(db, config.geoip_file === null ? null : new GeoIpDatabase(config.geoip_file, geoipUnreadable));
+    // Without locations: reading a GeoIP database (tens of MB) would hold up the event loop. The
+    // IPs of what is written here (at shutdown, or without the writer thread) are placed when next seen.
+    this.writer = new AnalyticsWriter(db);
     this.logger = logger;
     this.clock = clock;
     this.retentionDays = config.retention_days;

@@ -68,11 +68,11 @@ export function drilldownCsv(results: readonly DrilldownResult[]): string {
   );
 }
 
-/** By Location's list: each location's id (country code, US-state, city), its name and hits. */
+/** By Location's list: each location's id (country code, US-state, city), its name, a city's region, and hits. */
 export function locationsCsv(regions: readonly LocationHits[]): string {
   return stringify(
-    regions.map((region) => [region.id, region.name, region.hits]),
-    { ...OPTIONS, header: true, columns: ['Location ID', 'Location', 'Hits'] },
+    regions.map((region) => [region.id, region.name, region.region ?? null, region.hits]),
+    { ...OPTIONS, header: true, columns: ['Location ID', 'Location', 'Region', 'Hits'] },
   );
 }
 

@@ -49,8 +49,8 @@ export class DailyRollups {
     this.upsertIp = (row) => ip.run(row);
   }
 
-  /** Call inside the transaction that inserts the batch's rows; answers the batch's distinct client IPs. */
-  add(batch: EntryBatch): Set<string> {
+  /** Call inside the transaction that inserts the batch's rows; answers its IP rows (an IP once per day and denied or not). */
+  add(batch: EntryBatch): Iterable<{ readonly request_ip: string }> {
     const users = new Map<string, UserDay>();
     const ips = new Map<string, IpDay>();
     // Entries come in runs from the same client: the previous entry's rows are tried before a lookup.
@@ -75,12 +75,8 @@ export class DailyRollups {
       userDay.user_email = emailOf(batch, index) ?? userDay.user_email;
     }
     for (const row of users.values()) this.upsertUser(row);
-    const distinct = new Set<string>();
-    for (const row of ips.values()) {
-      this.upsertIp(row);
-      distinct.add(row.request_ip);
-    }
-    return distinct;
+    for (const row of ips.values()) this.upsertIp(row);
+    return ips.values();
   }
 }
 

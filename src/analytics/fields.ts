@@ -22,6 +22,7 @@ export interface FieldInfo {
 
 const field = (name: EntryField, label: string, kind: FieldKind = 'string'): FieldInfo => ({ name, label, kind, sql: name });
 
+// Every query reads analytics_logs under its own name (never an alias), which this lookup relies on.
 const located = (name: LocationField, column: string, label: string): FieldInfo => ({
   name,
   label,

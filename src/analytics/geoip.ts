@@ -4,6 +4,7 @@
 // never on the proxy's path. The file is re-read when it changes, as
 // geoipupdate and similar jobs replace it.
 import { readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { Reader, type Response } from 'mmdb-lib';
 
@@ -40,8 +41,13 @@ export function geoIpFileProblem(file: string): string | null {
     readDatabase(resolve(file));
     return null;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return reasonOf(error);
   }
+}
+
+/** ENOENT, EACCES, … or what the reader found wrong. */
+function reasonOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
 export class GeoIpDatabase {
@@ -80,12 +86,11 @@ export class GeoIpDatabase {
   private lookUp(ip: string): IpLocation | null {
     if (this.reader === null) return null;
     const address = IPV4_MAPPED.exec(ip)?.[1] ?? ip;
-    try {
-      return locationOf(this.reader.get(address));
-    } catch {
-      // Not an IP address (a test's or a proxy's odd X-Forwarded-For): nowhere.
-      return null;
-    }
+    // The reader checks nothing: it walks any text (an odd X-Forwarded-For hop) as bits, and
+    // an IPv6 address's first 32 bits through an IPv4-only database, into some country.
+    const version = isIP(address);
+    if (version === 0 || (version === 6 && this.reader.metadata.ipVersion === 4)) return null;
+    return locationOf(this.reader.get(address));
   }
 
   private refreshIfChanged(): void {
@@ -99,7 +104,7 @@ export class GeoIpDatabase {
       this.modifiedAt = modifiedAt;
       this.cache.clear();
     } catch (error) {
-      this.onUnreadable(`analytics.geoip_file: cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      this.onUnreadable(`analytics.geoip_file: cannot read ${this.path}: ${reasonOf(error)}`);
     }
   }
 }

@@ -21,9 +21,12 @@ export class IpLocations {
     this.upsert = (ip, at) => statement.run(ip, at.country, at.region, at.region_name, at.city, at.latitude, at.longitude);
   }
 
-  /** Call inside the transaction that inserts the batch's rows. */
-  add(ips: Iterable<string>): void {
-    for (const ip of ips) {
+  /** Call inside the transaction that inserts the batch's rows, with its rollup rows per IP. */
+  add(rows: Iterable<{ readonly request_ip: string }>): void {
+    const seen = new Set<string>();
+    for (const { request_ip: ip } of rows) {
+      if (seen.has(ip)) continue;
+      seen.add(ip);
       const location = this.geoip.locate(ip);
       if (location !== null) this.upsert(ip, location);
     }

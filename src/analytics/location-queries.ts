@@ -5,6 +5,7 @@
 // and are summed by where analytics_ip_locations places each IP; IPs the
 // GeoIP database does not place are in no location.
 import type { Db } from '../store/db.js';
+import type { LocationField } from './fields.js';
 import type { SqlCondition } from './query/filter-rules.js';
 import { COUNTRY_WITH_REGIONS, regionParam, WORLD, type MapQuery, type MapRegion } from './query/map-region.js';
 
@@ -13,6 +14,8 @@ export interface LocationHits {
   readonly id: string;
   readonly name: string;
   readonly hits: number;
+  /** A city's state or province (its name where known): two cities of one name are two rows. Not in API Umbrella's answer. */
+  readonly region?: string;
 }
 
 export type GeoChartCell = { readonly v: string | number; readonly f?: string };
@@ -24,7 +27,7 @@ export interface MapBreadcrumb {
 }
 
 export interface LocationMap {
-  readonly region_field: 'request_ip_country' | 'request_ip_region' | 'request_ip_city';
+  readonly region_field: LocationField;
   /** Most hits first. */
   readonly regions: readonly LocationHits[];
   readonly map_regions: readonly { readonly c: readonly GeoChartCell[] }[];
@@ -59,7 +62,7 @@ export function locationMap(db: Db, query: MapQuery, ipHits: SqlCondition): Loca
     .prepare(
       `SELECT ${level.id} AS id, max(l.region_name) AS region_name, sum(h.hits) AS hits, round(avg(l.latitude), 4) AS latitude, round(avg(l.longitude), 4) AS longitude
        FROM (${ipHits.sql}) AS h JOIN analytics_ip_locations AS l USING (request_ip)
-       WHERE ${level.where} GROUP BY ${level.id} ORDER BY hits DESC, id`,
+       WHERE ${level.where} GROUP BY ${level.groupBy} ORDER BY hits DESC, id, region_name`,
     )
     .all(...ipHits.params, ...level.params) as Row[];
   const count = (hits: number): GeoChartCell => ({ v: hits, f: hits.toLocaleString('en-US') });
@@ -78,27 +81,30 @@ export function locationMap(db: Db, query: MapQuery, ipHits: SqlCondition): Loca
   }
   return {
     region_field: level.field,
-    regions: rows.map((row) => ({ id: row.id, name: row.id, hits: row.hits })),
-    map_regions: rows.map((row) => ({ c: [{ v: row.latitude ?? 0 }, { v: row.longitude ?? 0 }, { v: row.id }, count(row.hits)] })),
+    regions: rows.map((row) => ({ id: row.id, name: row.id, hits: row.hits, ...(row.region_name === null ? {} : { region: row.region_name }) })),
+    // A city the database gives no coordinates has no point on the map; it is still listed.
+    map_regions: rows.flatMap((row) => (row.latitude === null || row.longitude === null ? [] : [{ c: [{ v: row.latitude }, { v: row.longitude }, { v: row.id }, count(row.hits)] }])),
     map_breadcrumbs: breadcrumbs(region, rows[0]?.region_name ?? null),
   };
 }
 
 interface Level {
-  readonly field: LocationMap['region_field'];
+  readonly field: LocationField;
   readonly id: string;
+  readonly groupBy: string;
   readonly where: string;
   readonly params: readonly string[];
 }
 
 function levelOf(region: MapRegion): Level {
-  if (region.level === 'world') return { field: 'request_ip_country', id: 'l.country', where: '1', params: [] };
+  if (region.level === 'world') return { field: 'request_ip_country', id: 'l.country', groupBy: 'l.country', where: '1', params: [] };
   if (region.level === 'country' && region.country === COUNTRY_WITH_REGIONS) {
-    return { field: 'request_ip_region', id: 'l.region', where: 'l.country = ? AND l.region IS NOT NULL', params: [region.country] };
+    return { field: 'request_ip_region', id: 'l.region', groupBy: 'l.region', where: 'l.country = ? AND l.region IS NOT NULL', params: [region.country] };
   }
-  const inRegion = region.level === 'region' ? ' AND l.region = ?' : '';
+  // "us-co" finds "CO"; a region that is a name ("Québec") matches in any ASCII case too.
+  const inRegion = region.level === 'region' ? ' AND l.region = ? COLLATE NOCASE' : '';
   const params = region.level === 'region' ? [region.country, region.region] : [region.country];
-  return { field: 'request_ip_city', id: 'l.city', where: `l.country = ?${inRegion} AND l.city IS NOT NULL`, params };
+  return { field: 'request_ip_city', id: 'l.city', groupBy: 'l.region, l.city', where: `l.country = ?${inRegion} AND l.city IS NOT NULL`, params };
 }
 
 /** World, then the country (a link when a state is shown), then the state (by its name, where known); the last is the level shown. */

@@ -64,8 +64,8 @@ export class AnalyticsWriter {
         readRowAsUtf8(batch, index, oneValues);
         one.run(...oneValues);
       }
-      const ips = rollups.add(batch);
-      locations?.add(ips);
+      const ipRows = rollups.add(batch);
+      locations?.add(ipRows);
     });
   }
 

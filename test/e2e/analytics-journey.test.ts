@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { launchBrowser, screenshot, type TestBrowser } from './helpers/browser.js';
@@ -119,7 +119,14 @@ describe('analytics journey', () => {
 
   it('finds a request from the United Kingdom By Location', async () => {
     expect((await fetch(`${gw.url}/echo/from-london`, { headers: { 'X-Api-Key': apiKey, 'X-Forwarded-For': '81.2.69.160' } })).status).toBe(200);
-    gw.context.analytics.flush();
+    // Placed by the writer thread within its flush interval (flush() would write it on the main thread, unplaced).
+    await vi.waitFor(
+      async () => {
+        const map = (await (await fetch(`${gw.url}/admin/stats/map.json`, { headers: { 'X-Admin-Auth-Token': gw.adminToken } })).json()) as { regions: unknown[] };
+        if (map.regions.length === 0) throw new Error('not placed yet');
+      },
+      { timeout: 2_000, interval: 50 },
+    );
     await page.getByRole('navigation', { name: 'Analytics views' }).getByRole('link', { name: 'By Location' }).click();
     await page.getByRole('heading', { name: 'By Location' }).waitFor();
     await page.getByTestId('locations-table').getByRole('link', { name: 'United Kingdom' }).click();

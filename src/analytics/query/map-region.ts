@@ -21,7 +21,8 @@ export type MapRegionResult = { ok: true; region: MapRegion } | { ok: false; err
 
 export function parseMapRegion(raw: unknown): MapRegionResult {
   if (raw === undefined || raw === '' || raw === 'world') return { ok: true, region: WORLD };
-  const match = typeof raw === 'string' ? /^([A-Za-z]{2})(?:-(.{1,100}))?$/s.exec(raw) : null;
+  // A region is an ISO code ("CO") or, from databases without codes, a name ("Québec"): any text but control characters.
+  const match = typeof raw === 'string' ? /^([A-Za-z]{2})(?:-([^\p{Cc}]{1,100}))?$/u.exec(raw) : null;
   if (match === null) return { ok: false, error: 'region must be world, a two-letter country code (US) or a country and region (US-CO)' };
   const country = match[1]!.toUpperCase();
   return { ok: true, region: match[2] === undefined ? { level: 'country', country } : { level: 'region', country, region: match[2] } };

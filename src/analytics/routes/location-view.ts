@@ -8,8 +8,8 @@ export const LOCATIONS_PATH = '/admin/analytics/locations';
 
 export interface LocationRow {
   readonly name: string;
-  /** The country code, or the state's, beside the name; null for a city. */
-  readonly code: string | null;
+  /** Beside the name: the country's or state's code, a city's state or province; null for none. */
+  readonly detail: string | null;
   readonly hits: number;
   /** Of the level's hits, 0–100, rounded to one decimal. */
   readonly percent: number;
@@ -42,7 +42,7 @@ export function locationModel(query: MapQuery, map: LocationMap): LocationModel 
   return {
     rows: map.regions.map((region) => ({
       name: region.name,
-      code: drills ? region.id : null,
+      detail: drills ? region.id : (region.region ?? null),
       hits: region.hits,
       percent: Math.round((region.hits / total) * 1000) / 10,
       url: drills ? at(region.id) : null,
