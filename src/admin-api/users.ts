@@ -31,6 +31,11 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     return { user: users.update(existing.id, parsed.value) };
   });
 
+  // Not in API Umbrella, whose users keep asking for it: the user, key and details go; past analytics stay.
+  app.delete<IdParams>('/users/:id', async (request, reply) => {
+    return users.delete(stripJson(request.params.id), request.admin!.email) ? reply.code(204).send() : notFound(reply);
+  });
+
   withJsonSuffix<IdParams>(app, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
     const result = users.regenerateKey(request.params.id);
     return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);

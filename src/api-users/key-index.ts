@@ -18,7 +18,7 @@ import { INITIAL_SLOTS, withRoom } from './key-columns.js';
 import { NO_SLOT, PrefixTable } from './key-prefix-table.js';
 import { SlotsById } from './key-slots-by-id.js';
 import { DEFAULT_USER_SETTINGS, type ApiUserSettings, type KeyHolder } from './model.js';
-import type { ApiUserRepository, KeyRow } from './repository.js';
+import type { ApiUserRepository, DeletionRow, KeyRow } from './repository.js';
 
 export const MIN_KEY_LENGTH = 4;
 export const MAX_KEY_LENGTH = 60;
@@ -68,7 +68,7 @@ export class KeyIndex {
   ) {
     this.lastDataVersion = repository.externalDataVersion();
     for (const row of repository.keyRows()) this.file(row);
-    repository.onChange((change) => this.file(change.row));
+    repository.onChange((change) => (change.kind === 'upsert' ? this.file(change.row) : this.forget(change.row)));
   }
 
   /** The key's user, or null: wrong length, unknown prefix, or an HMAC mismatch. Builds a fresh record each call. */
@@ -84,7 +84,10 @@ export class KeyIndex {
     const dataVersion = this.repository.externalDataVersion();
     if (dataVersion === this.lastDataVersion) return;
     this.lastDataVersion = dataVersion;
-    for (const row of this.repository.keyRows(this.lastChangeSeq)) this.file(row);
+    const since = this.lastChangeSeq;
+    for (const row of this.repository.keyRows(since)) this.file(row);
+    // After the writes: a deleted user has no row left, so no write of it can come after its deletion.
+    for (const row of this.repository.deletions(since)) this.forget(row);
   }
 
   /** Goes up whenever a user is filed (written here, or taken in by refresh()): what find() answered before may have changed. */
@@ -134,7 +137,21 @@ export class KeyIndex {
     this.filed++;
   }
 
-  /** The user's slot; a new user takes the next one. Users are never deleted, so slots are never freed. */
+  /** A deleted user's key stops working. Its slot stays taken (ids are never reused), empty. */
+  private forget(row: DeletionRow): void {
+    const slot = this.slotsById.get(row.id);
+    if (slot !== NO_SLOT) {
+      this.prefixes.remove(slot);
+      this.hashes.fill(0, slot * HASH_BYTES, (slot + 1) * HASH_BYTES);
+      this.flags[slot] = 0;
+      this.emails[slot] = '';
+      this.extras.delete(slot);
+    }
+    if (row.change_seq > this.lastChangeSeq) this.lastChangeSeq = row.change_seq;
+    this.filed++;
+  }
+
+  /** The user's slot; a new user takes the next one. A deleted user's slot is never freed. */
   private slotOf(id: string): number {
     const existing = this.slotsById.get(id);
     if (existing !== NO_SLOT) return existing;

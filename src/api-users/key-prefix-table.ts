@@ -43,6 +43,12 @@ export class PrefixTable {
     this.buckets[bucket] = slot;
   }
 
+  /** The slot stops being found under any prefix (its user was deleted). */
+  remove(slot: number): void {
+    this.unfile(slot);
+    if (slot < this.lengths.length) this.lengths[slot] = 0;
+  }
+
   private keep(slot: number, prefix: string): void {
     const length = Math.min(prefix.length, LOOKUP_PREFIX_LENGTH);
     this.units = withRoom(this.units, (slot + 1) * LOOKUP_PREFIX_LENGTH);

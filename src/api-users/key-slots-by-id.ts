@@ -1,8 +1,8 @@
 // User id → slot, so that the key index files a user's every write in the
 // same slot: an open-addressing table of slot numbers over the index's own
 // id column, at most half full, probed linearly. About 1 MB for 100,000
-// users, where a Map<string, number> takes nearly 4 MB. Users are never
-// deleted, so it only grows.
+// users, where a Map<string, number> takes nearly 4 MB. A deleted user keeps
+// its (emptied) slot, as ids are never reused, so it only grows.
 import { INITIAL_SLOTS } from './key-columns.js';
 import { hashUnits, NO_SLOT } from './key-prefix-table.js';
 

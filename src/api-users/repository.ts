@@ -33,7 +33,13 @@ export type KeyRow = Pick<
   'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at' | 'change_seq'
 >;
 
-export type UserChange = { kind: 'upsert'; row: KeyRow };
+/** A deleted user, as the key index learns of it. */
+export interface DeletionRow {
+  readonly id: string;
+  readonly change_seq: number;
+}
+
+export type UserChange = { kind: 'upsert'; row: KeyRow } | { kind: 'delete'; row: DeletionRow };
 
 export interface UserListQuery {
   readonly search?: string;
@@ -102,6 +108,26 @@ export class ApiUserRepository {
     return { user: this.notify(id), apiKey };
   }
 
+  /**
+   * Deletes the user: its row, key and personal details go, its key stops
+   * working at once; only its id stays, as a deletion other processes learn
+   * of. False when there is no such user.
+   */
+  delete(id: string, deletedBy: string | null): boolean {
+    let changeSeq = 0;
+    const removed = this.write((seq) => {
+      changeSeq = seq;
+      const result = this.db.prepare('DELETE FROM api_users WHERE id = ?').run(id);
+      if (result.changes > 0) {
+        this.db.prepare('INSERT INTO api_user_deletions (id, change_seq, deleted_at, deleted_by) VALUES (?, ?, ?, ?)').run(id, seq, new Date().toISOString(), deletedBy);
+      }
+      return result;
+    });
+    if (removed.changes === 0) return false;
+    for (const listener of this.listeners) listener({ kind: 'delete', row: { id, change_seq: changeSeq } });
+    return true;
+  }
+
   get(id: string): ApiUser | null {
     const row = this.row(id);
     return row === undefined ? null : toUser(row);
@@ -128,6 +154,11 @@ export class ApiUserRepository {
     return this.db
       .prepare(`SELECT ${KEY_ROW_COLUMNS} FROM api_users WHERE change_seq > ? ORDER BY change_seq`)
       .iterate(afterSeq) as IterableIterator<KeyRow>;
+  }
+
+  /** Users deleted after change number `afterSeq`, in change order. */
+  deletions(afterSeq = 0): DeletionRow[] {
+    return this.db.prepare('SELECT id, change_seq FROM api_user_deletions WHERE change_seq > ? ORDER BY change_seq').all(afterSeq) as DeletionRow[];
   }
 
   /** Changes whenever another connection (another process, such as the CLI) commits to the store. */

@@ -20,6 +20,7 @@ Commands:
   admins create --email E --password P         create a superuser admin; prints its API token once
   admins reset-password --email E --password P set an admin's password
   users create-signup-key --email E            create an API key with the role ${KEY_CREATOR_ROLE}
+  users delete --id ID                         delete an API user and its key (a running gateway stops taking it within a second)
   backup --to FILE                             copy the store to FILE (a new file), also while serving
 
 The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
@@ -44,6 +45,8 @@ export async function runCommand(positionals: string[], argv: string[], loaded: 
       return withContext(loaded, (context) => resetPassword(context, options(argv, ['email', 'password'])));
     case 'users create-signup-key':
       return withContext(loaded, (context) => createSignupKey(context, options(argv, ['email'])));
+    case 'users delete':
+      return withContext(loaded, async (context) => deleteUser(context, options(argv, ['id'])));
     case 'backup':
       return backup(loaded, options(argv, ['to']));
     default:
@@ -111,6 +114,12 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
     'cli',
   );
   print({ id: user.id, email: user.email, roles: user.roles, api_key: apiKey });
+  return 0;
+}
+
+function deleteUser(context: AppContext, { id }: { id: string }): number {
+  if (!context.users.delete(id, 'cli')) throw new UsageError(`no API user with the id ${id}`);
+  print({ id, deleted: true });
   return 0;
 }
 

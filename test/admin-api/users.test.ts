@@ -90,6 +90,25 @@ describe('/users', () => {
   });
 });
 
+describe('DELETE /users/:id', () => {
+  it('deletes the user: its key stops at once, its details go, its id stays only as a deletion', async () => {
+    const { id, apiKey } = await gw.createUser({ email: 'leaving@example.com', first_name: 'Lea' });
+    const response = await gw.adminApi('DELETE', `/users/${id}`);
+    expect(response.status).toBe(204);
+    expect(gw.context.keyIndex.find(apiKey)).toBeNull();
+    expect((await gw.adminApi('GET', `/users/${id}`)).status).toBe(404);
+    expect((await gw.adminApi('GET', '/users.json?search=leaving')).body.data).toEqual([]);
+    expect(gw.context.db.prepare("SELECT count(*) AS n FROM api_users WHERE id = ? OR email = 'leaving@example.com'").get(id)).toEqual({ n: 0 });
+    const adminEmail = gw.context.admins.findByToken(gw.adminToken)!.email;
+    expect(gw.context.db.prepare('SELECT id, deleted_by FROM api_user_deletions WHERE id = ?').get(id)).toEqual({ id, deleted_by: adminEmail });
+    expect((await gw.adminApi('DELETE', `/users/${id}`)).status).toBe(404);
+    expect((await gw.adminApi('DELETE', '/users/nope')).status).toBe(404);
+    const other = await gw.createUser();
+    expect((await gw.adminApi('DELETE', `/users/${other.id}.json`)).status).toBe(204);
+    expect(gw.context.keyIndex.find(other.apiKey)).toBeNull();
+  });
+});
+
 describe('keys at rest', () => {
   it('never stores a clear API key or admin token in the database files', async () => {
     const keys = await Promise.all([1, 2, 3].map(() => gw.createUser()));

@@ -115,6 +115,24 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)).toBeNull();
   });
 
+  it('deletes after a confirmation page: the key stops working and the user is gone from the list', async () => {
+    const { user, apiKey } = addUser('leaving@example.com');
+    expect((await client.get(`/admin/api_users/${user.id}`)).body).toContain(`href="/admin/api_users/${user.id}/delete"`);
+    const confirm = await client.get(`/admin/api_users/${user.id}/delete`);
+    expect(confirm.statusCode).toBe(200);
+    expect(textOf(confirm.body)).toContain('Delete “leaving@example.com”?');
+    expect(textOf(confirm.body)).toContain('The requests already logged stay under Analytics');
+    expect(running.context.keyIndex.find(apiKey)).not.toBeNull();
+    const deleted = await client.post(`/admin/api_users/${user.id}/delete`);
+    expect(deleted.statusCode).toBe(303);
+    const list = textOf((await client.follow(deleted)).body);
+    expect(list).toContain('Deleted the API user leaving@example.com. Its key no longer works.');
+    expect(list).not.toContain('leaving@example.com Ada');
+    expect(running.context.keyIndex.find(apiKey)).toBeNull();
+    expect((await client.get(`/admin/api_users/${user.id}`)).statusCode).toBe(404);
+    expect((await client.post(`/admin/api_users/${user.id}/delete`)).statusCode).toBe(404);
+  });
+
   it('renders values from API users as text, never as markup', async () => {
     const { user } = addUser('<script>alert(1)</script>@example.com', { first_name: '<script>alert(1)</script>', roles: ['<img src=x onerror=alert(1)>'] });
     for (const path of ['/admin/api_users', `/admin/api_users/${user.id}`]) {

@@ -44,5 +44,33 @@ describe('key index across processes', () => {
     const regenerated = gateway.users.regenerateKey(user.id)!;
     expect(gateway.keyIndex.find(apiKey)).toBeNull();
     expect(gateway.keyIndex.find(regenerated.apiKey)).not.toBeNull();
+    const generation = gateway.keyIndex.generation;
+    expect(gateway.users.delete(user.id, 'admin@example.com')).toBe(true);
+    expect(gateway.keyIndex.find(regenerated.apiKey)).toBeNull();
+    expect(gateway.keyIndex.generation).toBeGreaterThan(generation);
+    expect(gateway.users.delete(user.id, 'admin@example.com')).toBe(false);
+  });
+
+  it("learns another process's deletion at the next refresh, also of a user changed and deleted in between, and keeps the others", () => {
+    const { gateway, cli } = twoProcesses();
+    const kept = gateway.users.create({ ...input, email: 'kept@example.com' }, 'admin');
+    const deleted = gateway.users.create(input, 'admin');
+    const changedThenDeleted = gateway.users.create({ ...input, email: 'changed@example.com' }, 'admin');
+    const size = gateway.keyIndex.size;
+    expect(cli.users.delete(deleted.user.id, 'cli')).toBe(true);
+    cli.users.update(changedThenDeleted.user.id, { ...input, email: 'changed@example.com', enabled: false });
+    cli.users.delete(changedThenDeleted.user.id, 'cli');
+    expect(gateway.keyIndex.find(deleted.apiKey)).not.toBeNull();
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(deleted.apiKey)).toBeNull();
+    expect(gateway.keyIndex.find(changedThenDeleted.apiKey)).toBeNull();
+    expect(gateway.keyIndex.find(kept.apiKey)?.user.email).toBe('kept@example.com');
+    expect(gateway.keyIndex.size).toBe(size - 2);
+    expect(gateway.users.get(deleted.user.id)).toBeNull();
+
+    // A key made later by another process is learnt as before: the change numbers of deletions count.
+    const later = cli.users.create({ ...input, email: 'later@example.com' }, 'cli');
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(later.apiKey)?.user.email).toBe('later@example.com');
   });
 });

@@ -15,6 +15,12 @@ class ModelTable {
     this.slotByPrefix.set(prefix, slot);
     this.prefixBySlot.set(slot, prefix);
   }
+
+  remove(slot: number): void {
+    const previous = this.prefixBySlot.get(slot);
+    if (previous !== undefined && this.slotByPrefix.get(previous) === slot) this.slotByPrefix.delete(previous);
+    this.prefixBySlot.delete(slot);
+  }
 }
 
 /** A small deterministic generator (mulberry32), so a failure replays. */
@@ -77,7 +83,21 @@ describe('prefix table', () => {
     expect(table.size).toBe(2);
   });
 
-  it('answers as a Map would through 20,000 random filings, re-filings and take-overs', () => {
+  it('finds a removed slot under no prefix, and leaves a prefix another slot took over with that slot', () => {
+    const table = new PrefixTable();
+    table.file(0, 'deleted-user');
+    table.file(1, 'taken-over');
+    table.file(2, 'taken-over');
+    table.remove(0);
+    table.remove(1);
+    expect(table.slotOf('deleted-user')).toBe(NO_SLOT);
+    expect(table.slotOf('taken-over')).toBe(2);
+    expect(table.size).toBe(1);
+    table.remove(7);
+    expect(table.size).toBe(1);
+  });
+
+  it('answers as a Map would through 20,000 random filings, re-filings, take-overs and removals', () => {
     const next = random(20_240_611);
     const table = new PrefixTable();
     const model = new ModelTable();
@@ -86,8 +106,13 @@ describe('prefix table', () => {
     for (let step = 1; step <= 20_000; step++) {
       const slot = Math.floor(next() * 400);
       const prefix = pool[Math.floor(next() * pool.length)]!;
-      table.file(slot, prefix);
-      model.file(slot, prefix);
+      if (next() < 0.1) {
+        table.remove(slot);
+        model.remove(slot);
+      } else {
+        table.file(slot, prefix);
+        model.file(slot, prefix);
+      }
       if (step % 500 === 0) expectSameAs(table, model, pool);
     }
   });

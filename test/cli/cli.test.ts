@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createContext } from '../../src/context.js';
 import { packagePath } from '../../src/lib/package-path.js';
 import { tempDir } from '../helpers/config.js';
+import { apiUserInput } from '../helpers/users.js';
 import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE, TEST_CA } from '../helpers/tls.js';
 
 const run = promisify(execFile);
@@ -115,6 +116,19 @@ describe('parasol CLI', () => {
     expect(context.admins.findByEmail('ops at example.com')).toBeNull();
     expect(context.users.countByEmail('embed')).toBe(0);
     context.close();
+  });
+
+  it('users delete deletes an API user and its key, which a running gateway stops taking at its next refresh', async () => {
+    const running = createContext(loadConfig({ configPath, env: {} }).config);
+    const { user, apiKey } = running.users.create(apiUserInput({ email: 'gone@example.com' }), 'test');
+    const deleted = await parasol(['users', 'delete', '--id', user.id, '--config', configPath]);
+    expect(deleted).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(deleted.stdout)).toEqual({ id: user.id, deleted: true });
+    running.keyIndex.refresh();
+    expect(running.keyIndex.find(apiKey)).toBeNull();
+    running.close();
+    expect(await parasol(['users', 'delete', '--id', user.id, '--config', configPath])).toMatchObject({ code: 2, stdout: '', stderr: `parasol: no API user with the id ${user.id}\n` });
+    expect(await parasol(['users', 'delete', '--config', configPath])).toMatchObject({ code: 2, stderr: 'parasol: --id is required\n' });
   });
 
   it('backup copies the store, while a connection holds it open, to a new file of its owner\'s alone, and never overwrites one', async () => {

@@ -95,6 +95,13 @@ describe('key validity', () => {
     expect((await send(fx.gw.url, '/echo/a', { headers: { 'X-Api-Key': apiKey } })).status).toBe(200);
   });
 
+  it('answers API_KEY_INVALID from the next request after a user is deleted', async () => {
+    const { id, apiKey } = await fx.gw.createUser({ email: 'deleted@example.com' });
+    expect((await send(fx.gw.url, '/echo/a', { headers: { 'X-Api-Key': apiKey } })).status).toBe(200);
+    expect((await fx.gw.adminApi('DELETE', `/users/${id}`)).status).toBe(204);
+    expect(errorCode(await send(fx.gw.url, '/echo/a', { headers: { 'X-Api-Key': apiKey } }))).toBe('API_KEY_INVALID');
+  });
+
   it('rejects the old key and accepts the new one from the next request after regeneration', async () => {
     const { id, apiKey } = await fx.gw.createUser({ email: 'rotate@example.com' });
     expect((await send(fx.gw.url, '/echo/a', { headers: { 'X-Api-Key': apiKey } })).status).toBe(200);

@@ -1,6 +1,7 @@
 // Users › API Users: a searchable, paged list; add (the key is shown once);
 // view and edit roles, enabled state, per-user rate limits and the IPs and
-// referers the key is restricted to; regenerate the key (shown once).
+// referers the key is restricted to; regenerate the key (shown once); delete
+// after a confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
 import { parseApiUser } from '../../api-users/validate.js';
@@ -93,6 +94,17 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   app.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
     const result = users.regenerateKey(request.params.id);
     return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
+  });
+
+  app.get<IdParams>('/api_users/:id/delete', async (request, reply) => {
+    const user = users.get(request.params.id);
+    return user === null ? notFound(reply) : renderAdminPage(context, reply, 'admin/api_users/delete', { title: `Delete ${user.email}`, section: 'api_users', user });
+  });
+
+  app.post<IdParams>('/api_users/:id/delete', async (request, reply) => {
+    const user = users.get(request.params.id);
+    if (user === null || !users.delete(user.id, reply.request.admin!.email)) return notFound(reply);
+    return redirectWithFlash(reply, '/admin/api_users', 'success', `Deleted the API user ${user.email}. Its key no longer works.`);
   });
 
   function renderForm(reply: FastifyReply, data: { form: ApiUserForm; user: ApiUser | null; errors?: FieldErrors }, status = 200) {
