@@ -42,6 +42,8 @@ export interface ContextOptions {
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
   // The store first: a data_dir whose store is refused (damaged, newer) gets no secret_key made in it.
   const db = openStore(config.data_dir);
+  // This connection deletes API users and admin accounts: their details are overwritten in the file, not left in free pages.
+  db.pragma('secure_delete = ON');
   let secretKey: string;
   try {
     secretKey = resolveSecretKey(config, holdsDigests(db));

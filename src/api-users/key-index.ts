@@ -18,7 +18,7 @@ import { INITIAL_SLOTS, withRoom } from './key-columns.js';
 import { NO_SLOT, PrefixTable } from './key-prefix-table.js';
 import { SlotsById } from './key-slots-by-id.js';
 import { DEFAULT_USER_SETTINGS, type ApiUserSettings, type KeyHolder } from './model.js';
-import type { ApiUserRepository, DeletionRow, KeyRow } from './repository.js';
+import type { ApiUserRepository, KeyRow } from './repository.js';
 
 export const MIN_KEY_LENGTH = 4;
 export const MAX_KEY_LENGTH = 60;
@@ -58,7 +58,8 @@ export class KeyIndex {
   /** created_at in milliseconds per slot. */
   private createdAt = new Float64Array(INITIAL_SLOTS);
   private readonly extras = new Map<number, Extras>();
-  private lastChangeSeq = 0;
+  /** The change number refresh() has read up to. */
+  private lastChangeSeq: number;
   private lastDataVersion: number;
   private filed = 0;
 
@@ -67,8 +68,13 @@ export class KeyIndex {
     private readonly secretKey: string,
   ) {
     this.lastDataVersion = repository.externalDataVersion();
-    for (const row of repository.keyRows()) this.file(row);
-    repository.onChange((change) => (change.kind === 'upsert' ? this.file(change.row) : this.forget(change.row)));
+    this.lastChangeSeq = repository.inOneSnapshot(() => {
+      for (const row of repository.keyRows()) this.file(row);
+      return repository.lastChangeSeq();
+    });
+    // Writes here are filed at once, but only refresh() moves lastChangeSeq: a number taken
+    // here may come after one another process took and committed before, which refresh() must still read.
+    repository.onChange((change) => (change.kind === 'upsert' ? this.file(change.row) : this.forget(change.id)));
   }
 
   /** The key's user, or null: wrong length, unknown prefix, or an HMAC mismatch. Builds a fresh record each call. */
@@ -83,14 +89,19 @@ export class KeyIndex {
   refresh(): void {
     const dataVersion = this.repository.externalDataVersion();
     if (dataVersion === this.lastDataVersion) return;
-    this.lastDataVersion = dataVersion;
     const since = this.lastChangeSeq;
-    for (const row of this.repository.keyRows(since)) this.file(row);
-    // After the writes: a deleted user has no row left, so no write of it can come after its deletion.
-    for (const row of this.repository.deletions(since)) this.forget(row);
+    const { repository } = this;
+    this.lastChangeSeq = repository.inOneSnapshot(() => {
+      for (const row of repository.keyRows(since)) this.file(row);
+      // After the writes: a deleted user has no row left, so no write of it can come after its deletion.
+      for (const id of repository.deletions(since)) this.forget(id);
+      return repository.lastChangeSeq();
+    });
+    // Only once read: a read that failed is tried again at the next refresh.
+    this.lastDataVersion = dataVersion;
   }
 
-  /** Goes up whenever a user is filed (written here, or taken in by refresh()): what find() answered before may have changed. */
+  /** Goes up whenever a user is filed or forgotten (here, or taken in by refresh()): what find() answered before may have changed. */
   get generation(): number {
     return this.filed;
   }
@@ -133,13 +144,12 @@ export class KeyIndex {
     const extras = extrasOf(row);
     if (extras === undefined) this.extras.delete(slot);
     else this.extras.set(slot, extras);
-    if (row.change_seq > this.lastChangeSeq) this.lastChangeSeq = row.change_seq;
     this.filed++;
   }
 
   /** A deleted user's key stops working. Its slot stays taken (ids are never reused), empty. */
-  private forget(row: DeletionRow): void {
-    const slot = this.slotsById.get(row.id);
+  private forget(id: string): void {
+    const slot = this.slotsById.get(id);
     if (slot !== NO_SLOT) {
       this.prefixes.remove(slot);
       this.hashes.fill(0, slot * HASH_BYTES, (slot + 1) * HASH_BYTES);
@@ -147,7 +157,6 @@ export class KeyIndex {
       this.emails[slot] = '';
       this.extras.delete(slot);
     }
-    if (row.change_seq > this.lastChangeSeq) this.lastChangeSeq = row.change_seq;
     this.filed++;
   }
 

@@ -30,16 +30,10 @@ interface UserRow {
 /** A user's columns that the key index files, as stored: enough to authorise a request without the store. */
 export type KeyRow = Pick<
   UserRow,
-  'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at' | 'change_seq'
+  'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at'
 >;
 
-/** A deleted user, as the key index learns of it. */
-export interface DeletionRow {
-  readonly id: string;
-  readonly change_seq: number;
-}
-
-export type UserChange = { kind: 'upsert'; row: KeyRow } | { kind: 'delete'; row: DeletionRow };
+export type UserChange = { kind: 'upsert'; row: KeyRow } | { kind: 'delete'; id: string };
 
 export interface UserListQuery {
   readonly search?: string;
@@ -109,22 +103,22 @@ export class ApiUserRepository {
   }
 
   /**
-   * Deletes the user: its row, key and personal details go, its key stops
-   * working at once; only its id stays, as a deletion other processes learn
-   * of. False when there is no such user.
+   * Deletes the user: its row, key and personal details go (overwritten in
+   * the file: secure_delete), its key stops working at once; only its id
+   * stays, as a deletion other processes learn of. False when there is no such user.
    */
   delete(id: string, deletedBy: string | null): boolean {
-    let changeSeq = 0;
-    const removed = this.write((seq) => {
-      changeSeq = seq;
+    // Checked first, so that deleting nothing takes no change number (which would make every gateway look).
+    if (this.row(id) === undefined) return false;
+    const removed = this.write((changeSeq) => {
       const result = this.db.prepare('DELETE FROM api_users WHERE id = ?').run(id);
       if (result.changes > 0) {
-        this.db.prepare('INSERT INTO api_user_deletions (id, change_seq, deleted_at, deleted_by) VALUES (?, ?, ?, ?)').run(id, seq, new Date().toISOString(), deletedBy);
+        this.db.prepare('INSERT INTO api_user_deletions (id, change_seq, deleted_at, deleted_by) VALUES (?, ?, ?, ?)').run(id, changeSeq, new Date().toISOString(), deletedBy);
       }
       return result;
     });
     if (removed.changes === 0) return false;
-    for (const listener of this.listeners) listener({ kind: 'delete', row: { id, change_seq: changeSeq } });
+    for (const listener of this.listeners) listener({ kind: 'delete', id });
     return true;
   }
 
@@ -156,9 +150,23 @@ export class ApiUserRepository {
       .iterate(afterSeq) as IterableIterator<KeyRow>;
   }
 
-  /** Users deleted after change number `afterSeq`, in change order. */
-  deletions(afterSeq = 0): DeletionRow[] {
-    return this.db.prepare('SELECT id, change_seq FROM api_user_deletions WHERE change_seq > ? ORDER BY change_seq').all(afterSeq) as DeletionRow[];
+  /** The ids of the users deleted after change number `afterSeq`, in change order. */
+  deletions(afterSeq: number): string[] {
+    return this.db.prepare('SELECT id FROM api_user_deletions WHERE change_seq > ? ORDER BY change_seq').pluck().all(afterSeq) as string[];
+  }
+
+  /** The number of the latest change to any user (0 for none). */
+  lastChangeSeq(): number {
+    return (this.db.prepare("SELECT value FROM sequences WHERE name = 'api_user_change'").get() as { value: number }).value;
+  }
+
+  /**
+   * Runs the reads in one snapshot of the store: reads one after another
+   * could miss a write another process commits between them, for good, once
+   * a later number is taken as seen.
+   */
+  inOneSnapshot<T>(read: () => T): T {
+    return this.db.transaction(read)();
   }
 
   /** Changes whenever another connection (another process, such as the CLI) commits to the store. */
@@ -225,4 +233,4 @@ function toUser(row: UserRow): ApiUser {
   });
 }
 
-const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at, change_seq';
+const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at';

@@ -46,7 +46,7 @@ export async function runCommand(positionals: string[], argv: string[], loaded: 
     case 'users create-signup-key':
       return withContext(loaded, (context) => createSignupKey(context, options(argv, ['email'])));
     case 'users delete':
-      return withContext(loaded, async (context) => deleteUser(context, options(argv, ['id'])));
+      return withContext(loaded, (context) => deleteUser(context, options(argv, ['id'])));
     case 'backup':
       return backup(loaded, options(argv, ['to']));
     default:
@@ -117,7 +117,7 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
   return 0;
 }
 
-function deleteUser(context: AppContext, { id }: { id: string }): number {
+async function deleteUser(context: AppContext, { id }: { id: string }): Promise<number> {
   if (!context.users.delete(id, 'cli')) throw new UsageError(`no API user with the id ${id}`);
   print({ id, deleted: true });
   return 0;

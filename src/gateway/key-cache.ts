@@ -1,7 +1,7 @@
 // Keys already verified, by their clear value, so a returning client costs a
 // map read instead of an HMAC. The cache empties whenever the key index files
-// a user: a write in this process (a disabled user or a regenerated key
-// counts from the next request) or one by another process (the CLI), which
+// or forgets a user: a write in this process (a disabled, regenerated or
+// deleted key counts from the next request) or one by another process (the CLI), which
 // the index takes in on its one-second refresh. Until then entries stay:
 // emptying it every second instead made the garbage collector promote and
 // later sweep every returning client's record (about 60 MB over 100,000

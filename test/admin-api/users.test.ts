@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -106,6 +107,26 @@ describe('DELETE /users/:id', () => {
     const other = await gw.createUser();
     expect((await gw.adminApi('DELETE', `/users/${other.id}.json`)).status).toBe(204);
     expect(gw.context.keyIndex.find(other.apiKey)).toBeNull();
+  });
+
+  it('lets only superusers delete: another admin token gets 403 and the user stays', async () => {
+    const { id, apiKey } = await gw.createUser();
+    const { authToken } = (await gw.context.admins.create({ email: 'helper@example.com', password: 'correct horse battery staple', superuser: false }))!;
+    const response = await request(`${gw.url}/api-umbrella/v1/users/${id}`, { method: 'DELETE', headers: { 'X-Admin-Auth-Token': authToken } });
+    expect(response.statusCode).toBe(403);
+    expect(await response.body.json()).toEqual({ error: 'Only superusers can delete API users; any admin can disable one (enabled: false).' });
+    expect(gw.context.keyIndex.find(apiKey)).not.toBeNull();
+  });
+
+  it('leaves no trace of the deleted details in the database file once the log is checkpointed', async () => {
+    const { id } = await gw.createUser({ email: 'erase-me@example.com', first_name: 'Quirinus', last_name: 'Zebedee' });
+    gw.context.db.pragma('wal_checkpoint(TRUNCATE)');
+    const file = join(gw.context.config.data_dir, 'parasol.db');
+    expect(readFileSync(file).toString('latin1')).toContain('erase-me@example.com');
+    expect((await gw.adminApi('DELETE', `/users/${id}`)).status).toBe(204);
+    gw.context.db.pragma('wal_checkpoint(TRUNCATE)');
+    const contents = readFileSync(file).toString('latin1');
+    for (const detail of ['erase-me@example.com', 'Quirinus', 'Zebedee']) expect(contents.includes(detail), detail).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiUserInput } from '../../src/api-users/model.js';
 import { apiUserInput } from '../helpers/users.js';
-import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -133,9 +133,22 @@ describe('API Users', () => {
     expect((await client.post(`/admin/api_users/${user.id}/delete`)).statusCode).toBe(404);
   });
 
+  it('lets only superusers delete: another admin sees no Delete button and gets 403 pages', async () => {
+    const { user, apiKey } = addUser('kept@example.com');
+    await createAdmin(running.context, 'helper@example.com', false);
+    const helper = new AdminClient(running.app);
+    await helper.signIn('helper@example.com');
+    expect((await helper.get(`/admin/api_users/${user.id}`)).body).not.toContain(`/admin/api_users/${user.id}/delete`);
+    const page = await helper.get(`/admin/api_users/${user.id}/delete`);
+    expect(page.statusCode).toBe(403);
+    expect(textOf(page.body)).toContain('Only superusers can delete API users; any admin can disable one.');
+    expect((await helper.post(`/admin/api_users/${user.id}/delete`)).statusCode).toBe(403);
+    expect(running.context.keyIndex.find(apiKey)).not.toBeNull();
+  });
+
   it('renders values from API users as text, never as markup', async () => {
     const { user } = addUser('<script>alert(1)</script>@example.com', { first_name: '<script>alert(1)</script>', roles: ['<img src=x onerror=alert(1)>'] });
-    for (const path of ['/admin/api_users', `/admin/api_users/${user.id}`]) {
+    for (const path of ['/admin/api_users', `/admin/api_users/${user.id}`, `/admin/api_users/${user.id}/delete`]) {
       const page = await client.get(path);
       expect(page.body).not.toContain('<script>alert(1)</script>');
       expect(page.body).not.toContain('<img src=x');

@@ -73,4 +73,17 @@ describe('key index across processes', () => {
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(later.apiKey)?.user.email).toBe('later@example.com');
   });
+
+  it("learns another process's deletion and disable even when a write here took a later change number first", () => {
+    const { gateway, cli } = twoProcesses();
+    const deleted = gateway.users.create(input, 'admin');
+    const disabled = gateway.users.create({ ...input, email: 'disabled@example.com' }, 'admin');
+    cli.users.delete(deleted.user.id, 'cli');
+    cli.users.update(disabled.user.id, { ...input, email: 'disabled@example.com', enabled: false });
+    // Filed here at once, with a number after the other process's two.
+    gateway.users.create({ ...input, email: 'local@example.com' }, 'admin');
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(deleted.apiKey)).toBeNull();
+    expect(gateway.keyIndex.find(disabled.apiKey)?.user.enabled).toBe(false);
+  });
 });

@@ -41,6 +41,7 @@ const LABELS: Record<string, string> = {
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
 };
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
+const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
 
 export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
@@ -96,14 +97,17 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
   });
 
+  // Deleting cannot be undone (disabling can): superusers only, as with admin accounts.
   app.get<IdParams>('/api_users/:id/delete', async (request, reply) => {
+    if (!request.admin!.superuser) return superusersOnly(reply);
     const user = users.get(request.params.id);
     return user === null ? notFound(reply) : renderAdminPage(context, reply, 'admin/api_users/delete', { title: `Delete ${user.email}`, section: 'api_users', user });
   });
 
   app.post<IdParams>('/api_users/:id/delete', async (request, reply) => {
+    if (!request.admin!.superuser) return superusersOnly(reply);
     const user = users.get(request.params.id);
-    if (user === null || !users.delete(user.id, reply.request.admin!.email)) return notFound(reply);
+    if (user === null || !users.delete(user.id, request.admin!.email)) return notFound(reply);
     return redirectWithFlash(reply, '/admin/api_users', 'success', `Deleted the API user ${user.email}. Its key no longer works.`);
   });
 
@@ -121,8 +125,12 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   }
 
   function notFound(reply: FastifyReply) {
-    const back = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
-    return renderErrorPage(context, reply, 404, { title: 'API user not found', message: 'No API user has this id.', ...back });
+    return renderErrorPage(context, reply, 404, { title: 'API user not found', message: 'No API user has this id.', ...BACK });
+  }
+
+  function superusersOnly(reply: FastifyReply) {
+    const message = 'Only superusers can delete API users; any admin can disable one. Ask a superuser to delete it for you.';
+    return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
 }
 
