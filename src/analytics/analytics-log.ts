@@ -58,7 +58,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
       },
       onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
-      onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; locations wait for a readable one'),
+      onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; the one read before, if any, stays in use'),
       onBroken: (error, lost) => {
         this.buffer.countDropped(lost);
         this.countHeldByThread();

@@ -78,5 +78,6 @@ export function locationsCsv(regions: readonly LocationHits[]): string {
 
 export function csvFilename(kind: string, query: LogQuery): string {
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return `${kind}-${day(query.range.startAt)}-to-${day(query.range.endAt - 1)}.csv`;
+  // A kind may carry a region named in any script: the name keeps only what every client reads in a header.
+  return `${kind.replace(/[^A-Za-z0-9-]/g, '_')}-${day(query.range.startAt)}-to-${day(query.range.endAt - 1)}.csv`;
 }

@@ -35,19 +35,19 @@ function readDatabase(path: string): Reader<Response> {
   }
 }
 
-/** What is wrong with the file as "reason", or null (config check, start-up). */
+/** What is wrong with the file, as "analytics.geoip_file: …", or null (config check, start-up). */
 export function geoIpFileProblem(file: string): string | null {
   try {
     readDatabase(resolve(file));
     return null;
   } catch (error) {
-    return reasonOf(error);
+    return unreadable(file, error);
   }
 }
 
-/** ENOENT, EACCES, … or what the reader found wrong. */
-function reasonOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+/** The one message for a file that cannot be used: ENOENT, EACCES, … or what the reader found wrong. */
+function unreadable(file: string, error: unknown): string {
+  return `analytics.geoip_file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
 }
 
 export class GeoIpDatabase {
@@ -104,7 +104,7 @@ export class GeoIpDatabase {
       this.modifiedAt = modifiedAt;
       this.cache.clear();
     } catch (error) {
-      this.onUnreadable(`analytics.geoip_file: cannot read ${this.path}: ${reasonOf(error)}`);
+      this.onUnreadable(unreadable(this.path, error));
     }
   }
 }

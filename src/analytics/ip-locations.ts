@@ -1,6 +1,6 @@
-// Keeps analytics_ip_locations: the writer hands it each batch's distinct
-// client IPs, in the batch's transaction, and it stores where the GeoIP
-// database places each one. A row that would not change is not rewritten.
+// Keeps analytics_ip_locations: the writer hands it each batch's IP rollup
+// rows, in the batch's transaction, and it stores where the GeoIP database
+// places each distinct IP. A row that would not change is not rewritten.
 import type { Db } from '../store/db.js';
 import type { GeoIpDatabase, IpLocation } from './geoip.js';
 

@@ -46,7 +46,7 @@ interface Row {
 const COUNTRY_NAMES = new Intl.DisplayNames(['en'], { type: 'region' });
 
 /** "United States" for "US"; the code itself for one Intl does not know. */
-export function countryName(code: string): string {
+function countryName(code: string): string {
   try {
     return COUNTRY_NAMES.of(code) ?? code;
   } catch {

@@ -24,7 +24,7 @@ export interface WriterThreadEvents {
   /** The thread could not run (or died); entries in flight are lost, later ones are written on the main thread. */
   onBroken(error: unknown, lost: number): void;
   onPruneFailed(error: string): void;
-  /** The GeoIP database could not be read; locations wait for a readable one. */
+  /** The GeoIP database could not be read; the one read before, if any, stays in use. */
   onGeoIpUnreadable(problem: string): void;
 }
 

@@ -1,5 +1,5 @@
-// Writes batches of entries into analytics_logs and the daily rollups, one
-// transaction per batch. Rows go in ROWS_PER_INSERT at a time with positional
+// Writes batches of entries into analytics_logs and the daily rollups (and,
+// with a GeoIP database, their IPs' locations), one transaction per batch. Rows go in ROWS_PER_INSERT at a time with positional
 // parameters, strings as their UTF-8 bytes (CAST to TEXT in SQL), which
 // matters because the writer shares the CPU with the proxy. Fifty rows in a
 // row from one client (the same CONTEXT_FIELDS) bind those eleven strings

@@ -31,8 +31,7 @@ export function crossKeyProblem(config: Config): string | null {
       return `homepage.file: cannot read ${homepage}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
     }
   }
-  const geoip = config.analytics.geoip_file;
-  const geoipProblem = geoip === null ? null : geoIpFileProblem(geoip);
-  if (geoipProblem !== null) return `analytics.geoip_file: cannot read ${geoip}: ${geoipProblem}`;
+  const geoipProblem = config.analytics.geoip_file === null ? null : geoIpFileProblem(config.analytics.geoip_file);
+  if (geoipProblem !== null) return geoipProblem;
   return httpsKeysProblem(config);
 }

