@@ -66,25 +66,23 @@ export function locationMap(db: Db, query: MapQuery, ipHits: SqlCondition): Loca
     )
     .all(...ipHits.params, ...level.params) as Row[];
   const count = (hits: number): GeoChartCell => ({ v: hits, f: hits.toLocaleString('en-US') });
-  if (level.field === 'request_ip_country') {
-    const regions = rows.map((row) => ({ id: row.id, name: countryName(row.id), hits: row.hits }));
-    return { region_field: level.field, regions, map_regions: regions.map((row) => ({ c: [{ v: row.id, f: row.name }, count(row.hits)] })), map_breadcrumbs: breadcrumbs(region, null) };
-  }
-  if (level.field === 'request_ip_region') {
-    const regions = rows.map((row) => ({ id: `${COUNTRY_WITH_REGIONS}-${row.id}`, name: row.region_name ?? row.id, hits: row.hits }));
+  if (level.field === 'request_ip_city') {
     return {
       region_field: level.field,
-      regions,
-      map_regions: rows.map((row, index) => ({ c: [{ v: row.id, f: regions[index]!.name }, count(row.hits)] })),
-      map_breadcrumbs: breadcrumbs(region, null),
+      regions: rows.map((row) => ({ id: row.id, name: row.id, hits: row.hits, ...(row.region_name === null ? {} : { region: row.region_name }) })),
+      // A city the database gives no coordinates has no point on the map; it is still listed.
+      map_regions: rows.flatMap((row) => (row.latitude === null || row.longitude === null ? [] : [{ c: [{ v: row.latitude }, { v: row.longitude }, { v: row.id }, count(row.hits)] }])),
+      map_breadcrumbs: breadcrumbs(region, rows[0]?.region_name ?? null),
     };
   }
+  // Countries and states: the map takes the code ("US", "CO"); the list takes a state as "US-CO".
+  const states = level.field === 'request_ip_region';
+  const named = rows.map((row) => ({ code: row.id, name: states ? (row.region_name ?? row.id) : countryName(row.id), hits: row.hits }));
   return {
     region_field: level.field,
-    regions: rows.map((row) => ({ id: row.id, name: row.id, hits: row.hits, ...(row.region_name === null ? {} : { region: row.region_name }) })),
-    // A city the database gives no coordinates has no point on the map; it is still listed.
-    map_regions: rows.flatMap((row) => (row.latitude === null || row.longitude === null ? [] : [{ c: [{ v: row.latitude }, { v: row.longitude }, { v: row.id }, count(row.hits)] }])),
-    map_breadcrumbs: breadcrumbs(region, rows[0]?.region_name ?? null),
+    regions: named.map(({ code, name, hits }) => ({ id: states ? `${COUNTRY_WITH_REGIONS}-${code}` : code, name, hits })),
+    map_regions: named.map(({ code, name, hits }) => ({ c: [{ v: code, f: name }, count(hits)] })),
+    map_breadcrumbs: breadcrumbs(region, null),
   };
 }
 
