@@ -133,6 +133,7 @@ function createUsers(count: number, returned: number): string[] {
           use_description: null,
           roles: [],
           enabled: true,
+          expires_at: null,
           email_verified: true,
           settings: { rate_limit_mode: scenario.unlimitedUsers === true ? 'unlimited' : null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
           registration_source: 'bench',

@@ -235,7 +235,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     override_response_headers: parseHeaders(raw.override_response_headers ?? raw.override_response_headers_string, `${at}.override_response_headers`, errors),
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
-    require_https_transition_start_at: parseTransitionStart(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
+    require_https_transition_start_at: parseInstantField(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
     disable_api_key: toBoolean(raw.disable_api_key),
     pass_api_key_header: toBoolean(raw.pass_api_key_header),
     pass_api_key_query_param: toBoolean(raw.pass_api_key_query_param),
@@ -254,12 +254,13 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
       : {},
     disable_analytics: toBoolean(raw.disable_analytics),
     api_key_verification_level: oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors),
-    api_key_verification_transition_start_at: parseTransitionStart(raw.api_key_verification_transition_start_at, `${at}.api_key_verification_transition_start_at`, errors),
+    api_key_verification_transition_start_at: parseInstantField(raw.api_key_verification_transition_start_at, `${at}.api_key_verification_transition_start_at`, errors),
   };
 }
 
 /**
- * A transition's start, as ISO 8601 in UTC; null when blank. Also read as
+ * An instant (a transition's start, a key's expiry), as ISO 8601 in UTC;
+ * null when blank. A date alone is its midnight, UTC. Also read as
  * API Umbrella's older exports write it, {"$date": …} with milliseconds
  * (also as {"$numberLong": "…"}) or ISO text, and as bare milliseconds (a
  * string of digits only from 12 of them on: "20261201" is a mistyped date,
@@ -267,7 +268,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
  * (transition-starts.ts); a draft keeps what it was given, as API
  * Umbrella's does.
  */
-function parseTransitionStart(raw: unknown, field: string, errors: ErrorCollector): string | null {
+export function parseInstantField(raw: unknown, field: string, errors: ErrorCollector): string | null {
   const value = unwrapped(unwrapped(raw, '$date'), '$numberLong');
   if (isBlank(value)) return null;
   const millis = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{12,}\s*$/.test(value) ? Number(value) : parseInstant(value, 'start');

@@ -20,6 +20,8 @@ export interface ApiUser {
   /** The user has shown they own the address: their key went to them by email only, or an operator made them. */
   readonly email_verified: boolean;
   readonly settings: ApiUserSettings;
+  /** From this instant on (ISO 8601, UTC) the key is refused with API_KEY_EXPIRED; null: never. */
+  readonly expires_at: string | null;
   readonly registration_source: string | null;
   readonly api_key_preview: string;
   readonly created_at: string;
@@ -31,12 +33,24 @@ export interface ApiUser {
 export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings'> & {
   /** created_at in milliseconds since the epoch (api_key_verification_level transition_email compares it). */
   readonly created_at_ms: number;
+  /** expires_at in milliseconds since the epoch; Infinity: never. */
+  readonly expires_at_ms: number;
 };
 
 /** The editable fields of an API user. */
 export type ApiUserInput = Pick<
   ApiUser,
-  'email' | 'first_name' | 'last_name' | 'website' | 'use_description' | 'roles' | 'enabled' | 'email_verified' | 'settings' | 'registration_source'
+    | 'email'
+  | 'first_name'
+  | 'last_name'
+  | 'website'
+  | 'use_description'
+  | 'roles'
+  | 'enabled'
+  | 'email_verified'
+  | 'settings'
+  | 'expires_at'
+  | 'registration_source'
 >;
 
 export const DEFAULT_USER_SETTINGS: ApiUserSettings = Object.freeze({

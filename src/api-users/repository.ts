@@ -20,6 +20,7 @@ interface UserRow {
   enabled: number;
   email_verified: number;
   settings: string;
+  expires_at: string | null;
   registration_source: string | null;
   created_at: string;
   updated_at: string;
@@ -30,7 +31,7 @@ interface UserRow {
 /** A user's columns that the key index files, as stored: enough to authorise a request without the store. */
 export type KeyRow = Pick<
   UserRow,
-  'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at'
+  'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at' | 'expires_at'
 >;
 
 export type UserChange = { kind: 'upsert'; row: KeyRow } | { kind: 'delete'; id: string };
@@ -63,9 +64,9 @@ export class ApiUserRepository {
       this.db
         .prepare(
           `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
-             use_description, roles, enabled, email_verified, settings, registration_source, created_at, updated_at, created_by, change_seq)
+             use_description, roles, enabled, email_verified, settings, expires_at, registration_source, created_at, updated_at, created_by, change_seq)
            VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
-             @enabled, @email_verified, @settings, @registration_source, @now, @now, @createdBy, @changeSeq)`,
+             @enabled, @email_verified, @settings, @expires_at, @registration_source, @now, @now, @createdBy, @changeSeq)`,
         )
         .run({ id, ...digest, ...toColumns(input), now, createdBy, changeSeq }),
     );
@@ -78,7 +79,7 @@ export class ApiUserRepository {
         .prepare(
           `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
              use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified, settings = @settings,
-             registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
+             expires_at = @expires_at, registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
         )
         .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq }),
     );
@@ -209,6 +210,7 @@ function toColumns(input: ApiUserInput): Record<string, unknown> {
     enabled: input.enabled ? 1 : 0,
     email_verified: input.email_verified ? 1 : 0,
     settings: JSON.stringify(input.settings),
+    expires_at: input.expires_at,
     registration_source: input.registration_source,
   };
 }
@@ -225,6 +227,7 @@ function toUser(row: UserRow): ApiUser {
     enabled: row.enabled === 1,
     email_verified: row.email_verified === 1,
     settings: Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
+    expires_at: row.expires_at,
     registration_source: row.registration_source,
     api_key_preview: row.api_key_preview,
     created_at: row.created_at,
@@ -233,4 +236,4 @@ function toUser(row: UserRow): ApiUser {
   });
 }
 
-const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at';
+const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at, expires_at';

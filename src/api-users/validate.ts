@@ -1,6 +1,6 @@
 // API user input with API Umbrella's signup messages; the admin API, the
 // signup form and the JSON signup API share it.
-import { parseAllowedIps, stringList } from '../api-backends/validate.js';
+import { parseAllowedIps, parseInstantField, stringList } from '../api-backends/validate.js';
 import { RATE_LIMIT_MODES, type RateLimitMode } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
 import { isEmailAddress } from '../lib/email-address.js';
@@ -50,6 +50,7 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   const emailVerified = 'email_verified' in input ? toBoolean(input.email_verified) : (existing?.email_verified ?? true);
   // It decides which keys backends with api_key_verification_level take: a value that says neither is refused, not guessed.
   if (emailVerified === null) errors.add('email_verified', 'must be true or false');
+  const expiresAt = has('expires_at') ? parseInstantField(input.expires_at, 'expires_at', errors) : existing!.expires_at;
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return {
     ok: true,
@@ -64,6 +65,7 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
       // A user an operator makes counts as verified, as in API Umbrella; signups decide for themselves (signups.ts).
       email_verified: emailVerified!,
       settings,
+      expires_at: expiresAt,
       registration_source: text('registration_source'),
     },
   };

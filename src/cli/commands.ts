@@ -109,6 +109,7 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
       enabled: true,
       email_verified: true,
       settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
+      expires_at: null,
       registration_source: 'cli',
     },
     'cli',

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'API_KEY_MISSING'
   | 'API_KEY_INVALID'
   | 'API_KEY_DISABLED'
+  | 'API_KEY_EXPIRED'
   | 'API_KEY_UNVERIFIED'
   | 'API_KEY_UNAUTHORIZED'
   | 'HTTPS_REQUIRED'
@@ -27,6 +28,8 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
   API_KEY_MISSING: { status: 403, template: 'No api_key was supplied. Get one at {{signup_url}}' },
   API_KEY_INVALID: { status: 403, template: 'An invalid api_key was supplied. Get one at {{signup_url}}' },
   API_KEY_DISABLED: { status: 403, template: 'The api_key supplied has been disabled. Contact us at {{contact_url}} for assistance' },
+  // Not in API Umbrella, whose keys never expire; worded like its neighbours.
+  API_KEY_EXPIRED: { status: 403, template: 'The api_key supplied has expired. Contact us at {{contact_url}} for assistance' },
   API_KEY_UNVERIFIED: {
     status: 403,
     template: 'The api_key supplied has not been verified yet. Please check your e-mail to verify the API key. Contact us at {{contact_url}} for assistance',

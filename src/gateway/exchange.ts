@@ -160,6 +160,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
       this.apiKey = presented.key;
       this.keyPrefix = record.prefix;
       if (!user.enabled) return this.deny('API_KEY_DISABLED');
+      if (this.requestAt >= user.expires_at_ms) return this.deny('API_KEY_EXPIRED');
       if (!user.email_verified && settings.verifiedEmailSince !== null && user.created_at_ms >= settings.verifiedEmailSince) return this.deny('API_KEY_UNVERIFIED');
       // API Umbrella's HTTPS transition: older keys may keep using HTTP, newer ones may not.
       if (settings.httpsRequiredSince !== null && this.protocol !== 'https' && user.created_at_ms >= settings.httpsRequiredSince) return this.deny('HTTPS_REQUIRED');

@@ -55,6 +55,25 @@ describe('/users', () => {
     expect(((await response.json()) as { user: { roles: string[] } }).user.roles).toEqual(['new', 'other']);
   });
 
+  it('sets, normalises and clears expires_at, keeps it when an update leaves it out, and refuses what is no instant', async () => {
+    const created = await gw.adminApi('POST', '/users', { user: { email: 'expiring@example.com', first_name: 'E', last_name: 'X', expires_at: '2027-01-31' } });
+    expect(created.status).toBe(201);
+    expect(created.body.user.expires_at).toBe('2027-01-31T00:00:00.000Z');
+    const { id } = created.body.user;
+    const put = async (user: Record<string, unknown>) => gw.adminApi('PUT', `/users/${id}`, { user });
+    expect((await put({ expires_at: '2027-01-31T12:30:00+01:00' })).body.user.expires_at).toBe('2027-01-31T11:30:00.000Z');
+    expect((await put({ first_name: 'Eve' })).body.user.expires_at).toBe('2027-01-31T11:30:00.000Z');
+    for (const value of ['2027-02-30', 'next week', '2027-01-31T25:00:00Z']) {
+      const refused = await put({ expires_at: value });
+      expect(refused.status, value).toBe(422);
+      expect(refused.body.errors, value).toEqual([
+        { code: 'INVALID_INPUT', field: 'expires_at', message: 'must be a date and time such as 2026-01-31T00:00:00Z', full_message: 'Expires at: must be a date and time such as 2026-01-31T00:00:00Z' },
+      ]);
+    }
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user.expires_at).toBe('2027-01-31T11:30:00.000Z');
+    expect((await put({ expires_at: '' })).body.user.expires_at).toBeNull();
+  });
+
   it('answers 422 in the signup error shape and 404 for unknown users', async () => {
     const { id } = await gw.createUser();
     const invalid = await gw.adminApi('PUT', `/users/${id}`, { user: { email: 'not-an-email', first_name: '<b>', email_verified: 'maybe' } });

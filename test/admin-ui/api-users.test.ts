@@ -104,6 +104,26 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
   });
 
+  it('sets and shows a key expiry: its messages next to the field, Expired in the list once it has passed', async () => {
+    const { user, apiKey } = addUser('ending@example.com');
+    const form = { email: 'ending@example.com', first_name: 'Ada', last_name: 'Lovelace', enabled: '1' };
+    await client.get(`/admin/api_users/${user.id}`);
+    const invalid = await client.post(`/admin/api_users/${user.id}`, { ...form, expires_at: '2027-02-30' });
+    expect(invalid.statusCode).toBe(422);
+    expect(textOf(invalid.body)).toContain('Key Expires At must be a date and time such as 2026-01-31T00:00:00Z');
+    expect(invalid.body).toContain('value="2027-02-30"');
+    await client.post(`/admin/api_users/${user.id}`, { ...form, expires_at: '2999-01-31T08:00' });
+    expect(running.context.users.get(user.id)!.expires_at).toBe('2999-01-31T08:00:00.000Z');
+    expect(textOf((await client.get(`/admin/api_users/${user.id}`)).body)).toContain('expires 2999-01-31 08:00 UTC');
+    expect(textOf((await client.get('/admin/api_users')).body)).toMatch(/ending@example\.com .* Enabled until 2999-01-31 08:00 UTC/);
+    // A post without the field (not from this form) keeps the expiry.
+    await client.post(`/admin/api_users/${user.id}`, form);
+    expect(running.context.users.get(user.id)!.expires_at).toBe('2999-01-31T08:00:00.000Z');
+    await client.post(`/admin/api_users/${user.id}`, { ...form, expires_at: '2001-01-01' });
+    expect(textOf((await client.get('/admin/api_users')).body)).toMatch(/ending@example\.com .* Expired/);
+    expect(running.context.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.UTC(2001, 0, 1));
+  });
+
   it('regenerates the key: the new one is shown once and the old one stops working', async () => {
     const { user, apiKey } = addUser('rotate@example.com');
     await client.get(`/admin/api_users/${user.id}`);

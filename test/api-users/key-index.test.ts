@@ -37,6 +37,21 @@ describe('key index across processes', () => {
     expect(gateway.keyIndex.find(apiKey)?.user).toMatchObject({ email_verified: true, created_at_ms: Date.parse(user.created_at) });
   });
 
+  it("learns another process's expiry, and counts an expiry it cannot read as passed", () => {
+    const { gateway, cli } = twoProcesses();
+    const { user, apiKey } = gateway.users.create(input, 'admin');
+    expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Infinity);
+    cli.users.update(user.id, { ...input, expires_at: '2027-01-31T00:00:00.000Z' });
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.UTC(2027, 0, 31));
+    cli.users.update(user.id, { ...input, expires_at: 'not a time' });
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(-Infinity);
+    cli.users.update(user.id, input);
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Infinity);
+  });
+
   it('sees its own writes at once, without a refresh', () => {
     const { gateway } = twoProcesses();
     const { user, apiKey } = gateway.users.create(input, 'admin');

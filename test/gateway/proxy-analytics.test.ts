@@ -73,7 +73,7 @@ describe('analytics entries', () => {
     });
   });
 
-  it('records the user of a known key that is refused (disabled, unverified, or over HTTP in an HTTPS transition), as API Umbrella does', async () => {
+  it('records the user of a known key that is refused (disabled, expired, unverified, or over HTTP in an HTTPS transition), as API Umbrella does', async () => {
     await fx.gw.publishBackend(
       echoBackend(fx.echo, {
         url_matches: [{ frontend_prefix: '/strict/', backend_prefix: '/' }],
@@ -81,9 +81,10 @@ describe('analytics entries', () => {
       }),
     );
     const disabled = await fx.gw.createUser({ email: 'off@example.com', enabled: false });
+    const expired = await fx.gw.createUser({ email: 'expired@example.com', expires_at: new Date(clock.now()).toISOString() });
     const unverified = await fx.gw.createUser({ email: 'unverified@example.com', email_verified: false });
     const plain = await fx.gw.createUser({ email: 'plain@example.com' });
-    for (const [user, code] of [[disabled, 'api_key_disabled'], [unverified, 'api_key_unverified'], [plain, 'https_required']] as const) {
+    for (const [user, code] of [[disabled, 'api_key_disabled'], [expired, 'api_key_expired'], [unverified, 'api_key_unverified'], [plain, 'https_required']] as const) {
       const reply = await send(fx.gw.url, '/strict/x', { headers: { 'X-Api-Key': user.apiKey } });
       const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
       expect(entry, code).toMatchObject({ gatekeeper_denied_code: code, user_id: user.id, api_key_preview: `${user.apiKey.slice(0, 6)}...` });

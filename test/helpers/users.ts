@@ -13,6 +13,7 @@ export function apiUserInput(overrides: Partial<ApiUserInput> = {}): ApiUserInpu
     enabled: true,
     email_verified: true,
     settings: DEFAULT_USER_SETTINGS,
+    expires_at: null,
     registration_source: 'test',
     ...overrides,
   };

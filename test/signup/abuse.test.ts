@@ -2,6 +2,7 @@
 // honeypot field that silently discards bot signups.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
+import { apiUserInput } from '../helpers/users.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { HONEYPOT_FIELD } from '../../src/signup/abuse.js';
 import { keyOnPage, startSignupApp, submitSignup, VALID_SIGNUP, type SignupApp } from './signup-app.js';
@@ -73,7 +74,7 @@ describe('the per-IP signup limit', () => {
   it('limits a key-creator key per client IP, with 429 OVER_RATE_LIMIT and CORS; admins are not limited', async () => {
     running = await startSignupApp({ signup: { rate_limit_per_minute: 2 } });
     const { context, app } = running;
-    const embedKey = context.users.create({ ...VALID_SIGNUP, roles: [KEY_CREATOR_ROLE], enabled: true, email_verified: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: null, website: null, use_description: null }, null).apiKey;
+    const embedKey = context.users.create(apiUserInput({ email: VALID_SIGNUP.email, roles: [KEY_CREATOR_ROLE] }), null).apiKey;
     const adminToken = (await context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
     const post = (headers: Record<string, string>) =>
       app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers, payload: { user: VALID_SIGNUP }, remoteAddress: '203.0.113.20' });

@@ -2,6 +2,7 @@
 // response shapes, and CORS for embedded signup forms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
+import { apiUserInput } from '../helpers/users.js';
 import { startSignupApp, VALID_SIGNUP, type SignupApp } from './signup-app.js';
 
 let running: SignupApp;
@@ -12,7 +13,7 @@ let disabledKeyCreatorKey: string;
 
 function createUser(email: string, roles: string[], enabled = true): string {
   return running.context.users.create(
-    { email, first_name: 'Key', last_name: 'Owner', website: null, use_description: null, roles, enabled, email_verified: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: 'test' },
+    apiUserInput({ email, first_name: 'Key', last_name: 'Owner', roles, enabled }),
     null,
   ).apiKey;
 }

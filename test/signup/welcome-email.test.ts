@@ -2,6 +2,7 @@
 // loopback, and the duplicate-email policy that relies on it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
+import { apiUserInput } from '../helpers/users.js';
 import { ConfigError } from '../../src/config/load.js';
 import { HONEYPOT_FIELD } from '../../src/signup/abuse.js';
 import { capturingLogger } from '../helpers/capturing-logger.js';
@@ -22,7 +23,7 @@ function mailerConfig(port: number, extra: Record<string, unknown> = {}) {
 
 function keyCreator(app: SignupApp): string {
   return app.context.users.create(
-    { ...VALID_SIGNUP, email: 'embed@example.com', website: null, roles: [KEY_CREATOR_ROLE], enabled: true, email_verified: true, settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] }, registration_source: null },
+    apiUserInput({ email: 'embed@example.com', roles: [KEY_CREATOR_ROLE] }),
     null,
   ).apiKey;
 }

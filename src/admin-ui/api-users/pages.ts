@@ -1,5 +1,5 @@
 // Users › API Users: a searchable, paged list; add (the key is shown once);
-// view and edit roles, enabled state, per-user rate limits and the IPs and
+// view and edit roles, enabled state, the key's expiry, per-user rate limits and the IPs and
 // referers the key is restricted to; regenerate the key (shown once); delete
 // after a confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -28,6 +28,7 @@ export interface ApiUserForm {
   roles: string;
   enabled: boolean;
   email_verified: boolean;
+  expires_at: string;
   settings: { rate_limit_mode: string; rate_limits: RateLimitRow[]; allowed_ips: string; allowed_referers: string };
 }
 
@@ -37,6 +38,7 @@ const LABELS: Record<string, string> = {
   last_name: 'Last Name',
   website: 'Website',
   use_description: 'Use description',
+  expires_at: 'Key Expires At',
   'settings.allowed_ips': 'Restrict Access to IPs',
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
 };
@@ -56,7 +58,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     // A page past the end (an old link, a narrower search) shows the last one rather than an empty list.
     const page = Math.min(requested, pages);
     if (page < requested) ({ users: list, total } = listPage(page));
-    return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, page, pages, pageSize: PAGE_SIZE });
+    return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, page, pages, pageSize: PAGE_SIZE, now: context.clock.now() });
   });
 
   app.get('/api_users/new', async (_request, reply) => renderForm(reply, { form: formFromUser(null), user: null }));
@@ -115,7 +117,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const messages = Object.fromEntries(Object.entries(data.errors ?? {}).map(([field, list]) => [field, list.map((message) => formMessage(field, message))]));
     const errors = new FormErrors(messages, (field) => LABELS[field] ?? field.replace(/^settings\./, '').replace(/_/g, ' '));
     const title = data.user === null ? 'Add API User' : data.user.email;
-    return renderAdminPage(context, reply, 'admin/api_users/form', { title, section: 'api_users', ...data, errors, units: DURATION_UNITS }, status);
+    return renderAdminPage(context, reply, 'admin/api_users/form', { title, section: 'api_users', ...data, errors, units: DURATION_UNITS, now: context.clock.now() }, status);
   }
 
   /** The clear key is in this one response and nowhere else: no redirect, no cookie, no log. */
@@ -144,6 +146,7 @@ function formFromUser(user: ApiUser | null): ApiUserForm {
     roles: (user?.roles ?? []).join(', '),
     enabled: user?.enabled ?? true,
     email_verified: user?.email_verified ?? true,
+    expires_at: user?.expires_at ?? '',
     settings: {
       rate_limit_mode: user?.settings.rate_limit_mode ?? '',
       rate_limits: (user?.settings.rate_limits ?? []).map(rowFromRateLimit),
@@ -164,6 +167,8 @@ function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm 
     roles: textOf(tree, 'roles'),
     enabled: textOf(tree, 'enabled') !== '',
     email_verified: textOf(tree, 'email_verified') !== '',
+    // A post without the field (not from this form) keeps the saved expiry rather than lifting it.
+    expires_at: 'expires_at' in tree ? textOf(tree, 'expires_at').trim() : (saved?.expires_at ?? ''),
     settings: {
       rate_limit_mode: textOf(settings, 'rate_limit_mode'),
       rate_limits: rowsOf(settings, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),

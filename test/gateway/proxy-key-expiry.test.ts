@@ -1,0 +1,63 @@
+// A key's expires_at (not in API Umbrella, whose keys never end): from that
+// instant on, by the gateway's clock, the key is refused with 403
+// API_KEY_EXPIRED before anything reaches the backend.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture } from './support.js';
+
+const NOW = Date.UTC(2027, 0, 31, 12);
+const clock = new ManualClock(NOW);
+let fx: ProxyFixture;
+beforeAll(async () => {
+  fx = await startProxyFixture({ context: { clock } });
+  await fx.gw.publishBackend(echoBackend(fx.echo));
+});
+afterAll(() => fx.close());
+
+const call = (apiKey: string) => send(fx.gw.url, '/echo/a', { headers: { 'X-Api-Key': apiKey } });
+
+describe('a key with expires_at', () => {
+  it('works until its expiry and is refused from that very millisecond on, without reaching the backend', async () => {
+    const { apiKey } = await fx.gw.createUser({ email: 'ends@example.com', expires_at: new Date(NOW + 1000).toISOString() });
+    clock.set(NOW + 999);
+    expect((await call(apiKey)).status).toBe(200);
+    clock.set(NOW + 1000);
+    const before = fx.echo.requests.length;
+    const expired = await call(apiKey);
+    expect(expired.status).toBe(403);
+    expect(JSON.parse(expired.text).error).toEqual({
+      code: 'API_KEY_EXPIRED',
+      message: `The api_key supplied has expired. Contact us at ${fx.gw.url}/contact/ for assistance`,
+    });
+    expect(fx.echo.requests.length).toBe(before);
+  });
+
+  it('counts a change of expires_at from the next request: moved later, cleared, or set in the past', async () => {
+    clock.set(NOW);
+    const { id, apiKey } = await fx.gw.createUser({ email: 'moved@example.com', expires_at: '2027-01-01T00:00:00Z' });
+    expect(errorCode(await call(apiKey))).toBe('API_KEY_EXPIRED');
+    expect((await fx.gw.adminApi('PUT', `/users/${id}`, { user: { expires_at: '2027-02-01' } })).status).toBe(200);
+    expect((await call(apiKey)).status).toBe(200);
+    expect((await fx.gw.adminApi('PUT', `/users/${id}`, { user: { expires_at: null } })).status).toBe(200);
+    clock.set(Date.UTC(2099, 0, 1));
+    expect((await call(apiKey)).status).toBe(200);
+    expect((await fx.gw.adminApi('PUT', `/users/${id}`, { user: { expires_at: '2098-12-31T23:59:59Z' } })).status).toBe(200);
+    expect(errorCode(await call(apiKey))).toBe('API_KEY_EXPIRED');
+  });
+
+  it('answers API_KEY_INVALID and API_KEY_DISABLED first, and keeps a regenerated key to the same expiry', async () => {
+    clock.set(NOW);
+    const { id, apiKey } = await fx.gw.createUser({ email: 'both@example.com', enabled: false, expires_at: '2020-01-01T00:00:00Z' });
+    expect(errorCode(await call(apiKey))).toBe('API_KEY_DISABLED');
+    expect(errorCode(await call(`${apiKey.slice(0, -1)}x`))).toBe('API_KEY_INVALID');
+    await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: true } });
+    const regenerated = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`);
+    expect(regenerated.body.user.expires_at).toBe('2020-01-01T00:00:00Z');
+    expect(errorCode(await call(regenerated.body.user.api_key))).toBe('API_KEY_EXPIRED');
+  });
+
+  it('does not touch keys without one', async () => {
+    clock.set(Date.UTC(2999, 0, 1));
+    expect((await call(fx.apiKey)).status).toBe(200);
+  });
+});
