@@ -1,7 +1,7 @@
 // /api-umbrella/v1/users: API users and their keys.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../api-users/model.js';
-import { parseApiUser } from '../api-users/validate.js';
+import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { notFound, stripJson } from './apis.js';
@@ -39,7 +39,9 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   });
 
   withJsonSuffix<IdParams>(app, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
-    const result = users.regenerateKey(request.params.id);
+    const previousKeyEnd = parsePreviousKeyEnd(unwrap(request.body, 'user'), context.clock.now());
+    if (!previousKeyEnd.ok) return reply.code(422).send(signupStyleErrors(previousKeyEnd.errors));
+    const result = users.regenerateKey(request.params.id, previousKeyEnd.value);
     return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);
   });
 }

@@ -9,7 +9,8 @@
 // prefix → slot and id → slot in open-addressing tables of slot numbers
 // (key-prefix-table.ts, key-slots-by-id.ts), and only the id and email as
 // strings (handed out with every found key). What few users have beyond the
-// defaults (roles, own settings, an expiry, an imported preview) sits in a sparse map.
+// defaults (roles, own settings, an expiry, an imported preview) sits in a sparse map,
+// and so do the replaced keys that still work for a while (previous keys).
 // 100,000 users took about 23 MB (11 MB of it in typed arrays), against 49 MB
 // as a record object each; creation times (for api_key_verification_level) add 1 MB.
 import { timingSafeEqual } from 'node:crypto';
@@ -46,6 +47,13 @@ interface Extras {
   expiresAt?: number;
 }
 
+/** A replaced key that works until `expiresAt`: its user's slot and its own HMAC. */
+interface PreviousKey {
+  readonly slot: number;
+  readonly hash: Buffer;
+  readonly expiresAt: number;
+}
+
 const NO_ROLES: readonly string[] = Object.freeze([]);
 const DEFAULT_SETTINGS_JSON = new Set(['{}', JSON.stringify(DEFAULT_USER_SETTINGS)]);
 
@@ -60,6 +68,10 @@ export class KeyIndex {
   /** created_at in milliseconds per slot. */
   private createdAt = new Float64Array(INITIAL_SLOTS);
   private readonly extras = new Map<number, Extras>();
+  /** By lookup prefix; few at a time, so a Map rather than columns. */
+  private readonly previousKeys = new Map<string, PreviousKey>();
+  /** The lookup prefix of each slot's previous key, to drop it when the user is filed again. */
+  private readonly previousPrefixes = new Map<number, string>();
   /** The change number refresh() has read up to. */
   private lastChangeSeq: number;
   private lastDataVersion: number;
@@ -79,12 +91,16 @@ export class KeyIndex {
     repository.onChange((change) => (change.kind === 'upsert' ? this.file(change.row) : this.forget(change.id)));
   }
 
-  /** The key's user, or null: wrong length, unknown prefix, or an HMAC mismatch. Builds a fresh record each call. */
+  /**
+   * The key's user, or null: wrong length, unknown prefix, or an HMAC
+   * mismatch. A previous key finds its user with the earlier of the user's
+   * expiry and its own. Builds a fresh record each call.
+   */
   find(apiKey: string): FoundKey | null {
     if (apiKey.length < MIN_KEY_LENGTH || apiKey.length > MAX_KEY_LENGTH) return null;
     const slot = this.prefixes.slotOf(apiKey);
-    if (slot === NO_SLOT || !this.hashMatches(slot, apiKey)) return null;
-    return { prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey) };
+    if (slot !== NO_SLOT && this.hashMatches(slot, apiKey)) return { prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey, Infinity) };
+    return this.previousKeys.size === 0 ? null : this.findPrevious(apiKey);
   }
 
   /** Takes in users written by other processes since the last look; cheap when nothing changed. */
@@ -113,13 +129,20 @@ export class KeyIndex {
     return this.prefixes.size;
   }
 
+  private findPrevious(apiKey: string): FoundKey | null {
+    const prefix = lookupPrefix(apiKey);
+    const previous = this.previousKeys.get(prefix);
+    if (previous === undefined || !timingSafeEqual(hmac(this.secretKey, apiKey), previous.hash)) return null;
+    return { prefix, user: this.holder(previous.slot, apiKey, previous.expiresAt) };
+  }
+
   private hashMatches(slot: number, apiKey: string): boolean {
     const start = slot * HASH_BYTES;
     return timingSafeEqual(hmac(this.secretKey, apiKey), this.hashes.subarray(start, start + HASH_BYTES));
   }
 
-  /** The slot's user; its key, already verified, gives the preview. */
-  private holder(slot: number, apiKey: string): KeyHolder {
+  /** The slot's user; its key, already verified, gives the preview. The key ends at `keyExpiresAt` or the user's expiry, whichever comes first. */
+  private holder(slot: number, apiKey: string, keyExpiresAt: number): KeyHolder {
     const extras = this.extras.get(slot);
     return Object.freeze({
       id: this.ids[slot]!,
@@ -130,7 +153,7 @@ export class KeyIndex {
       created_at_ms: this.createdAt[slot]!,
       roles: extras?.roles ?? NO_ROLES,
       settings: extras?.settings ?? DEFAULT_USER_SETTINGS,
-      expires_at_ms: extras?.expiresAt ?? Infinity,
+      expires_at_ms: Math.min(extras?.expiresAt ?? Infinity, keyExpiresAt),
     });
   }
 
@@ -147,7 +170,23 @@ export class KeyIndex {
     const extras = extrasOf(row);
     if (extras === undefined) this.extras.delete(slot);
     else this.extras.set(slot, extras);
+    this.filePreviousKey(slot, row);
     this.filed++;
+  }
+
+  private filePreviousKey(slot: number, row: KeyRow): void {
+    this.forgetPreviousKey(slot);
+    if (row.previous_api_key_prefix === null || row.previous_api_key_hash === null) return;
+    this.previousKeys.set(row.previous_api_key_prefix, { slot, hash: row.previous_api_key_hash, expiresAt: instantOrPast(row.previous_api_key_expires_at) });
+    this.previousPrefixes.set(slot, row.previous_api_key_prefix);
+  }
+
+  private forgetPreviousKey(slot: number): void {
+    const prefix = this.previousPrefixes.get(slot);
+    if (prefix === undefined) return;
+    // Another user's previous key filed later under the same prefix stays.
+    if (this.previousKeys.get(prefix)?.slot === slot) this.previousKeys.delete(prefix);
+    this.previousPrefixes.delete(slot);
   }
 
   /** A deleted user's key stops working. Its slot stays taken (ids are never reused), empty. */
@@ -159,6 +198,7 @@ export class KeyIndex {
       this.flags[slot] = 0;
       this.emails[slot] = '';
       this.extras.delete(slot);
+      this.forgetPreviousKey(slot);
     }
     this.filed++;
   }
@@ -182,10 +222,12 @@ function extrasOf(row: KeyRow): Extras | undefined {
   if (row.api_key_preview !== previewOf(row.api_key_prefix)) extras.preview = row.api_key_preview;
   if (row.roles !== '[]') extras.roles = Object.freeze(JSON.parse(row.roles) as string[]);
   if (!DEFAULT_SETTINGS_JSON.has(row.settings)) extras.settings = Object.freeze(JSON.parse(row.settings) as ApiUserSettings);
-  // An expiry that cannot be read counts as passed: a key meant to end must not work for ever.
-  if (row.expires_at !== null) {
-    const expiresAt = Date.parse(row.expires_at);
-    extras.expiresAt = Number.isNaN(expiresAt) ? -Infinity : expiresAt;
-  }
+  if (row.expires_at !== null) extras.expiresAt = instantOrPast(row.expires_at);
   return Object.keys(extras).length === 0 ? undefined : extras;
+}
+
+/** An expiry in milliseconds; one that cannot be read counts as passed: a key meant to end must not work for ever. */
+function instantOrPast(iso: string | null): number {
+  const instant = Date.parse(iso ?? '');
+  return Number.isNaN(instant) ? -Infinity : instant;
 }

@@ -24,6 +24,9 @@ export interface ApiUser {
   readonly expires_at: string | null;
   readonly registration_source: string | null;
   readonly api_key_preview: string;
+  /** The key replaced last, while it still works (regenerated with a grace period); null: none. */
+  readonly previous_api_key_preview: string | null;
+  readonly previous_api_key_expires_at: string | null;
   readonly created_at: string;
   readonly updated_at: string;
   readonly created_by: string | null;

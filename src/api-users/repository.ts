@@ -11,6 +11,10 @@ interface UserRow {
   api_key_prefix: string;
   api_key_hash: Buffer;
   api_key_preview: string;
+  previous_api_key_prefix: string | null;
+  previous_api_key_hash: Buffer | null;
+  previous_api_key_preview: string | null;
+  previous_api_key_expires_at: string | null;
   email: string;
   first_name: string | null;
   last_name: string | null;
@@ -31,7 +35,20 @@ interface UserRow {
 /** A user's columns that the key index files, as stored: enough to authorise a request without the store. */
 export type KeyRow = Pick<
   UserRow,
-  'id' | 'email' | 'api_key_prefix' | 'api_key_hash' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings' | 'created_at' | 'expires_at'
+  | 'id'
+  | 'email'
+  | 'api_key_prefix'
+  | 'api_key_hash'
+  | 'api_key_preview'
+  | 'enabled'
+  | 'email_verified'
+  | 'roles'
+  | 'settings'
+  | 'created_at'
+  | 'expires_at'
+  | 'previous_api_key_prefix'
+  | 'previous_api_key_hash'
+  | 'previous_api_key_expires_at'
 >;
 
 export type UserChange = { kind: 'upsert'; row: KeyRow } | { kind: 'delete'; id: string };
@@ -87,17 +104,25 @@ export class ApiUserRepository {
     return this.notify(id);
   }
 
-  /** Replaces the user's key; the old one stops working at once. */
-  regenerateKey(id: string): { user: ApiUser; apiKey: string } | null {
+  /**
+   * Replaces the user's key. The old one stops working at once, or, given
+   * `previousKeyExpiresAt`, keeps working until then as the user's previous
+   * key (instead of any earlier previous key, which stops at once).
+   */
+  regenerateKey(id: string, previousKeyExpiresAt: string | null = null): { user: ApiUser; apiKey: string } | null {
     const apiKey = generateToken();
     const digest = digestToken(this.secretKey, apiKey);
+    const keep = previousKeyExpiresAt === null ? 0 : 1;
     const result = this.write((changeSeq) =>
       this.db
         .prepare(
-          `UPDATE api_users SET api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now,
-             change_seq = @changeSeq WHERE id = @id`,
+          // The right-hand sides read the row as it was: the previous key is the one being replaced.
+          `UPDATE api_users SET previous_api_key_prefix = CASE WHEN @keep THEN api_key_prefix END,
+             previous_api_key_hash = CASE WHEN @keep THEN api_key_hash END, previous_api_key_preview = CASE WHEN @keep THEN api_key_preview END,
+             previous_api_key_expires_at = @previousKeyExpiresAt,
+             api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
         )
-        .run({ id, ...digest, now: new Date().toISOString(), changeSeq }),
+        .run({ id, ...digest, keep, previousKeyExpiresAt, now: new Date().toISOString(), changeSeq }),
     );
     if (result.changes === 0) return null;
     return { user: this.notify(id), apiKey };
@@ -230,10 +255,13 @@ function toUser(row: UserRow): ApiUser {
     expires_at: row.expires_at,
     registration_source: row.registration_source,
     api_key_preview: row.api_key_preview,
+    previous_api_key_preview: row.previous_api_key_preview,
+    previous_api_key_expires_at: row.previous_api_key_expires_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
     created_by: row.created_by,
   });
 }
 
-const KEY_ROW_COLUMNS = 'id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at, expires_at';
+const KEY_ROW_COLUMNS = `id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at, expires_at,
+  previous_api_key_prefix, previous_api_key_hash, previous_api_key_expires_at`;

@@ -71,6 +71,19 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   };
 }
 
+/**
+ * When a regenerated key's predecessor stops working, from the admin API's
+ * `previous_api_key_expires_at`: null (blank or missing) for at once; an
+ * instant that has passed is refused, as it is surely a mistake.
+ */
+export function parsePreviousKeyEnd(raw: unknown, now: number): Parsed<string | null> {
+  const errors = new ErrorCollector();
+  const field = 'previous_api_key_expires_at';
+  const end = parseInstantField(isPlainObject(raw) ? raw[field] : undefined, field, errors);
+  if (end !== null && Date.parse(end) <= now) errors.add(field, 'must be later than now');
+  return errors.isEmpty ? { ok: true, value: end } : { ok: false, errors: errors.errors };
+}
+
 function checkName(value: string | null, field: string, blankMessage: string, errors: ErrorCollector): void {
   if (value === null) errors.add(field, blankMessage);
   else if (value.length > NAME_MAX) errors.add(field, USER_MESSAGES.tooLong(NAME_MAX));

@@ -135,6 +135,23 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)).toBeNull();
   });
 
+  it('regenerates with the current key working a chosen while longer, and says until when', async () => {
+    const { user, apiKey } = addUser('grace@example.com');
+    const page = await client.get(`/admin/api_users/${user.id}`);
+    expect(page.body).toContain('<option value="1d">Current key works 1 more day</option>');
+    const before = Date.now();
+    const response = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1d' });
+    const until = running.context.users.get(user.id)!.previous_api_key_expires_at!;
+    expect(Date.parse(until)).toBeGreaterThanOrEqual(before + 86_400_000);
+    expect(Date.parse(until)).toBeLessThanOrEqual(Date.now() + 86_400_000);
+    expect(textOf(response.body)).toContain(`The previous key keeps working until ${until.slice(0, 16).replace('T', ' ')} UTC.`);
+    expect(running.context.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.parse(until));
+    expect(textOf((await client.get(`/admin/api_users/${user.id}`)).body)).toContain(`Previous key ${apiKey.slice(0, 6)}... works until`);
+    const unknown = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1y' });
+    expect(unknown.statusCode).toBe(400);
+    expect(running.context.keyIndex.find(apiKey)).not.toBeNull();
+  });
+
   it('deletes after a confirmation page: the key stops working and the user is gone from the list', async () => {
     const { user, apiKey } = addUser('leaving@example.com');
     expect((await client.get(`/admin/api_users/${user.id}`)).body).toContain(`href="/admin/api_users/${user.id}/delete"`);

@@ -52,6 +52,31 @@ describe('key index across processes', () => {
     expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Infinity);
   });
 
+  it("keeps a regenerated user's previous key with its own end, from another process too, until the next regeneration or deletion", () => {
+    const { gateway, cli } = twoProcesses();
+    const { user, apiKey: first } = gateway.users.create({ ...input, expires_at: '2030-01-01T00:00:00.000Z' }, 'admin');
+    const second = cli.users.regenerateKey(user.id, '2027-01-31T00:00:00.000Z')!.apiKey;
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(first)?.user).toMatchObject({ id: user.id, expires_at_ms: Date.UTC(2027, 0, 31), api_key_preview: `${first.slice(0, 6)}...` });
+    expect(gateway.keyIndex.find(second)?.user).toMatchObject({ id: user.id, expires_at_ms: Date.UTC(2030, 0, 1) });
+    // The user's own end comes first when it is earlier.
+    cli.users.update(user.id, { ...input, expires_at: '2026-06-01T00:00:00.000Z' });
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(first)?.user.expires_at_ms).toBe(Date.UTC(2026, 5, 1));
+    // A second regeneration keeps only the key it replaces.
+    const third = gateway.users.regenerateKey(user.id, '2027-02-01T00:00:00.000Z')!.apiKey;
+    expect(gateway.keyIndex.find(first)).toBeNull();
+    expect(gateway.keyIndex.find(second)?.user.id).toBe(user.id);
+    gateway.users.regenerateKey(user.id);
+    expect(gateway.keyIndex.find(second)).toBeNull();
+    expect(gateway.keyIndex.find(third)).toBeNull();
+    const fourth = gateway.users.regenerateKey(user.id, '2027-03-01T00:00:00.000Z')!;
+    cli.users.delete(fourth.user.id, 'cli');
+    gateway.keyIndex.refresh();
+    expect(gateway.keyIndex.find(fourth.apiKey)).toBeNull();
+    expect(gateway.keyIndex.find(third)).toBeNull();
+  });
+
   it('sees its own writes at once, without a refresh', () => {
     const { gateway } = twoProcesses();
     const { user, apiKey } = gateway.users.create(input, 'admin');

@@ -143,25 +143,38 @@ describe('web admin journey', () => {
     expect(((await response.json()) as { url: string }).url).toBe('/hello?to=ada');
   });
 
+  it("regenerates the user's key with a day's overlap: after confirming, both keys work", async () => {
+    await openMenu('Users', 'API Users');
+    await page.getByRole('link', { name: 'dev@example.com' }).click();
+    await page.getByLabel('When the current key stops working').selectOption('1d');
+    await screenshot(page, '10-api-user-rotate');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Regenerate key' }).click();
+    const fresh = await page.getByTestId('api-key').inputValue();
+    expect(fresh).not.toBe(apiKey);
+    expect(await page.getByText('The previous key keeps working until').isVisible()).toBe(true);
+    for (const key of [apiKey, fresh]) expect((await fetch(`${server.url}/echo/hello`, { headers: { 'X-Api-Key': key } })).status).toBe(200);
+  });
+
   it('renders every main page cleanly, also on a phone', async () => {
     await openMenu('Users', 'API Users');
-    await screenshot(page, '10-api-users');
+    await screenshot(page, '11-api-users');
     await openMenu('Users', 'Admin Accounts');
-    await screenshot(page, '11-admin-accounts');
+    await screenshot(page, '12-admin-accounts');
     await page.locator('summary', { hasText: 'ops@example.com' }).click();
     await page.getByRole('link', { name: 'My Account' }).click();
     await page.getByRole('heading', { name: 'Admin API Token' }).waitFor();
-    await screenshot(page, '12-my-account');
+    await screenshot(page, '13-my-account');
 
     const phone = await browser.newPage({ width: 390, height: 844 });
     await phone.context().addCookies(await page.context().cookies());
     await phone.goto(`${server.url}/admin/apis`);
-    await screenshot(phone, '13-api-backends-phone');
+    await screenshot(phone, '14-api-backends-phone');
 
     await page.locator('summary', { hasText: 'ops@example.com' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.getByRole('status').textContent()).toContain('You have been signed out.');
-    await screenshot(page, '14-sign-in');
+    await screenshot(page, '15-sign-in');
   });
 });

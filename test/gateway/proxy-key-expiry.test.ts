@@ -1,6 +1,7 @@
-// A key's expires_at (not in API Umbrella, whose keys never end): from that
-// instant on, by the gateway's clock, the key is refused with 403
-// API_KEY_EXPIRED before anything reaches the backend.
+// A key's expires_at, and a regenerated key's predecessor kept for a while
+// (neither is in API Umbrella, whose keys never end): from that instant on,
+// by the gateway's clock, the key is refused with 403 API_KEY_EXPIRED before
+// anything reaches the backend.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture } from './support.js';
@@ -59,5 +60,43 @@ describe('a key with expires_at', () => {
   it('does not touch keys without one', async () => {
     clock.set(Date.UTC(2999, 0, 1));
     expect((await call(fx.apiKey)).status).toBe(200);
+  });
+});
+
+describe('a key regenerated with previous_api_key_expires_at', () => {
+  it('leaves the old key working beside the new one until then, as the same user, and refuses it with API_KEY_EXPIRED after', async () => {
+    clock.set(NOW);
+    const { id, apiKey: old } = await fx.gw.createUser({ email: 'rolling@example.com' });
+    const regenerated = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: new Date(NOW + 3_600_000).toISOString() });
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.body.user).toMatchObject({ previous_api_key_preview: `${old.slice(0, 6)}...`, previous_api_key_expires_at: new Date(NOW + 3_600_000).toISOString() });
+    const fresh = regenerated.body.user.api_key as string;
+    const oldReply = await call(old);
+    expect(oldReply.status).toBe(200);
+    expect(oldReply.echoed.headers['x-api-user-id']).toBe(id);
+    expect((await call(fresh)).status).toBe(200);
+    clock.set(NOW + 3_600_000);
+    expect(errorCode(await call(old))).toBe('API_KEY_EXPIRED');
+    expect((await call(fresh)).status).toBe(200);
+  });
+
+  it('refuses an end that has passed or is no instant with 422, and changes nothing', async () => {
+    clock.set(NOW);
+    const { id, apiKey } = await fx.gw.createUser({ email: 'not-now@example.com' });
+    for (const value of [new Date(NOW).toISOString(), 'tomorrow']) {
+      const refused = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: value });
+      expect(refused.status, value).toBe(422);
+      expect(refused.body.errors[0].field).toBe('previous_api_key_expires_at');
+    }
+    expect((await call(apiKey)).status).toBe(200);
+  });
+
+  it('disables both keys with the user', async () => {
+    clock.set(NOW);
+    const { id, apiKey: old } = await fx.gw.createUser({ email: 'both-off@example.com' });
+    const fresh = (await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: '2027-02-28' })).body.user.api_key as string;
+    await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false } });
+    expect(errorCode(await call(old))).toBe('API_KEY_DISABLED');
+    expect(errorCode(await call(fresh))).toBe('API_KEY_DISABLED');
   });
 });

@@ -1,6 +1,7 @@
 // Users › API Users: a searchable, paged list; add (the key is shown once);
 // view and edit roles, enabled state, the key's expiry, per-user rate limits and the IPs and
-// referers the key is restricted to; regenerate the key (shown once); delete
+// referers the key is restricted to; regenerate the key (shown once), the old
+// one stopping at once or after a chosen while; delete
 // after a confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
@@ -42,6 +43,15 @@ const LABELS: Record<string, string> = {
   'settings.allowed_ips': 'Restrict Access to IPs',
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
 };
+const HOUR_MS = 3_600_000;
+/** How long the key being replaced keeps working, as the user's page offers it ('': not at all). */
+export const PREVIOUS_KEY_GRACE: ReadonlyMap<string, number> = new Map([
+  ['', 0],
+  ['1h', HOUR_MS],
+  ['1d', 24 * HOUR_MS],
+  ['7d', 7 * 24 * HOUR_MS],
+  ['30d', 30 * 24 * HOUR_MS],
+]);
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
 const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
 
@@ -95,7 +105,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   });
 
   app.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
-    const result = users.regenerateKey(request.params.id);
+    const grace = PREVIOUS_KEY_GRACE.get(textOf(decodeNestedForm(request.body), 'previous_key_grace'));
+    if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
+    const previousKeyEnd = grace === 0 ? null : new Date(context.clock.now() + grace).toISOString();
+    const result = users.regenerateKey(request.params.id, previousKeyEnd);
     return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
   });
 
