@@ -15,6 +15,7 @@ interface UserRow {
   previous_api_key_hash: Buffer | null;
   previous_api_key_preview: string | null;
   previous_api_key_expires_at: string | null;
+  expiry_notice_sent_for: string | null;
   email: string;
   first_name: string | null;
   last_name: string | null;
@@ -163,6 +164,25 @@ export class ApiUserRepository {
       .prepare(`SELECT * FROM api_users ${where} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`)
       .all(params) as UserRow[];
     return { users: rows.map(toUser), total };
+  }
+
+  /** Enabled users whose key ends after `after` and by `by` (ISO instants), not yet told of that end; soonest first. */
+  expiringUntold(after: string, by: string): ApiUser[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM api_users WHERE expires_at > ? AND expires_at <= ? AND enabled = 1
+           AND (expiry_notice_sent_for IS NULL OR expiry_notice_sent_for != expires_at) ORDER BY expires_at`,
+      )
+      .all(after, by) as UserRow[];
+    return rows.map(toUser);
+  }
+
+  /**
+   * Records that the user is being told of the end `expiresAt`; false when
+   * that is no longer their end. No change number: the key index has no use for it.
+   */
+  markExpiryTold(id: string, expiresAt: string): boolean {
+    return this.db.prepare('UPDATE api_users SET expiry_notice_sent_for = ? WHERE id = ? AND expires_at = ?').run(expiresAt, id, expiresAt).changes > 0;
   }
 
   countByEmail(email: string): number {

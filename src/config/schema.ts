@@ -79,6 +79,8 @@ export const configSchema = {
       username: optionalStr(),
       password: optionalStr(),
     },
+    /** Users are told by email this many days before their key's expires_at; 0: never. */
+    key_expiry_notice_days: int(7, 0, 365),
   },
   cache: {
     /** 0: no response cache. */

@@ -1,5 +1,7 @@
-// The texts of the signup emails. Plain text only: nothing to escape, nothing
-// for a mail client to load.
+// The texts of the emails to developers (their key, its coming end) and to
+// operators (a signup). Plain text only: nothing to escape, nothing for a
+// mail client to load.
+import { formatTime } from '../admin-ui/format.js';
 import type { ApiUser } from '../api-users/model.js';
 import type { KeyExamples } from '../signup/key-examples.js';
 import type { OutgoingMail } from './mailer.js';
@@ -61,6 +63,19 @@ export function signupNotice(to: string, site: SiteInfo, user: ApiUser, adminUrl
     ...field('User', adminUrl ?? user.id),
   ];
   return { to, subject: `${name} just subscribed`, text: `${lines.join('\n')}\n` };
+}
+
+/** Told once, mailer.key_expiry_notice_days before a key's expires_at. */
+export function keyExpiryNotice(site: SiteInfo, user: ApiUser): OutgoingMail {
+  const lines = [
+    `Hello${user.first_name === null ? '' : ` ${user.first_name}`},`,
+    '',
+    `Your API key for ${user.email} at ${site.siteName} (${user.api_key_preview}) expires on ${formatTime(user.expires_at)}.`,
+    'From then on, requests made with it are refused.',
+    '',
+    ...contactLines(site, 'If you still need access'),
+  ];
+  return { to: user.email, subject: 'Your API key expires soon', text: `${lines.join('\n')}\n` };
 }
 
 function contactLines(site: SiteInfo, lead = 'If you have questions'): string[] {

@@ -1,12 +1,14 @@
 // Developer signup: one Signups service (and its mailer) behind both the
-// signup form and the JSON signup API.
+// signup form and the JSON signup API. The same mailer tells users of their
+// key's coming end.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { createMailer } from '../mailer/mailer.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { signupApiPlugin } from './signup-api.js';
 import { signupPages } from './signup-pages.js';
-import { Signups } from './signups.js';
+import { siteInfo, Signups } from './signups.js';
+import { KeyExpiryNotices } from '../api-users/expiry-notices.js';
 
 export interface SignupArea {
   /** The JSON signup API; register with prefix /api-umbrella/v1. Closing the app closes the mailer. */
@@ -16,12 +18,19 @@ export interface SignupArea {
 }
 
 export function signupArea(context: AppContext): SignupArea {
-  const mailer = createMailer(context.config, context.logger);
+  const { config } = context;
+  const mailer = createMailer(config, context.logger);
   const signups = new Signups(context, mailer);
   const api = signupApiPlugin(context, signups);
+  const noticeDays = config.mailer.key_expiry_notice_days;
+  const notices = mailer === null || noticeDays === 0 ? null : new KeyExpiryNotices({ users: context.users, mailer, site: siteInfo(config), clock: context.clock, logger: context.logger, noticeDays });
   return {
     api: async (app) => {
-      app.addHook('onClose', async () => mailer?.close());
+      app.addHook('onReady', async () => notices?.start());
+      app.addHook('onClose', async () => {
+        notices?.stop();
+        mailer?.close();
+      });
       await api(app);
     },
     pages: signupPages(signups),

@@ -1,6 +1,7 @@
 // Creating keys for developers, shared by the signup form and the JSON
 // signup API: the duplicate-email policy and the welcome email live here.
 import type { ApiUser, ApiUserInput } from '../api-users/model.js';
+import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import type { Mailer } from '../mailer/mailer.js';
 import { alreadyRegisteredEmail, signupNotice, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
@@ -23,6 +24,12 @@ interface Asked {
   readonly notify?: boolean;
 }
 
+/** Who the developer emails come from. */
+export function siteInfo(config: Config): SiteInfo {
+  const publicUrl = configuredBaseUrl(config);
+  return { siteName: config.site_name, contactUrl: publicUrl === null ? config.contact_url : contactUrl(config, publicUrl) };
+}
+
 export class Signups {
   private readonly site: SiteInfo;
 
@@ -30,9 +37,7 @@ export class Signups {
     private readonly context: AppContext,
     private readonly mailer: Mailer | null,
   ) {
-    const { config } = context;
-    const publicUrl = configuredBaseUrl(config);
-    this.site = { siteName: config.site_name, contactUrl: publicUrl === null ? config.contact_url : contactUrl(config, publicUrl) };
+    this.site = siteInfo(context.config);
   }
 
   /** Whether keys can go by email (mailer.smtp.host is set). */

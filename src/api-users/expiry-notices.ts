@@ -1,0 +1,68 @@
+// Tells each user whose key ends soon, once, by email
+// (mailer.key_expiry_notice_days before its expires_at), so that an end an
+// operator set does not come as a surprise. Looked for hourly. The end told
+// of is recorded before its mail goes, so nobody hears of one end twice; a
+// moved end is told again. Mails go one after another: an operator who gives
+// thousands of users one end must not open thousands of SMTP connections.
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.js';
+import { DAY_MS } from '../lib/iso-instant.js';
+import type { Mailer } from '../mailer/mailer.js';
+import { keyExpiryNotice, type SiteInfo } from '../mailer/welcome-email.js';
+import type { ApiUserRepository } from './repository.js';
+
+const LOOK_EVERY_MS = 3_600_000;
+/** Soon after a start, not during it. */
+const FIRST_LOOK_MS = 60_000;
+
+export interface KeyExpiryNoticeOptions {
+  readonly users: ApiUserRepository;
+  readonly mailer: Mailer;
+  readonly site: SiteInfo;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** How long before its end a key's user is told. */
+  readonly noticeDays: number;
+}
+
+export class KeyExpiryNotices {
+  private timers: NodeJS.Timeout[] = [];
+  /** The round under way: rounds never overlap (a slow SMTP server may hold one for minutes). */
+  private round: Promise<number> | null = null;
+
+  constructor(private readonly options: KeyExpiryNoticeOptions) {}
+
+  start(): void {
+    const look = () => void this.sendDue();
+    this.timers = [setTimeout(look, FIRST_LOOK_MS).unref(), setInterval(look, LOOK_EVERY_MS).unref()];
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [];
+  }
+
+  /** Tells every user due now; resolves with how many were told. Never rejects: a failure is logged and the next round tries again. */
+  sendDue(): Promise<number> {
+    this.round ??= this.tellDue().finally(() => (this.round = null));
+    return this.round;
+  }
+
+  private async tellDue(): Promise<number> {
+    const { users, mailer, site, clock, logger, noticeDays } = this.options;
+    try {
+      const now = clock.now();
+      let told = 0;
+      for (const user of users.expiringUntold(new Date(now).toISOString(), new Date(now + noticeDays * DAY_MS).toISOString())) {
+        if (!users.markExpiryTold(user.id, user.expires_at!)) continue;
+        await mailer.send(keyExpiryNotice(site, user), { user_id: user.id, notice: 'key_expiry' });
+        told++;
+      }
+      if (told > 0) logger.info({ count: told }, 'key expiry notices sent');
+      return told;
+    } catch (error) {
+      logger.error({ err: error }, 'key expiry notices failed');
+      return 0;
+    }
+  }
+}
