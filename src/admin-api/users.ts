@@ -38,8 +38,12 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     return users.delete(stripJson(request.params.id), request.admin!.email) ? reply.code(204).send() : notFound(reply);
   });
 
+  app.delete<IdParams>('/users/:id/previous_api_key', async (request, reply) => {
+    return users.endPreviousKey(request.params.id) === null ? notFound(reply) : reply.code(204).send();
+  });
+
   withJsonSuffix<IdParams>(app, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
-    const previousKeyEnd = parsePreviousKeyEnd(unwrap(request.body, 'user'), context.clock.now());
+    const previousKeyEnd = parsePreviousKeyEnd(request.body, context.clock.now());
     if (!previousKeyEnd.ok) return reply.code(422).send(signupStyleErrors(previousKeyEnd.errors));
     const result = users.regenerateKey(request.params.id, previousKeyEnd.value);
     return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);

@@ -272,11 +272,14 @@ export function parseInstantField(raw: unknown, field: string, errors: ErrorColl
   const value = unwrapped(unwrapped(raw, '$date'), '$numberLong');
   if (isBlank(value)) return null;
   const millis = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{12,}\s*$/.test(value) ? Number(value) : parseInstant(value, 'start');
-  const instant = new Date(millis ?? Number.NaN);
-  if (!Number.isNaN(instant.getTime())) return instant.toISOString();
+  // Milliseconds below 12 digits are a mistyped year or date (2027 would be 1970), and after year 9999 toISOString() writes what no parser reads back.
+  if (millis !== null && millis >= MIN_MILLIS && millis < END_OF_YEAR_9999) return new Date(millis).toISOString();
   errors.add(field, 'must be a date and time such as 2026-01-31T00:00:00Z');
   return null;
 }
+
+const MIN_MILLIS = 100_000_000_000;
+const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
 
 /** MongoDB's extended JSON, as API Umbrella's older exports hold dates: {"$date": …}, {"$date": {"$numberLong": "…"}}. */
 function unwrapped(value: unknown, key: '$date' | '$numberLong'): unknown {

@@ -31,7 +31,7 @@ const HASH_BYTES = 32;
 const ENABLED = 1;
 const EMAIL_VERIFIED = 2;
 
-/** A key that find() verified: its user, and the lookup prefix that analytics record. */
+/** A key that find() verified: its user, and the lookup prefix its rate limits count under. */
 export interface FoundKey {
   readonly prefix: string;
   readonly user: KeyHolder;
@@ -52,6 +52,8 @@ interface PreviousKey {
   readonly slot: number;
   readonly hash: Buffer;
   readonly expiresAt: number;
+  /** The current key's lookup prefix: both keys count against the same rate limits. */
+  readonly keyPrefix: string;
 }
 
 const NO_ROLES: readonly string[] = Object.freeze([]);
@@ -99,8 +101,12 @@ export class KeyIndex {
   find(apiKey: string): FoundKey | null {
     if (apiKey.length < MIN_KEY_LENGTH || apiKey.length > MAX_KEY_LENGTH) return null;
     const slot = this.prefixes.slotOf(apiKey);
-    if (slot !== NO_SLOT && this.hashMatches(slot, apiKey)) return { prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey, Infinity) };
-    return this.previousKeys.size === 0 ? null : this.findPrevious(apiKey);
+    const previous = this.previousKeys.size === 0 ? undefined : this.previousKeys.get(lookupPrefix(apiKey));
+    if (slot === NO_SLOT && previous === undefined) return null;
+    const digest = hmac(this.secretKey, apiKey);
+    if (slot !== NO_SLOT && this.hashMatches(slot, digest)) return { prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey, Infinity) };
+    if (previous !== undefined && timingSafeEqual(digest, previous.hash)) return { prefix: previous.keyPrefix, user: this.holder(previous.slot, apiKey, previous.expiresAt) };
+    return null;
   }
 
   /** Takes in users written by other processes since the last look; cheap when nothing changed. */
@@ -129,16 +135,9 @@ export class KeyIndex {
     return this.prefixes.size;
   }
 
-  private findPrevious(apiKey: string): FoundKey | null {
-    const prefix = lookupPrefix(apiKey);
-    const previous = this.previousKeys.get(prefix);
-    if (previous === undefined || !timingSafeEqual(hmac(this.secretKey, apiKey), previous.hash)) return null;
-    return { prefix, user: this.holder(previous.slot, apiKey, previous.expiresAt) };
-  }
-
-  private hashMatches(slot: number, apiKey: string): boolean {
+  private hashMatches(slot: number, digest: Buffer): boolean {
     const start = slot * HASH_BYTES;
-    return timingSafeEqual(hmac(this.secretKey, apiKey), this.hashes.subarray(start, start + HASH_BYTES));
+    return timingSafeEqual(digest, this.hashes.subarray(start, start + HASH_BYTES));
   }
 
   /** The slot's user; its key, already verified, gives the preview. The key ends at `keyExpiresAt` or the user's expiry, whichever comes first. */
@@ -177,7 +176,8 @@ export class KeyIndex {
   private filePreviousKey(slot: number, row: KeyRow): void {
     this.forgetPreviousKey(slot);
     if (row.previous_api_key_prefix === null || row.previous_api_key_hash === null) return;
-    this.previousKeys.set(row.previous_api_key_prefix, { slot, hash: row.previous_api_key_hash, expiresAt: instantOrPast(row.previous_api_key_expires_at) });
+    const expiresAt = instantOrPast(row.previous_api_key_expires_at);
+    this.previousKeys.set(row.previous_api_key_prefix, { slot, hash: row.previous_api_key_hash, expiresAt, keyPrefix: lookupPrefix(row.api_key_prefix) });
     this.previousPrefixes.set(slot, row.previous_api_key_prefix);
   }
 

@@ -43,7 +43,7 @@ export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enab
 /** The editable fields of an API user. */
 export type ApiUserInput = Pick<
   ApiUser,
-    | 'email'
+  | 'email'
   | 'first_name'
   | 'last_name'
   | 'website'

@@ -91,18 +91,29 @@ export class ApiUserRepository {
     return { user: this.notify(id), apiKey };
   }
 
+  /** Disabling a user also ends its previous key for good: enabling it again must not bring back a key that may have leaked. */
   update(id: string, input: ApiUserInput): ApiUser | null {
-    const result = this.write((changeSeq) =>
-      this.db
+    const result = this.write((changeSeq) => {
+      if (!input.enabled) this.dropPreviousKey(id);
+      return this.db
         .prepare(
           `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
              use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified, settings = @settings,
              expires_at = @expires_at, registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
         )
-        .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq }),
-    );
+        .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq });
+    });
     if (result.changes === 0) return null;
     return this.notify(id);
+  }
+
+  /** Ends the user's previous key now (see regenerateKey); the current key stays. Null when there is no such user. */
+  endPreviousKey(id: string): ApiUser | null {
+    const result = this.write((changeSeq) => {
+      this.dropPreviousKey(id);
+      return this.db.prepare('UPDATE api_users SET updated_at = ?, change_seq = ? WHERE id = ?').run(new Date().toISOString(), changeSeq, id);
+    });
+    return result.changes === 0 ? null : this.notify(id);
   }
 
   /**
@@ -231,6 +242,15 @@ export class ApiUserRepository {
       const { value } = this.db.prepare("UPDATE sequences SET value = value + 1 WHERE name = 'api_user_change' RETURNING value").get() as { value: number };
       return run(value);
     }).immediate();
+  }
+
+  private dropPreviousKey(id: string): void {
+    this.db
+      .prepare(
+        `UPDATE api_users SET previous_api_key_prefix = NULL, previous_api_key_hash = NULL, previous_api_key_preview = NULL,
+           previous_api_key_expires_at = NULL WHERE id = ?`,
+      )
+      .run(id);
   }
 
   private row(id: string): UserRow | undefined {

@@ -4,6 +4,7 @@ import { parseAllowedIps, parseInstantField, stringList } from '../api-backends/
 import { RATE_LIMIT_MODES, type RateLimitMode } from '../api-backends/model.js';
 import { parseRateLimits } from '../api-backends/rate-limits.js';
 import { isEmailAddress } from '../lib/email-address.js';
+import { DAY_MS } from '../lib/iso-instant.js';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
 import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type ApiUserSettings } from './model.js';
 
@@ -71,16 +72,21 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   };
 }
 
+/** How long a replaced key may keep working: long enough to switch over, short enough that a leaked key does not live on. */
+export const PREVIOUS_KEY_MAX_DAYS = 30;
+
 /**
  * When a regenerated key's predecessor stops working, from the admin API's
- * `previous_api_key_expires_at`: null (blank or missing) for at once; an
- * instant that has passed is refused, as it is surely a mistake.
+ * `previous_api_key_expires_at` (in the body or its `user`): null (blank or
+ * missing) for at once. It must lie within PREVIOUS_KEY_MAX_DAYS from now.
  */
-export function parsePreviousKeyEnd(raw: unknown, now: number): Parsed<string | null> {
+export function parsePreviousKeyEnd(body: unknown, now: number): Parsed<string | null> {
   const errors = new ErrorCollector();
   const field = 'previous_api_key_expires_at';
-  const end = parseInstantField(isPlainObject(raw) ? raw[field] : undefined, field, errors);
+  const raw = isPlainObject(body) ? (field in body ? body[field] : isPlainObject(body.user) ? body.user[field] : undefined) : undefined;
+  const end = parseInstantField(raw, field, errors);
   if (end !== null && Date.parse(end) <= now) errors.add(field, 'must be later than now');
+  else if (end !== null && Date.parse(end) > now + PREVIOUS_KEY_MAX_DAYS * DAY_MS) errors.add(field, `must be within ${PREVIOUS_KEY_MAX_DAYS} days from now`);
   return errors.isEmpty ? { ok: true, value: end } : { ok: false, errors: errors.errors };
 }
 

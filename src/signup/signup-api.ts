@@ -80,7 +80,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
 }
 
 /**
- * An admin by X-Admin-Auth-Token, or an enabled user with the key-creator role
+ * An admin by X-Admin-Auth-Token, or an enabled, unexpired user with the key-creator role
  * by an API key passed as the gateway takes it (API Umbrella's gateway fronts
  * this endpoint, so embeds and scripts call it with ?api_key=); else null.
  */
@@ -90,7 +90,8 @@ function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
   const presented = extractApiKey(request.headers, parseRequestTarget(request.url)?.query ?? '');
   if (presented === null) return null;
   const user = context.keyIndex.find(presented.key)?.user;
-  return user !== undefined && user.enabled && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
+  const usable = user !== undefined && user.enabled && context.clock.now() < user.expires_at_ms;
+  return usable && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
 }
 
 /** {"user":{…}}, the bare object, or form fields named user[field]. */

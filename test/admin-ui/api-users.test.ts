@@ -135,7 +135,7 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)).toBeNull();
   });
 
-  it('regenerates with the current key working a chosen while longer, and says until when', async () => {
+  it('regenerates with the current key working a chosen while longer, says until when, and ends it early', async () => {
     const { user, apiKey } = addUser('grace@example.com');
     const page = await client.get(`/admin/api_users/${user.id}`);
     expect(page.body).toContain('<option value="1d">Current key works 1 more day</option>');
@@ -147,9 +147,14 @@ describe('API Users', () => {
     expect(textOf(response.body)).toContain(`The previous key keeps working until ${until.slice(0, 16).replace('T', ' ')} UTC.`);
     expect(running.context.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.parse(until));
     expect(textOf((await client.get(`/admin/api_users/${user.id}`)).body)).toContain(`Previous key ${apiKey.slice(0, 6)}... works until`);
+    const ended = await client.post(`/admin/api_users/${user.id}/end_previous_key`);
+    expect(textOf((await client.follow(ended)).body)).toContain('The previous key of grace@example.com no longer works.');
+    expect(running.context.keyIndex.find(apiKey)).toBeNull();
+    await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1h' });
+    const current = running.context.users.get(user.id)!.api_key_preview;
     const unknown = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1y' });
     expect(unknown.statusCode).toBe(400);
-    expect(running.context.keyIndex.find(apiKey)).not.toBeNull();
+    expect(running.context.users.get(user.id)!.api_key_preview).toBe(current);
   });
 
   it('deletes after a confirmation page: the key stops working and the user is gone from the list', async () => {

@@ -147,13 +147,16 @@ describe('web admin journey', () => {
     await openMenu('Users', 'API Users');
     await page.getByRole('link', { name: 'dev@example.com' }).click();
     await page.getByLabel('When the current key stops working').selectOption('1d');
-    await screenshot(page, '10-api-user-rotate');
+    await screenshot(page, '10-api-user-rotate-choice');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Regenerate key' }).click();
     const fresh = await page.getByTestId('api-key').inputValue();
     expect(fresh).not.toBe(apiKey);
     expect(await page.getByText('The previous key keeps working until').isVisible()).toBe(true);
     for (const key of [apiKey, fresh]) expect((await fetch(`${server.url}/echo/hello`, { headers: { 'X-Api-Key': key } })).status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'End it now' }).waitFor();
+    await screenshot(page, '10-api-user-previous-key');
   });
 
   it('renders every main page cleanly, also on a phone', async () => {

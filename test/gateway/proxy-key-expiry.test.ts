@@ -17,6 +17,13 @@ afterAll(() => fx.close());
 
 const call = (apiKey: string) => send(fx.gw.url, '/echo/a', { headers: { 'X-Api-Key': apiKey } });
 
+/** Regenerates the user's key, the old one working until `previousEnd`; returns the new key. */
+async function regenerate(id: string, previousEnd: string): Promise<string> {
+  const regenerated = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: previousEnd });
+  expect(regenerated.status).toBe(200);
+  return regenerated.body.user.api_key as string;
+}
+
 describe('a key with expires_at', () => {
   it('works until its expiry and is refused from that very millisecond on, without reaching the backend', async () => {
     const { apiKey } = await fx.gw.createUser({ email: 'ends@example.com', expires_at: new Date(NOW + 1000).toISOString() });
@@ -91,12 +98,64 @@ describe('a key regenerated with previous_api_key_expires_at', () => {
     expect((await call(apiKey)).status).toBe(200);
   });
 
-  it('disables both keys with the user', async () => {
+  it('ends the old key for good when the user is disabled: enabling it again brings back only the current one', async () => {
     clock.set(NOW);
     const { id, apiKey: old } = await fx.gw.createUser({ email: 'both-off@example.com' });
-    const fresh = (await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: '2027-02-28' })).body.user.api_key as string;
+    const fresh = await regenerate(id, '2027-02-28');
     await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false } });
-    expect(errorCode(await call(old))).toBe('API_KEY_DISABLED');
+    expect(errorCode(await call(old))).toBe('API_KEY_INVALID');
     expect(errorCode(await call(fresh))).toBe('API_KEY_DISABLED');
+    await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: true } });
+    expect(errorCode(await call(old))).toBe('API_KEY_INVALID');
+    expect((await call(fresh)).status).toBe(200);
+  });
+
+  it('ends the old key at the user\'s own expires_at when that comes first', async () => {
+    clock.set(NOW);
+    const { id, apiKey: old } = await fx.gw.createUser({ email: 'user-ends-first@example.com', expires_at: new Date(NOW + 1000).toISOString() });
+    await regenerate(id, '2027-02-28');
+    clock.set(NOW + 1000);
+    expect(errorCode(await call(old))).toBe('API_KEY_EXPIRED');
+  });
+
+  it('ends the old key early through DELETE /users/:id/previous_api_key, and with the user', async () => {
+    clock.set(NOW);
+    const { id, apiKey: old } = await fx.gw.createUser({ email: 'ended-early@example.com' });
+    const fresh = await regenerate(id, '2027-02-28');
+    expect((await fx.gw.adminApi('DELETE', `/users/${id}/previous_api_key`)).status).toBe(204);
+    expect(errorCode(await call(old))).toBe('API_KEY_INVALID');
+    expect((await call(fresh)).status).toBe(200);
+    expect((await fx.gw.adminApi('GET', `/users/${id}`)).body.user).toMatchObject({ previous_api_key_preview: null, previous_api_key_expires_at: null });
+    expect((await fx.gw.adminApi('DELETE', '/users/nope/previous_api_key')).status).toBe(404);
+
+    const { id: goneId, apiKey: goneOld } = await fx.gw.createUser({ email: 'gone@example.com' });
+    await regenerate(goneId, '2027-02-28');
+    expect((await fx.gw.adminApi('DELETE', `/users/${goneId}`)).status).toBe(204);
+    expect(errorCode(await call(goneOld))).toBe('API_KEY_INVALID');
+  });
+
+  it('counts both keys against the same api_key rate limits', async () => {
+    clock.set(NOW);
+    await fx.gw.publishBackend(
+      echoBackend(fx.echo, {
+        url_matches: [{ frontend_prefix: '/limited/', backend_prefix: '/' }],
+        settings: { rate_limit_mode: 'custom', rate_limits: [{ duration: 60_000, limit_by: 'api_key', limit: 2, response_headers: true }] },
+      }),
+    );
+    const { id, apiKey: old } = await fx.gw.createUser({ email: 'limited@example.com' });
+    const fresh = await regenerate(id, '2027-02-28');
+    const statuses = [];
+    for (const key of [old, fresh, old, fresh]) statuses.push((await send(fx.gw.url, '/limited/a', { headers: { 'X-Api-Key': key } })).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('takes the end inside "user" too, and refuses one more than 30 days ahead', async () => {
+    clock.set(NOW);
+    const { id } = await fx.gw.createUser({ email: 'wrapped@example.com' });
+    const wrapped = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { user: { previous_api_key_expires_at: '2027-02-01' } });
+    expect(wrapped.body.user.previous_api_key_expires_at).toBe('2027-02-01T00:00:00.000Z');
+    const tooLate = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: new Date(NOW + 30 * 86_400_000 + 1).toISOString() });
+    expect(tooLate.status).toBe(422);
+    expect(tooLate.body.errors[0].message).toBe('must be within 30 days from now');
   });
 });

@@ -10,10 +10,11 @@ let adminToken: string;
 let keyCreatorKey: string;
 let plainKey: string;
 let disabledKeyCreatorKey: string;
+let expiredKeyCreatorKey: string;
 
-function createUser(email: string, roles: string[], enabled = true): string {
+function createUser(email: string, roles: string[], enabled = true, expiresAt: string | null = null): string {
   return running.context.users.create(
-    apiUserInput({ email, first_name: 'Key', last_name: 'Owner', roles, enabled }),
+    apiUserInput({ email, first_name: 'Key', last_name: 'Owner', roles, enabled, expires_at: expiresAt }),
     null,
   ).apiKey;
 }
@@ -25,6 +26,7 @@ beforeAll(async () => {
   keyCreatorKey = createUser('embed@example.com', [KEY_CREATOR_ROLE]);
   plainKey = createUser('plain@example.com', []);
   disabledKeyCreatorKey = createUser('old-embed@example.com', [KEY_CREATOR_ROLE], false);
+  expiredKeyCreatorKey = createUser('ended-embed@example.com', [KEY_CREATOR_ROLE], true, '2001-01-01T00:00:00.000Z');
 });
 afterAll(async () => {
   await running.close();
@@ -39,6 +41,7 @@ describe('authentication', () => {
     ['no credentials', {}],
     ['a key without the key-creator role', () => ({ 'x-api-key': plainKey })],
     ['a disabled key-creator key', () => ({ 'x-api-key': disabledKeyCreatorKey })],
+    ['an expired key-creator key', () => ({ 'x-api-key': expiredKeyCreatorKey })],
     ['an unknown key', { 'x-api-key': 'x'.repeat(40) }],
     ['a wrong admin token', { 'x-admin-auth-token': 'y'.repeat(40) }],
   ])('answers 401 to %s, with CORS', async (_name, headers) => {

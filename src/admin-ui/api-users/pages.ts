@@ -1,11 +1,11 @@
 // Users › API Users: a searchable, paged list; add (the key is shown once);
-// view and edit roles, enabled state, the key's expiry, per-user rate limits and the IPs and
-// referers the key is restricted to; regenerate the key (shown once), the old
-// one stopping at once or after a chosen while; delete
-// after a confirmation page.
+// view and edit roles, enabled state, the key's expiry, per-user rate limits
+// and the IPs and referers the key is restricted to; regenerate the key
+// (shown once), the old one stopping at once or after a chosen while, and
+// end that while early; delete after a confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
-import { parseApiUser } from '../../api-users/validate.js';
+import { parseApiUser, PREVIOUS_KEY_MAX_DAYS } from '../../api-users/validate.js';
 import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { redirectWithFlash } from '../flash.js';
@@ -44,14 +44,14 @@ const LABELS: Record<string, string> = {
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
 };
 const HOUR_MS = 3_600_000;
-/** How long the key being replaced keeps working, as the user's page offers it ('': not at all). */
-export const PREVIOUS_KEY_GRACE: ReadonlyMap<string, number> = new Map([
-  ['', 0],
-  ['1h', HOUR_MS],
-  ['1d', 24 * HOUR_MS],
-  ['7d', 7 * 24 * HOUR_MS],
-  ['30d', 30 * 24 * HOUR_MS],
-]);
+/** How long the key being replaced keeps working, as the user's page offers it (at most PREVIOUS_KEY_MAX_DAYS). */
+const GRACE_CHOICES: readonly { value: string; ms: number; label: string }[] = [
+  { value: '', ms: 0, label: 'Current key stops at once' },
+  { value: '1h', ms: HOUR_MS, label: 'Current key works 1 more hour' },
+  { value: '1d', ms: 24 * HOUR_MS, label: 'Current key works 1 more day' },
+  { value: '7d', ms: 7 * 24 * HOUR_MS, label: 'Current key works 7 more days' },
+  { value: '30d', ms: PREVIOUS_KEY_MAX_DAYS * 24 * HOUR_MS, label: `Current key works ${PREVIOUS_KEY_MAX_DAYS} more days` },
+];
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
 const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
 
@@ -105,11 +105,18 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   });
 
   app.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
-    const grace = PREVIOUS_KEY_GRACE.get(textOf(decodeNestedForm(request.body), 'previous_key_grace'));
+    const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
+    const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
     if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
-    const previousKeyEnd = grace === 0 ? null : new Date(context.clock.now() + grace).toISOString();
+    const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
     const result = users.regenerateKey(request.params.id, previousKeyEnd);
     return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
+  });
+
+  app.post<IdParams>('/api_users/:id/end_previous_key', async (request, reply) => {
+    const user = users.endPreviousKey(request.params.id);
+    if (user === null) return notFound(reply);
+    return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
   });
 
   // Deleting cannot be undone (disabling can): superusers only, as with admin accounts.
@@ -130,13 +137,16 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const messages = Object.fromEntries(Object.entries(data.errors ?? {}).map(([field, list]) => [field, list.map((message) => formMessage(field, message))]));
     const errors = new FormErrors(messages, (field) => LABELS[field] ?? field.replace(/^settings\./, '').replace(/_/g, ' '));
     const title = data.user === null ? 'Add API User' : data.user.email;
-    return renderAdminPage(context, reply, 'admin/api_users/form', { title, section: 'api_users', ...data, errors, units: DURATION_UNITS, now: context.clock.now() }, status);
+    const now = context.clock.now();
+    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now) };
+    return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
 
   /** The clear key is in this one response and nowhere else: no redirect, no cookie, no log. */
   function renderKey(reply: FastifyReply, user: ApiUser, apiKey: string, event: 'created' | 'regenerated') {
     reply.header('Cache-Control', 'no-store');
-    return renderAdminPage(context, reply, 'admin/api_users/key', { title: 'API key', section: 'api_users', user, apiKey, event }, event === 'created' ? 201 : 200);
+    const view = { title: 'API key', section: 'api_users' as const, user, apiKey, event, previousKeyUntil: previousKeyUntil(user, context.clock.now()) };
+    return renderAdminPage(context, reply, 'admin/api_users/key', view, event === 'created' ? 201 : 200);
   }
 
   function notFound(reply: FastifyReply) {
@@ -147,6 +157,14 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const message = 'Only superusers can delete API users; any admin can disable one. Ask a superuser to delete it for you.';
     return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
+}
+
+/** Until when the user's previous key works: its own end or the user's, whichever comes first; null when it works no more. */
+function previousKeyUntil(user: ApiUser | null, now: number): string | null {
+  if (user?.previous_api_key_expires_at == null) return null;
+  const ends = [user.previous_api_key_expires_at, user.expires_at].filter((end) => end !== null).map((end) => Date.parse(end));
+  const until = Math.min(...ends);
+  return until > now ? new Date(until).toISOString() : null;
 }
 
 function formFromUser(user: ApiUser | null): ApiUserForm {
