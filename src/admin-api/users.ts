@@ -38,7 +38,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     return users.delete(stripJson(request.params.id), request.admin!.email) ? reply.code(204).send() : notFound(reply);
   });
 
-  app.delete<IdParams>('/users/:id/previous_api_key', async (request, reply) => {
+  withJsonSuffix<IdParams>(app, 'DELETE', '/users/:id/previous_api_key', async (request, reply) => {
     return users.endPreviousKey(request.params.id) === null ? notFound(reply) : reply.code(204).send();
   });
 

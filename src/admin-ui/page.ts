@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Publisher } from '../publish/publisher.js';
 import { takeFlash } from './flash.js';
-import { formatTime } from './format.js';
+import { formatTime } from '../lib/time-format.js';
 
 /** Which menu entry is highlighted. */
 export type NavSection = 'apis' | 'publish' | 'analytics' | 'api_users' | 'admins' | 'account' | null;

@@ -262,23 +262,28 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
  * An instant (a transition's start, a key's expiry), as ISO 8601 in UTC;
  * null when blank. A date alone is its midnight, UTC. Also read as
  * API Umbrella's older exports write it, {"$date": …} with milliseconds
- * (also as {"$numberLong": "…"}) or ISO text, and as bare milliseconds (a
- * string of digits only from 12 of them on: "20261201" is a mistyped date,
- * not a moment of 1970). Publishing sets or clears it as the mode needs
- * (transition-starts.ts); a draft keeps what it was given, as API
- * Umbrella's does.
+ * (also as {"$numberLong": "…"}) or ISO text, and as bare milliseconds from
+ * 12 digits on (a number or a string of digits): 20261201 or 2027 is a
+ * mistyped date, not a moment of 1970. For transitions, publishing sets or
+ * clears it as the mode needs (transition-starts.ts); a draft keeps what it
+ * was given, as API Umbrella's does.
  */
 export function parseInstantField(raw: unknown, field: string, errors: ErrorCollector): string | null {
   const value = unwrapped(unwrapped(raw, '$date'), '$numberLong');
   if (isBlank(value)) return null;
-  const millis = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{12,}\s*$/.test(value) ? Number(value) : parseInstant(value, 'start');
-  // Milliseconds below 12 digits are a mistyped year or date (2027 would be 1970), and after year 9999 toISOString() writes what no parser reads back.
-  if (millis !== null && millis >= MIN_MILLIS && millis < END_OF_YEAR_9999) return new Date(millis).toISOString();
+  const bare = !isPlainObject(raw);
+  const millis =
+    typeof value === 'number' ? (bare && value < MIN_BARE_MILLIS ? null : value)
+    : typeof value === 'string' && /^\s*\d{12,}\s*$/.test(value) ? Number(value)
+    : parseInstant(value, 'start');
+  // After year 9999 toISOString() writes what no parser reads back.
+  if (millis !== null && millis < END_OF_YEAR_9999 && !Number.isNaN(new Date(millis).getTime())) return new Date(millis).toISOString();
   errors.add(field, 'must be a date and time such as 2026-01-31T00:00:00Z');
   return null;
 }
 
-const MIN_MILLIS = 100_000_000_000;
+/** 12 digits: 1973-03-03. */
+const MIN_BARE_MILLIS = 100_000_000_000;
 const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
 
 /** MongoDB's extended JSON, as API Umbrella's older exports hold dates: {"$date": …}, {"$date": {"$numberLong": "…"}}. */

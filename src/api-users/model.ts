@@ -24,7 +24,7 @@ export interface ApiUser {
   readonly expires_at: string | null;
   readonly registration_source: string | null;
   readonly api_key_preview: string;
-  /** The key replaced last, while it still works (regenerated with a grace period); null: none. */
+  /** The key replaced last with a grace period, and when that ends (or ended); null: none, or ended early. */
   readonly previous_api_key_preview: string | null;
   readonly previous_api_key_expires_at: string | null;
   readonly created_at: string;

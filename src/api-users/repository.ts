@@ -119,7 +119,8 @@ export class ApiUserRepository {
   /**
    * Replaces the user's key. The old one stops working at once, or, given
    * `previousKeyExpiresAt`, keeps working until then as the user's previous
-   * key (instead of any earlier previous key, which stops at once).
+   * key (instead of any earlier previous key, which stops at once); never for
+   * a disabled user, whom enabling again must not give back an old key.
    */
   regenerateKey(id: string, previousKeyExpiresAt: string | null = null): { user: ApiUser; apiKey: string } | null {
     const apiKey = generateToken();
@@ -129,9 +130,10 @@ export class ApiUserRepository {
       this.db
         .prepare(
           // The right-hand sides read the row as it was: the previous key is the one being replaced.
-          `UPDATE api_users SET previous_api_key_prefix = CASE WHEN @keep THEN api_key_prefix END,
-             previous_api_key_hash = CASE WHEN @keep THEN api_key_hash END, previous_api_key_preview = CASE WHEN @keep THEN api_key_preview END,
-             previous_api_key_expires_at = @previousKeyExpiresAt,
+          `UPDATE api_users SET previous_api_key_prefix = CASE WHEN @keep AND enabled THEN api_key_prefix END,
+             previous_api_key_hash = CASE WHEN @keep AND enabled THEN api_key_hash END,
+             previous_api_key_preview = CASE WHEN @keep AND enabled THEN api_key_preview END,
+             previous_api_key_expires_at = CASE WHEN @keep AND enabled THEN @previousKeyExpiresAt END,
              api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
         )
         .run({ id, ...digest, keep, previousKeyExpiresAt, now: new Date().toISOString(), changeSeq }),
@@ -189,8 +191,8 @@ export class ApiUserRepository {
   }
 
   /**
-   * Records that the user is being told of the end `expiresAt`; false when
-   * that is no longer their end. No change number: the key index has no use for it.
+   * Records that the user was told of the end `expiresAt`; false when that is
+   * no longer their end. No change number: the key index has no use for it.
    */
   markExpiryTold(id: string, expiresAt: string): boolean {
     return this.db.prepare('UPDATE api_users SET expiry_notice_sent_for = ? WHERE id = ? AND expires_at = ?').run(expiresAt, id, expiresAt).changes > 0;

@@ -1,7 +1,7 @@
 // The texts of the emails to developers (their key, its coming end) and to
 // operators (a signup). Plain text only: nothing to escape, nothing for a
 // mail client to load.
-import { formatTime } from '../admin-ui/format.js';
+import { formatTime } from '../lib/time-format.js';
 import type { ApiUser } from '../api-users/model.js';
 import type { KeyExamples } from '../signup/key-examples.js';
 import type { OutgoingMail } from './mailer.js';

@@ -2,13 +2,13 @@
 // signup form and the JSON signup API. The same mailer tells users of their
 // key's coming end.
 import type { FastifyInstance } from 'fastify';
+import { KeyExpiryNotices } from '../api-users/expiry-notices.js';
 import type { AppContext } from '../context.js';
 import { createMailer } from '../mailer/mailer.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { signupApiPlugin } from './signup-api.js';
 import { signupPages } from './signup-pages.js';
 import { siteInfo, Signups } from './signups.js';
-import { KeyExpiryNotices } from '../api-users/expiry-notices.js';
 
 export interface SignupArea {
   /** The JSON signup API; register with prefix /api-umbrella/v1. Closing the app closes the mailer. */
@@ -28,8 +28,10 @@ export function signupArea(context: AppContext): SignupArea {
     api: async (app) => {
       app.addHook('onReady', async () => notices?.start());
       app.addHook('onClose', async () => {
-        notices?.stop();
+        const stopped = notices?.stop();
+        // Closing the mailer ends a delivery under way (it counts as failed: that user is told at the next start).
         mailer?.close();
+        await stopped;
       });
       await api(app);
     },

@@ -72,6 +72,9 @@ describe('/users', () => {
       ]);
     }
     expect((await gw.adminApi('GET', `/users/${id}`)).body.user.expires_at).toBe('2027-01-31T11:30:00.000Z');
+    // Dates before 1973 are no mistake when written as dates, nor milliseconds inside {"$date": …}.
+    expect((await put({ expires_at: '1972-06-01' })).body.user.expires_at).toBe('1972-06-01T00:00:00.000Z');
+    expect((await put({ expires_at: { $date: 0 } })).body.user.expires_at).toBe('1970-01-01T00:00:00.000Z');
     expect((await put({ expires_at: '' })).body.user.expires_at).toBeNull();
   });
 

@@ -9,7 +9,7 @@ import { createMailer, type Mailer } from '../../src/mailer/mailer.js';
 import { siteInfo } from '../../src/signup/signups.js';
 import { testConfig } from '../helpers/config.js';
 import { apiUserInput } from '../helpers/users.js';
-import { startLocalSmtp, type LocalSmtp } from '../mailer/local-smtp.js';
+import { startLocalSmtp, type LocalSmtp, type LocalSmtpOptions } from '../mailer/local-smtp.js';
 
 const NOW = Date.UTC(2027, 0, 1, 9);
 const clock = new ManualClock(NOW);
@@ -18,19 +18,25 @@ let context: AppContext;
 let mailer: Mailer;
 let notices: KeyExpiryNotices;
 
-beforeEach(async () => {
+beforeEach(() => start());
+
+async function start(smtpOptions: LocalSmtpOptions = {}): Promise<void> {
   clock.set(NOW);
-  smtp = await startLocalSmtp();
+  smtp = await startLocalSmtp(smtpOptions);
   const config = testConfig({ site_name: 'Weather API', contact_url: 'https://weather.example/help', mailer: { smtp: { host: '127.0.0.1', port: smtp.port } } });
   context = createContext(config, { clock });
   mailer = createMailer(config, context.logger)!;
   notices = new KeyExpiryNotices({ users: context.users, mailer, site: siteInfo(config), clock, logger: context.logger, noticeDays: 7 });
-});
-afterEach(async () => {
+}
+
+afterEach(() => stop());
+
+async function stop(): Promise<void> {
+  await notices.stop();
   mailer.close();
   context.close();
   await smtp.close();
-});
+}
 
 const endingIn = (days: number) => new Date(NOW + days * DAY_MS).toISOString();
 const addUser = (email: string, expiresAt: string | null, enabled = true) =>
@@ -63,6 +69,22 @@ describe('key expiry notices', () => {
     expect(await notices.sendDue()).toBe(1);
     expect((await smtp.mails(2))[1]!.text).toContain('expires on 2027-01-06 09:00 UTC');
     context.users.update(user.id, apiUserInput({ email: 'moved@example.com', first_name: 'Eve', expires_at: endingIn(5) }));
+    expect(await notices.sendDue()).toBe(0);
+  });
+
+  it('tries a failed delivery again at the next round', async () => {
+    await stop();
+    await start({ refuseFirst: 1, refuseWith: { code: 550, message: 'mailbox unavailable' } });
+    addUser('retried@example.com', endingIn(1));
+    expect(await notices.sendDue()).toBe(0);
+    expect(smtp.received).toHaveLength(0);
+    expect(await notices.sendDue()).toBe(1);
+    expect((await smtp.mails(1))[0]!.to).toEqual(['retried@example.com']);
+  });
+
+  it('starts no round once stopped', async () => {
+    addUser('stopped@example.com', endingIn(1));
+    await notices.stop();
     expect(await notices.sendDue()).toBe(0);
   });
 

@@ -108,6 +108,12 @@ describe('a key regenerated with previous_api_key_expires_at', () => {
     await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: true } });
     expect(errorCode(await call(old))).toBe('API_KEY_INVALID');
     expect((await call(fresh)).status).toBe(200);
+    // Nor does regenerating while disabled leave an old key to come back.
+    await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false } });
+    const third = await regenerate(id, '2027-02-28');
+    await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: true } });
+    expect(errorCode(await call(fresh))).toBe('API_KEY_INVALID');
+    expect((await call(third)).status).toBe(200);
   });
 
   it('ends the old key at the user\'s own expires_at when that comes first', async () => {
@@ -126,7 +132,7 @@ describe('a key regenerated with previous_api_key_expires_at', () => {
     expect(errorCode(await call(old))).toBe('API_KEY_INVALID');
     expect((await call(fresh)).status).toBe(200);
     expect((await fx.gw.adminApi('GET', `/users/${id}`)).body.user).toMatchObject({ previous_api_key_preview: null, previous_api_key_expires_at: null });
-    expect((await fx.gw.adminApi('DELETE', '/users/nope/previous_api_key')).status).toBe(404);
+    expect((await fx.gw.adminApi('DELETE', '/users/nope/previous_api_key.json')).status).toBe(404);
 
     const { id: goneId, apiKey: goneOld } = await fx.gw.createUser({ email: 'gone@example.com' });
     await regenerate(goneId, '2027-02-28');

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
 import { parseApiUser, PREVIOUS_KEY_MAX_DAYS } from '../../api-users/validate.js';
 import type { AppContext } from '../../context.js';
+import { DAY_MS } from '../../lib/iso-instant.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
@@ -43,14 +44,13 @@ const LABELS: Record<string, string> = {
   'settings.allowed_ips': 'Restrict Access to IPs',
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
 };
-const HOUR_MS = 3_600_000;
 /** How long the key being replaced keeps working, as the user's page offers it (at most PREVIOUS_KEY_MAX_DAYS). */
 const GRACE_CHOICES: readonly { value: string; ms: number; label: string }[] = [
   { value: '', ms: 0, label: 'Current key stops at once' },
-  { value: '1h', ms: HOUR_MS, label: 'Current key works 1 more hour' },
-  { value: '1d', ms: 24 * HOUR_MS, label: 'Current key works 1 more day' },
-  { value: '7d', ms: 7 * 24 * HOUR_MS, label: 'Current key works 7 more days' },
-  { value: '30d', ms: PREVIOUS_KEY_MAX_DAYS * 24 * HOUR_MS, label: `Current key works ${PREVIOUS_KEY_MAX_DAYS} more days` },
+  { value: '1h', ms: DAY_MS / 24, label: 'Current key works 1 more hour' },
+  { value: '1d', ms: DAY_MS, label: 'Current key works 1 more day' },
+  { value: '7d', ms: 7 * DAY_MS, label: 'Current key works 7 more days' },
+  { value: '30d', ms: PREVIOUS_KEY_MAX_DAYS * DAY_MS, label: `Current key works ${PREVIOUS_KEY_MAX_DAYS} more days` },
 ];
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
 const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;

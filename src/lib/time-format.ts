@@ -1,4 +1,4 @@
-// How the admin shows values that need a format: times (UTC, to the minute).
+// How the admin pages and the emails show times: UTC, to the minute.
 
 /** "2026-01-31T12:34:56.789Z" → "2026-01-31 12:34 UTC"; unparsable values pass through. */
 export function formatTime(iso: string | null | undefined): string {
