@@ -5,7 +5,7 @@ import { isHeaderValue } from '../lib/header-value.js';
 import { parseInstant } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import Mustache from 'mustache';
-import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import { blankToNull, ErrorCollector, isBlank, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
   ANONYMOUS_RATE_LIMIT_BEHAVIORS,
   API_KEY_VERIFICATION_LEVELS,
@@ -289,10 +289,6 @@ const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
 /** MongoDB's extended JSON, as API Umbrella's older exports hold dates: {"$date": …}, {"$date": {"$numberLong": "…"}}. */
 function unwrapped(value: unknown, key: '$date' | '$numberLong'): unknown {
   return isPlainObject(value) && key in value ? value[key] : value;
-}
-
-function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
 /** One of `values`, or null when blank; anything else (a number, a list) is an error, not "inherit". */

@@ -35,6 +35,11 @@ export function toBoolean(value: unknown): boolean | null {
   return null;
 }
 
+/** Missing, null, or a string of nothing but whitespace. */
+export function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
 export function blankToNull(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();

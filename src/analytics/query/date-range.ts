@@ -1,6 +1,7 @@
 // The date range of a view: a preset relative to now (bookmarks stay
 // relative) or explicit start_at/end_at, end inclusive. Days are UTC.
 import { DAY_MS, parseInstant } from '../../lib/iso-instant.js';
+import { isBlank } from '../../lib/validation-errors.js';
 import { dayOf } from '../daily-rollups.js';
 
 export const RANGE_PRESETS = {
@@ -65,10 +66,6 @@ export function parseDateRange(params: { range?: unknown; start_at?: unknown; en
   if (endAt <= startAt) return { ok: false, error: 'end_at must not be before start_at' };
   if (endAt - startAt > MAX_RANGE_MS) return { ok: false, error: 'The date range may span at most one year' };
   return { ok: true, range: { startAt, endAt, preset: null } };
-}
-
-function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
 }
 
 /** The inclusive end as a date or date-time for forms and links (YYYY-MM-DD when on whole days). */
