@@ -1,6 +1,7 @@
 // /api-umbrella/v1/users: API users and their keys.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../api-users/model.js';
+import { KEY_STATUSES } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
@@ -12,9 +13,13 @@ type IdParams = { Params: { id: string } };
 export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
-  withJsonSuffix(app, 'GET', '/users', async (request) => {
+  withJsonSuffix(app, 'GET', '/users', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    const { users: data, total } = users.list({ ...paging(query), search: searchText(query) });
+    const status = query.status === undefined || query.status === '' ? undefined : KEY_STATUSES.find((known) => known === query.status);
+    if (status === undefined && query.status !== undefined && query.status !== '') {
+      return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
+    }
+    const { users: data, total } = users.list({ ...paging(query), search: searchText(query), status, now: context.clock.now() });
     return { draw: drawOf(query), recordsTotal: total, recordsFiltered: total, data };
   });
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
+import { DAY_MS } from '../lib/iso-instant.js';
 import { digestToken, generateToken } from '../lib/secret-token.js';
 import type { ApiUser, ApiUserInput, ApiUserSettings } from './model.js';
 
@@ -54,8 +55,24 @@ export type KeyRow = Pick<
 
 export type UserChange = { kind: 'upsert'; row: KeyRow } | { kind: 'delete'; id: string };
 
+/** Which users a list shows, by what their key does now. */
+export type KeyStatus = 'enabled' | 'disabled' | 'expired' | 'expiring';
+export const KEY_STATUSES: readonly KeyStatus[] = ['enabled', 'disabled', 'expired', 'expiring'];
+/** "expiring": an enabled key that ends within this many days. */
+export const EXPIRING_WITHIN_DAYS = 30;
+
+const STATUS_WHERE: Readonly<Record<KeyStatus, string>> = {
+  enabled: 'enabled = 1 AND (expires_at IS NULL OR expires_at > @now)',
+  disabled: 'enabled = 0',
+  expired: 'enabled = 1 AND expires_at <= @now',
+  expiring: 'enabled = 1 AND expires_at > @now AND expires_at <= @soon',
+};
+
 export interface UserListQuery {
   readonly search?: string;
+  readonly status?: KeyStatus;
+  /** The time `status` is judged at, in milliseconds. */
+  readonly now?: number;
   readonly offset?: number;
   readonly limit?: number;
 }
@@ -167,15 +184,12 @@ export class ApiUserRepository {
     return row === undefined ? null : toUser(row);
   }
 
+  /** Newest first; keys about to end ("expiring"), soonest first. */
   list(query: UserListQuery = {}): { users: ApiUser[]; total: number } {
-    const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
-    const where = pattern === null ? '' : `WHERE email LIKE @pattern ESCAPE '\\' OR first_name LIKE @pattern ESCAPE '\\'
-      OR last_name LIKE @pattern ESCAPE '\\' OR id = @search OR api_key_preview LIKE @pattern ESCAPE '\\'`;
-    const params = { pattern, search: query.search ?? null, limit: query.limit ?? 100, offset: query.offset ?? 0 };
+    const { where, params } = listFilter(query);
+    const order = query.status === 'expiring' ? 'expires_at, id' : 'created_at DESC, id';
     const total = (this.db.prepare(`SELECT count(*) AS n FROM api_users ${where}`).get(params) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM api_users ${where} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`)
-      .all(params) as UserRow[];
+    const rows = this.db.prepare(`SELECT * FROM api_users ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all(params) as UserRow[];
     return { users: rows.map(toUser), total };
   }
 
@@ -264,6 +278,28 @@ export class ApiUserRepository {
     for (const listener of this.listeners) listener({ kind: 'upsert', row });
     return toUser(row);
   }
+}
+
+/** The WHERE clause (empty for every user) and its parameters, paging included. */
+function listFilter(query: UserListQuery): { where: string; params: Record<string, unknown> } {
+  const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
+  const conditions = [
+    ...(pattern === null ? [] : [`(email LIKE @pattern ESCAPE '\\' OR first_name LIKE @pattern ESCAPE '\\'
+      OR last_name LIKE @pattern ESCAPE '\\' OR id = @search OR api_key_preview LIKE @pattern ESCAPE '\\')`]),
+    ...(query.status === undefined ? [] : [STATUS_WHERE[query.status]]),
+  ];
+  const now = query.now ?? Date.now();
+  return {
+    where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`,
+    params: {
+      pattern,
+      search: query.search ?? null,
+      now: new Date(now).toISOString(),
+      soon: new Date(now + EXPIRING_WITHIN_DAYS * DAY_MS).toISOString(),
+      limit: query.limit ?? 100,
+      offset: query.offset ?? 0,
+    },
+  };
 }
 
 function toColumns(input: ApiUserInput): Record<string, unknown> {

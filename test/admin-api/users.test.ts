@@ -78,6 +78,28 @@ describe('/users', () => {
     expect((await put({ expires_at: '' })).body.user.expires_at).toBeNull();
   });
 
+  it('lists by key status: working, expiring within 30 days (soonest first), expired, disabled; 400 for another', async () => {
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    await gw.createUser({ email: 'status-plain@example.org' });
+    await gw.createUser({ email: 'status-later@example.org', expires_at: inDays(90) });
+    await gw.createUser({ email: 'status-soon@example.org', expires_at: inDays(10) });
+    await gw.createUser({ email: 'status-sooner@example.org', expires_at: inDays(2) });
+    await gw.createUser({ email: 'status-ended@example.org', expires_at: inDays(-1) });
+    await gw.createUser({ email: 'status-off@example.org', enabled: false, expires_at: inDays(3) });
+    const emails = async (status: string) =>
+      ((await gw.adminApi('GET', `/users?search=status-&status=${status}`)).body.data as { email: string }[]).map((user) => user.email).sort();
+    expect(await emails('enabled')).toEqual(['status-later@example.org', 'status-plain@example.org', 'status-soon@example.org', 'status-sooner@example.org']);
+    expect(((await gw.adminApi('GET', '/users?search=status-&status=expiring')).body.data as { email: string }[]).map((user) => user.email)).toEqual([
+      'status-sooner@example.org',
+      'status-soon@example.org',
+    ]);
+    expect(await emails('expired')).toEqual(['status-ended@example.org']);
+    expect(await emails('disabled')).toEqual(['status-off@example.org']);
+    const bogus = await gw.adminApi('GET', '/users?status=gone');
+    expect(bogus.status).toBe(400);
+    expect(bogus.body).toEqual({ error: 'status must be one of enabled, disabled, expired, expiring' });
+  });
+
   it('answers 422 in the signup error shape and 404 for unknown users', async () => {
     const { id } = await gw.createUser();
     const invalid = await gw.adminApi('PUT', `/users/${id}`, { user: { email: 'not-an-email', first_name: '<b>', email_verified: 'maybe' } });

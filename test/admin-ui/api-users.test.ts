@@ -124,6 +124,22 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.UTC(2001, 0, 1));
   });
 
+  it('shows only the keys of the chosen status, keeps it across pages, and says so when none are left', async () => {
+    for (let n = 0; n < 27; n++) addUser(`ended${String(n).padStart(2, '0')}@example.com`, { expires_at: '2001-01-01T00:00:00.000Z' });
+    addUser('working@example.com');
+    const page = await client.get('/admin/api_users?status=expired');
+    expect(page.body).toContain('<option value="expired" selected>Expired</option>');
+    const text = textOf(page.body);
+    expect(text).toContain('Showing 1–25 of 27');
+    expect(text).not.toContain('working@example.com');
+    expect(page.body).toContain('href="/admin/api_users?page=2&amp;status=expired"');
+    const none = textOf((await client.get('/admin/api_users?status=disabled')).body);
+    expect(none).toContain('No API users here');
+    expect(none).toContain('Showing only: Disabled.');
+    // An unknown status (an old link) shows everyone.
+    expect(textOf((await client.get('/admin/api_users?status=gone')).body)).toContain('Showing 1–25 of 28');
+  });
+
   it('regenerates the key: the new one is shown once and the old one stops working', async () => {
     const { user, apiKey } = addUser('rotate@example.com');
     await client.get(`/admin/api_users/${user.id}`);

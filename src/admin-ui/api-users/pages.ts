@@ -5,6 +5,7 @@
 // end that while early; delete after a confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
+import { EXPIRING_WITHIN_DAYS, KEY_STATUSES, type KeyStatus } from '../../api-users/repository.js';
 import { parseApiUser, PREVIOUS_KEY_MAX_DAYS } from '../../api-users/validate.js';
 import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../lib/iso-instant.js';
@@ -52,6 +53,13 @@ const GRACE_CHOICES: readonly { value: string; ms: number; label: string }[] = [
   { value: '7d', ms: 7 * DAY_MS, label: 'Current key works 7 more days' },
   { value: '30d', ms: PREVIOUS_KEY_MAX_DAYS * DAY_MS, label: `Current key works ${PREVIOUS_KEY_MAX_DAYS} more days` },
 ];
+const STATUS_CHOICES: readonly { value: KeyStatus | ''; label: string }[] = [
+  { value: '', label: 'Every key' },
+  { value: 'enabled', label: 'Working' },
+  { value: 'expiring', label: `Expiring within ${EXPIRING_WITHIN_DAYS} days` },
+  { value: 'expired', label: 'Expired' },
+  { value: 'disabled', label: 'Disabled' },
+];
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
 const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
 
@@ -61,14 +69,17 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   app.get('/api_users', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const search = typeof query.search === 'string' ? query.search.trim() : '';
+    // An unknown status (an old link) shows every user rather than an error page.
+    const status = KEY_STATUSES.find((known) => known === query.status);
     const requested = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
-    const listPage = (page: number) => users.list({ search: search || undefined, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+    const now = context.clock.now();
+    const listPage = (page: number) => users.list({ search: search || undefined, status, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
     let { users: list, total } = listPage(requested);
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     // A page past the end (an old link, a narrower search) shows the last one rather than an empty list.
     const page = Math.min(requested, pages);
     if (page < requested) ({ users: list, total } = listPage(page));
-    return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, page, pages, pageSize: PAGE_SIZE, now: context.clock.now() });
+    return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, status: status ?? '', statuses: STATUS_CHOICES, page, pages, pageSize: PAGE_SIZE, now });
   });
 
   app.get('/api_users/new', async (_request, reply) => renderForm(reply, { form: formFromUser(null), user: null }));
