@@ -4,7 +4,7 @@ import type { ApiUser } from '../api-users/model.js';
 import { KEY_STATUSES } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
-import { blankToNull, type FieldErrors } from '../lib/validation-errors.js';
+import type { FieldErrors } from '../lib/validation-errors.js';
 import { notFound, stripJson } from './apis.js';
 import { drawOf, paging, searchText, unwrap, withJsonSuffix } from './routes.js';
 
@@ -15,9 +15,10 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
 
   withJsonSuffix(app, 'GET', '/users', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    const asked = blankToNull(query.status);
+    // Anything but one known word (a repeated parameter arrives as a list) is refused, not read as "every user".
+    const asked = query.status ?? '';
     const status = KEY_STATUSES.find((known) => known === asked);
-    if (asked !== null && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
+    if (asked !== '' && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
     const { users: data, total } = users.list({ ...paging(query), search: searchText(query), status, now: context.clock.now() });
     return { draw: drawOf(query), recordsTotal: total, recordsFiltered: total, data };
   });

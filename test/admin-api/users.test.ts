@@ -98,6 +98,7 @@ describe('/users', () => {
     const bogus = await gw.adminApi('GET', '/users?status=gone');
     expect(bogus.status).toBe(400);
     expect(bogus.body).toEqual({ error: 'status must be one of enabled, disabled, expired, expiring' });
+    expect((await gw.adminApi('GET', '/users?status=expired&status=enabled')).status).toBe(400);
   });
 
   it('answers 422 in the signup error shape and 404 for unknown users', async () => {

@@ -29,6 +29,11 @@ describe('analytics view parameters', () => {
     });
   });
 
+  it('takes a range and dates of nothing but spaces, as a form may send them, as not given', () => {
+    expect(queryOf({ range: ' ', start_at: ' ', end_at: '' }).range).toEqual(queryOf({}).range);
+    expect(errorOf({ start_at: ' ', end_at: '2027-01-01' })).toContain('start_at must be a date');
+  });
+
   it('knows the presets, in UTC days', () => {
     const range = (preset: string) => queryOf({ range: preset }).range;
     expect(range('today')).toMatchObject({ startAt: MIDNIGHT, endAt: MIDNIGHT + DAY });

@@ -55,7 +55,7 @@ const GRACE_CHOICES: readonly { value: string; ms: number; label: string }[] = [
 ];
 const STATUS_CHOICES: readonly { value: KeyStatus | ''; label: string }[] = [
   { value: '', label: 'Every key' },
-  { value: 'enabled', label: 'Working' },
+  { value: 'enabled', label: 'Enabled' },
   { value: 'expiring', label: `Expiring within ${EXPIRING_WITHIN_DAYS} days` },
   { value: 'expired', label: 'Expired' },
   { value: 'disabled', label: 'Disabled' },
