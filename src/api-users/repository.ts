@@ -193,14 +193,14 @@ export class ApiUserRepository {
     return { users: rows.map(toUser), total };
   }
 
-  /** Enabled users whose key ends after `after` and by `by` (ISO instants), not yet told of that end; soonest first. */
-  expiringUntold(after: string, by: string): ApiUser[] {
+  /** Enabled users whose key ends after `now` and by `soon` (ISO instants), not yet told of that end; soonest first. */
+  expiringUntold(now: string, soon: string): ApiUser[] {
     const rows = this.db
       .prepare(
-        `SELECT * FROM api_users WHERE expires_at > ? AND expires_at <= ? AND enabled = 1
+        `SELECT * FROM api_users WHERE ${STATUS_WHERE.expiring}
            AND (expiry_notice_sent_for IS NULL OR expiry_notice_sent_for != expires_at) ORDER BY expires_at`,
       )
-      .all(after, by) as UserRow[];
+      .all({ now, soon }) as UserRow[];
     return rows.map(toUser);
   }
 
