@@ -2,6 +2,7 @@
 // repositories, the publisher and the key index. Servers, CLI commands and
 // tests all start from here.
 import { pino, type Logger } from 'pino';
+import { AdminGroupRepository } from './admin-groups/repository.js';
 import { AdminRepository } from './admins/repository.js';
 import { ApiBackendRepository } from './api-backends/repository.js';
 import { KeyIndex } from './api-users/key-index.js';
@@ -25,6 +26,8 @@ export interface AppContext {
   readonly backends: ApiBackendRepository;
   readonly users: ApiUserRepository;
   readonly admins: AdminRepository;
+  /** API scopes and admin groups: what admins who are not superusers may do. */
+  readonly adminGroups: AdminGroupRepository;
   readonly publisher: Publisher;
   readonly keyIndex: KeyIndex;
   /** The proxy calls analytics.record(entry); the admin reads its dropped count. */
@@ -68,6 +71,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     backends,
     users,
     admins: new AdminRepository(db, secretKey),
+    adminGroups: new AdminGroupRepository(db),
     publisher: new Publisher(db, backends),
     keyIndex,
     analytics,

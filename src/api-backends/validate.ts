@@ -33,10 +33,10 @@ import {
 import { rewriteError } from '../gateway/url-rewrites.js';
 import { parseRateLimits } from './rate-limits.js';
 
-const BLANK = "can't be blank";
+export const BLANK = "can't be blank";
 const NOT_IN_LIST = 'is not included in the list';
 const HOST_LABEL = '[a-z0-9]([a-z0-9-]*[a-z0-9])?';
-const FRONTEND_HOST = new RegExp(`^(\\*|(\\*\\.|\\.)?${HOST_LABEL}(\\.${HOST_LABEL})*)(:\\d{1,5})?$`, 'i');
+export const FRONTEND_HOST = new RegExp(`^(\\*|(\\*\\.|\\.)?${HOST_LABEL}(\\.${HOST_LABEL})*)(:\\d{1,5})?$`, 'i');
 const BACKEND_HOST = new RegExp(`^(${HOST_LABEL}(\\.${HOST_LABEL})*|\\[[0-9a-f:.]+\\])(:\\d{1,5})?$`, 'i');
 
 export function isWildcardHost(frontendHost: string): boolean {

@@ -1,0 +1,75 @@
+// What one admin may do: everything for a superuser; otherwise each
+// permission only within the API scopes of the groups that grant it.
+// Built per request from the store, so a change to a group applies to the
+// admin's next request.
+import type { ApiScope, Permission } from './model.js';
+
+/** One permission within one scope, from one of the admin's groups. */
+export interface Grant {
+  readonly permission: Permission;
+  readonly scope: ApiScope;
+}
+
+/** What an API backend is judged by: where it answers. */
+export interface BackendPlace {
+  readonly frontend_host: string;
+  readonly url_matches: readonly { readonly frontend_prefix: string }[];
+}
+
+export class AdminAccess {
+  static readonly SUPERUSER = new AdminAccess(true, []);
+
+  constructor(
+    readonly superuser: boolean,
+    private readonly grants: readonly Grant[],
+  ) {}
+
+  /** Whether the admin may use the permission anywhere (a page or list then shows what it covers). */
+  has(permission: Permission): boolean {
+    return this.superuser || this.grants.some((grant) => grant.permission === permission);
+  }
+
+  /** The scopes the permission holds in; null for a superuser, who is not limited to scopes. */
+  scopesWith(permission: Permission): readonly ApiScope[] | null {
+    if (this.superuser) return null;
+    return uniqueScopes(this.grants.filter((grant) => grant.permission === permission).map((grant) => grant.scope));
+  }
+
+  /**
+   * As API Umbrella: a backend is within the admin's reach when every one of
+   * its URL matches lies in a scope holding the permission (the same host,
+   * the prefix starting with the scope's). A backend without URL matches is
+   * nobody's but a superuser's.
+   */
+  allowsBackend(backend: BackendPlace, permission: Permission): boolean {
+    const scopes = this.scopesWith(permission);
+    if (scopes === null) return true;
+    return (
+      backend.url_matches.length > 0 &&
+      backend.url_matches.every((match) => scopes.some((scope) => hostInScope(backend.frontend_host, scope) && match.frontend_prefix.startsWith(scope.path_prefix)))
+    );
+  }
+
+  /** "host/prefix" of every scope the admin holds anything in, for the message that refuses an action. */
+  areas(): string[] {
+    return [...new Set(this.grants.map((grant) => `${grant.scope.host}${grant.scope.path_prefix}`))].sort();
+  }
+}
+
+/** The same host, case aside; a scope host without a port covers every port of it. */
+export function hostInScope(host: string, scope: Pick<ApiScope, 'host'>): boolean {
+  const lower = host.toLowerCase();
+  if (lower === scope.host) return true;
+  return !scope.host.includes(':') && lower.startsWith(`${scope.host}:`);
+}
+
+function uniqueScopes(scopes: readonly ApiScope[]): ApiScope[] {
+  return [...new Map(scopes.map((scope) => [scope.id, scope])).values()];
+}
+
+/** API Umbrella's words for a refused action, naming where the admin may act instead. */
+export function forbiddenMessage(access: AdminAccess): string {
+  const areas = access.areas();
+  const where = areas.length === 0 ? 'You are not authorized for any APIs yet.' : `You are only authorized to perform actions for APIs in the following areas:\n\n${areas.map((area) => `- ${area}`).join('\n')}`;
+  return `You are not authorized to perform this action. ${where}\n\nContact your Parasol administrator if you need access to new APIs.`;
+}

@@ -1,0 +1,172 @@
+// API scopes, admin groups and which admins belong to which group, and from
+// them what a given admin may do (accessOf).
+import { randomUUID } from 'node:crypto';
+import type { Admin } from '../admins/repository.js';
+import type { FieldErrors, Parsed } from '../lib/validation-errors.js';
+import type { Db } from '../store/db.js';
+import { AdminAccess, type Grant } from './admin-access.js';
+import { isPermission, type AdminGroup, type AdminGroupInput, type ApiScope, type ApiScopeInput } from './model.js';
+
+interface GroupRow {
+  id: string;
+  name: string;
+  permission_ids: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Why a scope could not be deleted: the groups that use it. */
+export class ScopeInUseError extends Error {
+  constructor(readonly groupNames: readonly string[]) {
+    super(`This API scope is used by the admin group${groupNames.length === 1 ? '' : 's'} ${groupNames.map((name) => `"${name}"`).join(', ')}; take it out of ${groupNames.length === 1 ? 'that group' : 'those groups'} first.`);
+  }
+}
+
+const TAKEN = 'has already been taken';
+
+export class AdminGroupRepository {
+  constructor(private readonly db: Db) {}
+
+  listScopes(): ApiScope[] {
+    return this.db.prepare('SELECT * FROM api_scopes ORDER BY host, path_prefix').all() as ApiScope[];
+  }
+
+  getScope(id: string): ApiScope | null {
+    return (this.db.prepare('SELECT * FROM api_scopes WHERE id = ?').get(id) as ApiScope | undefined) ?? null;
+  }
+
+  /** A new scope, or 422 errors when another has the same host and prefix. */
+  createScope(input: ApiScopeInput): Parsed<ApiScope> {
+    return this.db.transaction((): Parsed<ApiScope> => {
+      if (this.scopeAt(input, null)) return { ok: false, errors: { path_prefix: [TAKEN] } };
+      const id = randomUUID();
+      const now = new Date().toISOString();
+      this.db.prepare('INSERT INTO api_scopes (id, name, host, path_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, input.name, input.host, input.path_prefix, now, now);
+      return { ok: true, value: this.getScope(id)! };
+    }).immediate();
+  }
+
+  /** null when there is no such scope. */
+  updateScope(id: string, input: ApiScopeInput): Parsed<ApiScope> | null {
+    return this.db.transaction((): Parsed<ApiScope> | null => {
+      if (this.getScope(id) === null) return null;
+      if (this.scopeAt(input, id)) return { ok: false, errors: { path_prefix: [TAKEN] } };
+      this.db.prepare('UPDATE api_scopes SET name = ?, host = ?, path_prefix = ?, updated_at = ? WHERE id = ?').run(input.name, input.host, input.path_prefix, new Date().toISOString(), id);
+      return { ok: true, value: this.getScope(id)! };
+    }).immediate();
+  }
+
+  /** False when there is no such scope; throws ScopeInUseError while a group uses it. */
+  deleteScope(id: string): boolean {
+    return this.db.transaction(() => {
+      const users = this.db
+        .prepare('SELECT g.name FROM admin_groups g JOIN admin_group_scopes s ON s.admin_group_id = g.id WHERE s.api_scope_id = ? ORDER BY g.name')
+        .pluck()
+        .all(id) as string[];
+      if (users.length > 0) throw new ScopeInUseError(users);
+      return this.db.prepare('DELETE FROM api_scopes WHERE id = ?').run(id).changes > 0;
+    }).immediate();
+  }
+
+  listGroups(): AdminGroup[] {
+    const rows = this.db.prepare('SELECT * FROM admin_groups ORDER BY name').all() as GroupRow[];
+    return rows.map((row) => this.toGroup(row));
+  }
+
+  getGroup(id: string): AdminGroup | null {
+    const row = this.db.prepare('SELECT * FROM admin_groups WHERE id = ?').get(id) as GroupRow | undefined;
+    return row === undefined ? null : this.toGroup(row);
+  }
+
+  createGroup(input: AdminGroupInput): Parsed<AdminGroup> {
+    return this.db.transaction((): Parsed<AdminGroup> => {
+      const taken = this.nameTaken(input.name, null);
+      if (taken !== null) return taken;
+      const id = randomUUID();
+      const now = new Date().toISOString();
+      this.db.prepare('INSERT INTO admin_groups (id, name, permission_ids, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, input.name, JSON.stringify(input.permission_ids), now, now);
+      this.setScopes(id, input.api_scope_ids);
+      return { ok: true, value: this.getGroup(id)! };
+    }).immediate();
+  }
+
+  updateGroup(id: string, input: AdminGroupInput): Parsed<AdminGroup> | null {
+    return this.db.transaction((): Parsed<AdminGroup> | null => {
+      if (this.getGroup(id) === null) return null;
+      const taken = this.nameTaken(input.name, id);
+      if (taken !== null) return taken;
+      this.db.prepare('UPDATE admin_groups SET name = ?, permission_ids = ?, updated_at = ? WHERE id = ?').run(input.name, JSON.stringify(input.permission_ids), new Date().toISOString(), id);
+      this.setScopes(id, input.api_scope_ids);
+      return { ok: true, value: this.getGroup(id)! };
+    }).immediate();
+  }
+
+  /** Its admins stay, without what the group granted them. */
+  deleteGroup(id: string): boolean {
+    return this.db.prepare('DELETE FROM admin_groups WHERE id = ?').run(id).changes > 0;
+  }
+
+  groupIdsOf(adminId: string): string[] {
+    return this.db.prepare('SELECT admin_group_id FROM admin_group_members WHERE admin_id = ?').pluck().all(adminId) as string[];
+  }
+
+  /** The emails of a group's admins, for its page. */
+  memberEmails(groupId: string): string[] {
+    return this.db
+      .prepare('SELECT a.email FROM admins a JOIN admin_group_members m ON m.admin_id = a.id WHERE m.admin_group_id = ? ORDER BY a.email')
+      .pluck()
+      .all(groupId) as string[];
+  }
+
+  /** Replaces the admin's groups; the caller has checked that each exists. */
+  setGroupsOf(adminId: string, groupIds: readonly string[]): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM admin_group_members WHERE admin_id = ?').run(adminId);
+      const insert = this.db.prepare('INSERT INTO admin_group_members (admin_group_id, admin_id) VALUES (?, ?)');
+      for (const groupId of new Set(groupIds)) insert.run(groupId, adminId);
+    }).immediate();
+  }
+
+  /** What the admin may do, read afresh: a group changed a moment ago applies at once. */
+  accessOf(admin: Pick<Admin, 'id' | 'superuser'>): AdminAccess {
+    if (admin.superuser) return AdminAccess.SUPERUSER;
+    const rows = this.db
+      .prepare(
+        `SELECT g.permission_ids, s.id, s.name, s.host, s.path_prefix, s.created_at, s.updated_at
+         FROM admin_group_members m
+         JOIN admin_groups g ON g.id = m.admin_group_id
+         JOIN admin_group_scopes gs ON gs.admin_group_id = g.id
+         JOIN api_scopes s ON s.id = gs.api_scope_id
+         WHERE m.admin_id = ?`,
+      )
+      .all(admin.id) as (ApiScope & { permission_ids: string })[];
+    const grants: Grant[] = rows.flatMap(({ permission_ids, ...scope }) => permissionsOf(permission_ids).map((permission) => ({ permission, scope })));
+    return new AdminAccess(false, grants);
+  }
+
+  private scopeAt(input: ApiScopeInput, exceptId: string | null): boolean {
+    return this.db.prepare('SELECT 1 FROM api_scopes WHERE host = ? AND path_prefix = ? AND id IS NOT ?').get(input.host, input.path_prefix, exceptId) !== undefined;
+  }
+
+  private nameTaken(name: string, exceptId: string | null): { ok: false; errors: FieldErrors } | null {
+    const holder = this.db.prepare('SELECT 1 FROM admin_groups WHERE name = ? AND id IS NOT ?').get(name, exceptId);
+    return holder === undefined ? null : { ok: false, errors: { name: [TAKEN] } };
+  }
+
+  private setScopes(groupId: string, scopeIds: readonly string[]): void {
+    this.db.prepare('DELETE FROM admin_group_scopes WHERE admin_group_id = ?').run(groupId);
+    const insert = this.db.prepare('INSERT INTO admin_group_scopes (admin_group_id, api_scope_id) VALUES (?, ?)');
+    for (const scopeId of scopeIds) insert.run(groupId, scopeId);
+  }
+
+  private toGroup(row: GroupRow): AdminGroup {
+    const scopeIds = this.db.prepare('SELECT api_scope_id FROM admin_group_scopes WHERE admin_group_id = ? ORDER BY api_scope_id').pluck().all(row.id) as string[];
+    return { id: row.id, name: row.name, api_scope_ids: scopeIds, permission_ids: permissionsOf(row.permission_ids), created_at: row.created_at, updated_at: row.updated_at };
+  }
+}
+
+/** Ids the store holds that this version no longer knows are dropped, never granted. */
+function permissionsOf(json: string): AdminGroup['permission_ids'] {
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed) ? parsed.filter(isPermission) : [];
+}

@@ -1,0 +1,47 @@
+// API scope and admin group input, with API Umbrella's field names and
+// messages (422 {"errors": {field: [message]}}).
+import { BLANK, FRONTEND_HOST, stringList } from '../api-backends/validate.js';
+import { blankToNull, ErrorCollector, isPlainObject, type Parsed } from '../lib/validation-errors.js';
+import { isPermission, PERMISSION_IDS, type AdminGroupInput, type ApiScopeInput, type Permission } from './model.js';
+
+const NAME_MAX = 255;
+
+export function parseApiScope(raw: unknown): Parsed<ApiScopeInput> {
+  const input = isPlainObject(raw) ? raw : {};
+  const errors = new ErrorCollector();
+  const name = checkedName(input.name, errors);
+  const host = (blankToNull(input.host) ?? '').toLowerCase();
+  if (host === '') errors.add('host', BLANK);
+  else if (!FRONTEND_HOST.test(host)) errors.add('host', 'must be in the format of "example.com"');
+  const pathPrefix = blankToNull(input.path_prefix) ?? '';
+  if (pathPrefix === '') errors.add('path_prefix', BLANK);
+  else if (!pathPrefix.startsWith('/')) errors.add('path_prefix', 'must start with "/"');
+  return errors.isEmpty ? { ok: true, value: { name, host, path_prefix: pathPrefix } } : { ok: false, errors: errors.errors };
+}
+
+/** `knownScopeIds`: the scopes that exist, so a group never points at none. */
+export function parseAdminGroup(raw: unknown, knownScopeIds: ReadonlySet<string>): Parsed<AdminGroupInput> {
+  const input = isPlainObject(raw) ? raw : {};
+  const errors = new ErrorCollector();
+  const name = checkedName(input.name, errors);
+  const scopeIds = [...new Set(listOf(input.api_scope_ids))];
+  if (scopeIds.length === 0) errors.add('api_scope_ids', BLANK);
+  for (const id of scopeIds) if (!knownScopeIds.has(id)) errors.add('api_scope_ids', `contains "${id}", which is no API scope`);
+  const permissionIds = [...new Set(listOf(input.permission_ids))];
+  if (permissionIds.length === 0) errors.add('permission_ids', BLANK);
+  for (const id of permissionIds) if (!isPermission(id)) errors.add('permission_ids', `contains "${id}", which is not one of ${PERMISSION_IDS.join(', ')}`);
+  if (!errors.isEmpty) return { ok: false, errors: errors.errors };
+  return { ok: true, value: { name, api_scope_ids: scopeIds, permission_ids: permissionIds as Permission[] } };
+}
+
+function checkedName(raw: unknown, errors: ErrorCollector): string {
+  const name = blankToNull(raw) ?? '';
+  if (name === '') errors.add('name', BLANK);
+  else if (name.length > NAME_MAX) errors.add('name', `is too long (maximum is ${NAME_MAX} characters)`);
+  return name;
+}
+
+/** A JSON list, a comma-separated string, or form rows ({"0": "a", "1": "b"}). */
+function listOf(raw: unknown): string[] {
+  return stringList(isPlainObject(raw) ? Object.values(raw) : raw);
+}
