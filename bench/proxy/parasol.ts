@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import type * as ServeModule from '../../src/serve.js';
 import type * as LoadModule from '../../src/config/load.js';
 import type * as ServiceModule from '../../src/api-backends/service.js';
+import type * as AdminAccessModule from '../../src/admin-groups/admin-access.js';
 import type * as ValidateModule from '../../src/api-backends/validate.js';
 import { answerUsageRequests, type PublishRequest, type Ready } from './protocol.js';
 
@@ -37,6 +38,7 @@ const dist = new URL('../../dist/', import.meta.url).href;
 const { startServer } = (await import(`${dist}serve.js`)) as typeof ServeModule;
 const { loadConfig } = (await import(`${dist}config/load.js`)) as typeof LoadModule;
 const { saveApiBackend } = (await import(`${dist}api-backends/service.js`)) as typeof ServiceModule;
+const { AdminAccess } = (await import(`${dist}admin-groups/admin-access.js`)) as typeof AdminAccessModule;
 const { parseApiBackend } = (await import(`${dist}api-backends/validate.js`)) as typeof ValidateModule;
 
 const upstreamPort = Number(process.argv[2]);
@@ -111,7 +113,8 @@ function backendInput(name: string, prefix: string, rateLimits: unknown) {
 }
 
 function save(input: unknown): string {
-  const saved = saveApiBackend(context.backends, input, { by: null });
+  // The bench stands in for the operator, who may do anything.
+  const saved = saveApiBackend(context.backends, input, { by: null, access: AdminAccess.SUPERUSER });
   if (saved === null || !saved.ok) throw new Error(`bench backend not saved: ${JSON.stringify(saved)}`);
   return saved.value.id;
 }

@@ -1,52 +1,73 @@
-// /api-umbrella/v1/apis: draft API backends.
-import type { FastifyInstance } from 'fastify';
+// /api-umbrella/v1/apis: draft API backends, for admins with backend_manage,
+// each within their reach (admin groups).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AdminAccess } from '../admin-groups/admin-access.js';
+import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.js';
+import { accessOf, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import type { ApiBackend } from '../api-backends/model.js';
 import { saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
-import { isPlainObject } from '../lib/validation-errors.js';
-import { drawOf, paging, searchText, unwrap, withJsonSuffix } from './routes.js';
+import { dataTablesPage, overExisting, searchText, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
 export function apiBackendRoutes(app: FastifyInstance, context: AppContext): void {
   const { backends } = context;
 
-  withJsonSuffix(app, 'GET', '/apis', async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const search = searchText(query)?.trim().toLowerCase() ?? '';
-    const found = backends.list().filter((api) => search === '' || searchedTexts(api).some((text) => text.toLowerCase().includes(search)));
-    const { offset, limit } = paging(query, { defaultLength: Infinity, maxLength: Infinity });
-    return { draw: drawOf(query), recordsTotal: found.length, recordsFiltered: found.length, data: found.slice(offset, offset + limit) };
-  });
+  app.register(async (managers) => {
+    managers.addHook('preHandler', requirePermission(context, 'backend_manage'));
 
-  withJsonSuffix(app, 'POST', '/apis', async (request, reply) => {
-    const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email })!;
-    if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
-    return reply.code(201).send({ api: saved.value });
-  });
+    // Only the backends within the admin's reach: the others are not theirs to see.
+    withJsonSuffix(managers, 'GET', '/apis', async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const search = searchText(query)?.trim().toLowerCase() ?? '';
+      const access = accessOf(context, request);
+      const theirs = backends.list().filter((api) => mayManage(access, api));
+      return dataTablesPage(query, search === '' ? theirs : theirs.filter((api) => searchedTexts(api).some((text) => text.toLowerCase().includes(search))));
+    });
 
-  app.get<IdParams>('/apis/:id', async (request, reply) => {
-    const api = backends.get(stripJson(request.params.id));
-    return api === null ? notFound(reply) : { api };
-  });
+    withJsonSuffix(managers, 'POST', '/apis', async (request, reply) => {
+      const access = accessOf(context, request);
+      const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access })!;
+      if ('refused' in saved) return sendRefused(reply, access, saved.refused);
+      if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
+      return reply.code(201).send({ api: saved.value });
+    });
 
-  app.put<IdParams>('/apis/:id', async (request, reply) => {
-    const existing = backends.get(stripJson(request.params.id));
-    if (existing === null) return notFound(reply);
-    const saved = saveApiBackend(backends, overExisting(existing, unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email });
-    if (saved === null) return notFound(reply);
-    if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
-    return reply.code(204).send();
-  });
+    managers.get<IdParams>('/apis/:id', async (request, reply) => {
+      const api = backends.get(stripJson(request.params.id));
+      if (api === null) return notFound(reply);
+      const access = accessOf(context, request);
+      return mayManage(access, api) ? { api } : sendForbidden(reply, access);
+    });
 
-  app.delete<IdParams>('/apis/:id', async (request, reply) => {
-    return backends.delete(stripJson(request.params.id)) ? reply.code(204).send() : notFound(reply);
+    managers.put<IdParams>('/apis/:id', async (request, reply) => {
+      const existing = backends.get(stripJson(request.params.id));
+      if (existing === null) return notFound(reply);
+      const access = accessOf(context, request);
+      // Refused before the body is judged: its 422s would say nothing of use about another team's backend.
+      if (!mayManage(access, existing)) return sendForbidden(reply, access);
+      const saved = saveApiBackend(backends, overExisting(existing, unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email, access });
+      if (saved === null) return notFound(reply);
+      if ('refused' in saved) return sendRefused(reply, access, saved.refused);
+      if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
+      return reply.code(204).send();
+    });
+
+    managers.delete<IdParams>('/apis/:id', async (request, reply) => {
+      const api = backends.get(stripJson(request.params.id));
+      if (api === null) return notFound(reply);
+      const access = accessOf(context, request);
+      if (!mayManage(access, api)) return sendForbidden(reply, access);
+      return backends.delete(api.id) ? reply.code(204).send() : notFound(reply);
+    });
   });
 }
 
-/** As API Umbrella: a PUT changes the fields it names (each as a whole: settings, servers, …) and keeps the others. */
-function overExisting(existing: ApiBackend, changes: unknown): unknown {
-  return isPlainObject(changes) ? { ...existing, ...changes } : changes;
+/** A refused role is named, so the admin knows which to leave as it was. */
+function sendRefused(reply: FastifyReply, access: AdminAccess, refused: BackendRefusal): FastifyReply {
+  return refused.reason === 'roles' ? sendForbiddenBecause(reply, refusedRolesMessage(refused.roles)) : sendForbidden(reply, access);
 }
 
 /** What a search looks in, as API Umbrella's list of API backends does: the id, name, hosts, servers and prefixes. */
@@ -65,6 +86,6 @@ export function stripJson(id: string): string {
   return id.endsWith('.json') ? id.slice(0, -5) : id;
 }
 
-export function notFound(reply: import('fastify').FastifyReply) {
+export function notFound(reply: FastifyReply) {
   return reply.code(404).send({ error: 'Not Found' });
 }

@@ -1,27 +1,46 @@
-// /api-umbrella/v1/config: pending changes, publish, versions and rollback.
+// /api-umbrella/v1/config: pending changes and publishing (backend_publish,
+// within the admin's reach), versions and rollback (superusers).
 import type { FastifyInstance } from 'fastify';
+import { accessOf, requirePermission, sendForbidden } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, toInteger } from '../lib/validation-errors.js';
+import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
 import { withJsonSuffix } from './routes.js';
 
 export function configRoutes(app: FastifyInstance, context: AppContext): void {
   const { publisher } = context;
 
-  withJsonSuffix(app, 'GET', '/config/pending_changes', async () => ({ config: { apis: publisher.pendingChanges() } }));
+  app.register(async (publishers) => {
+    publishers.addHook('preHandler', requirePermission(context, 'backend_publish'));
 
-  withJsonSuffix(app, 'POST', '/config/publish', async (request, reply) => {
-    const version = publisher.publish(selectedApiIds(request.body), request.admin!.email);
-    return reply.code(201).send({ config_version: version });
+    withJsonSuffix(publishers, 'GET', '/config/pending_changes', async (request) => ({ config: { apis: pendingChangesFor(publisher, accessOf(context, request)) } }));
+
+    // All or nothing: a selection naming a backend out of the admin's reach publishes none.
+    withJsonSuffix(publishers, 'POST', '/config/publish', async (request, reply) => {
+      const access = accessOf(context, request);
+      const ids = selectedApiIds(request.body);
+      if (!mayPublishAll(publisher, access, ids)) return sendForbidden(reply, access);
+      const version = publisher.publish(ids, request.admin!.email);
+      return reply.code(201).send({ config_version: version });
+    });
   });
 
-  withJsonSuffix(app, 'GET', '/config/versions', async () => ({ versions: publisher.versions() }));
+  // A version holds every backend, and rolling back replaces them all: superusers only.
+  app.register(async (superusers) => {
+    superusers.addHook('preHandler', async (request, reply) => {
+      const access = accessOf(context, request);
+      if (!access.superuser) return sendForbidden(reply, access);
+    });
 
-  withJsonSuffix(app, 'POST', '/config/rollback', async (request, reply) => {
-    const versionId = isPlainObject(request.body) ? toInteger(request.body.version_id) : undefined;
-    if (versionId === undefined) return reply.code(422).send({ errors: { version_id: ["can't be blank"] } });
-    const version = publisher.rollback(versionId, request.admin!.email);
-    if (version === 'not_found') return reply.code(404).send({ error: 'Not Found' });
-    return reply.code(201).send({ config_version: version });
+    withJsonSuffix(superusers, 'GET', '/config/versions', async () => ({ versions: publisher.versions() }));
+
+    withJsonSuffix(superusers, 'POST', '/config/rollback', async (request, reply) => {
+      const versionId = isPlainObject(request.body) ? toInteger(request.body.version_id) : undefined;
+      if (versionId === undefined) return reply.code(422).send({ errors: { version_id: ["can't be blank"] } });
+      const version = publisher.rollback(versionId, request.admin!.email);
+      if (version === 'not_found') return reply.code(404).send({ error: 'Not Found' });
+      return reply.code(201).send({ config_version: version });
+    });
   });
 }
 

@@ -2,6 +2,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { adminGroupRoutes } from './admin-groups.js';
+import { apiScopeRoutes } from './api-scopes.js';
 import { apiBackendRoutes } from './apis.js';
 import { requireAdminToken } from './auth.js';
 import { configRoutes } from './config.js';
@@ -25,6 +27,8 @@ export function adminApiPlugin(context: AppContext) {
     apiBackendRoutes(authenticated, context);
     apiUserRoutes(authenticated, context);
     configRoutes(authenticated, context);
+    apiScopeRoutes(authenticated, context);
+    adminGroupRoutes(authenticated, context);
   });
   };
 }

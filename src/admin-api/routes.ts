@@ -1,4 +1,5 @@
 import type { FastifyInstance, HTTPMethods, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
+import { isPlainObject } from '../lib/validation-errors.js';
 
 /** Registers a route at its path and at path + ".json", as API Umbrella accepts both. */
 export function withJsonSuffix<Route extends RouteGenericInterface = RouteGenericInterface>(
@@ -44,4 +45,15 @@ export function searchText(query: Record<string, unknown>): string | undefined {
 export function drawOf(query: Record<string, unknown>): number {
   const draw = Number(query.draw ?? 0);
   return Number.isInteger(draw) && draw >= 0 ? draw : 0;
+}
+
+/** A list small enough to hold in memory, as a DataTables answer: every row unless `length` asks for fewer. */
+export function dataTablesPage<T>(query: Record<string, unknown>, rows: readonly T[]): { draw: number; recordsTotal: number; recordsFiltered: number; data: T[] } {
+  const { offset, limit } = paging(query, { defaultLength: Infinity, maxLength: Infinity });
+  return { draw: drawOf(query), recordsTotal: rows.length, recordsFiltered: rows.length, data: rows.slice(offset, offset + limit) };
+}
+
+/** As API Umbrella: a PUT changes the fields it names (each as a whole) and keeps the others. */
+export function overExisting(existing: object, changes: unknown): unknown {
+  return isPlainObject(changes) ? { ...existing, ...changes } : changes;
 }

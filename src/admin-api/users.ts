@@ -1,5 +1,8 @@
-// /api-umbrella/v1/users: API users and their keys.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+// /api-umbrella/v1/users: API users and their keys. Reading them takes the
+// user_view permission, changing them user_manage (superusers hold both).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accessOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { changedRoles, refusedRoles, refusedRolesMessage } from '../admin-groups/role-policy.js';
 import type { ApiUser } from '../api-users/model.js';
 import { KEY_STATUSES } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
@@ -13,46 +16,61 @@ type IdParams = { Params: { id: string } };
 export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
-  withJsonSuffix(app, 'GET', '/users', async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    // Anything but one known word (a repeated parameter arrives as a list) is refused, not read as "every user".
-    const asked = query.status ?? '';
-    const status = KEY_STATUSES.find((known) => known === asked);
-    if (asked !== '' && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
-    const { users: data, total } = users.list({ ...paging(query), search: searchText(query), status, now: context.clock.now() });
-    return { draw: drawOf(query), recordsTotal: total, recordsFiltered: total, data };
+  app.register(async (viewers) => {
+    viewers.addHook('preHandler', requirePermission(context, 'user_view'));
+
+    withJsonSuffix(viewers, 'GET', '/users', async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      // Anything but one known word (a repeated parameter arrives as a list) is refused, not read as "every user".
+      const asked = query.status ?? '';
+      const status = KEY_STATUSES.find((known) => known === asked);
+      if (asked !== '' && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
+      const { users: data, total } = users.list({ ...paging(query), search: searchText(query), status, now: context.clock.now() });
+      return { draw: drawOf(query), recordsTotal: total, recordsFiltered: total, data };
+    });
+
+    viewers.get<IdParams>('/users/:id', async (request, reply) => {
+      const user = users.get(stripJson(request.params.id));
+      return user === null ? notFound(reply) : { user };
+    });
   });
 
-  app.get<IdParams>('/users/:id', async (request, reply) => {
-    const user = users.get(stripJson(request.params.id));
-    return user === null ? notFound(reply) : { user };
-  });
+  app.register(async (managers) => {
+    managers.addHook('preHandler', requirePermission(context, 'user_manage'));
 
-  app.put<IdParams>('/users/:id', async (request, reply) => {
-    const existing = users.get(stripJson(request.params.id));
-    if (existing === null) return notFound(reply);
-    const parsed = parseApiUser(unwrap(request.body, 'user'), existing);
-    if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-    return { user: users.update(existing.id, parsed.value) };
-  });
+    managers.put<IdParams>('/users/:id', async (request, reply) => {
+      const existing = users.get(stripJson(request.params.id));
+      if (existing === null) return notFound(reply);
+      const parsed = parseApiUser(unwrap(request.body, 'user'), existing);
+      if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
+      const refused = rolesRefused(context, request, existing.roles, parsed.value.roles);
+      if (refused.length > 0) return sendForbiddenBecause(reply, refusedRolesMessage(refused));
+      return { user: users.update(existing.id, parsed.value) };
+    });
 
-  // Not in API Umbrella, whose users keep asking for it: the user, key and details go; past analytics stay.
-  // It cannot be undone (disabling can): superusers only, as the web admin.
-  app.delete<IdParams>('/users/:id', async (request, reply) => {
-    if (!request.admin!.superuser) return reply.code(403).send({ error: 'Only superusers can delete API users; any admin can disable one (enabled: false).' });
-    return users.delete(stripJson(request.params.id), request.admin!.email) ? reply.code(204).send() : notFound(reply);
-  });
+    // Not in API Umbrella, whose users keep asking for it: the user, key and details go; past analytics stay.
+    // It cannot be undone (disabling can): superusers only, as the web admin.
+    managers.delete<IdParams>('/users/:id', async (request, reply) => {
+      if (!request.admin!.superuser) return reply.code(403).send({ error: 'Only superusers can delete API users; disable one instead (enabled: false).' });
+      return users.delete(stripJson(request.params.id), request.admin!.email) ? reply.code(204).send() : notFound(reply);
+    });
 
-  withJsonSuffix<IdParams>(app, 'DELETE', '/users/:id/previous_api_key', async (request, reply) => {
-    return users.endPreviousKey(request.params.id) === null ? notFound(reply) : reply.code(204).send();
-  });
+    withJsonSuffix<IdParams>(managers, 'DELETE', '/users/:id/previous_api_key', async (request, reply) => {
+      return users.endPreviousKey(request.params.id) === null ? notFound(reply) : reply.code(204).send();
+    });
 
-  withJsonSuffix<IdParams>(app, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
-    const previousKeyEnd = parsePreviousKeyEnd(request.body, context.clock.now());
-    if (!previousKeyEnd.ok) return reply.code(422).send(signupStyleErrors(previousKeyEnd.errors));
-    const result = users.regenerateKey(request.params.id, previousKeyEnd.value);
-    return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);
+    withJsonSuffix<IdParams>(managers, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
+      const previousKeyEnd = parsePreviousKeyEnd(request.body, context.clock.now());
+      if (!previousKeyEnd.ok) return reply.code(422).send(signupStyleErrors(previousKeyEnd.errors));
+      const result = users.regenerateKey(request.params.id, previousKeyEnd.value);
+      return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);
+    });
   });
+}
+
+/** The roles a change from `before` to `after` gives or takes that the request's admin may not; [] for a superuser. */
+export function rolesRefused(context: AppContext, request: FastifyRequest, before: readonly string[], after: readonly string[]): string[] {
+  return refusedRoles(accessOf(context, request), 'user_manage', changedRoles(before, after), context.backends.list());
 }
 
 /** `{"user":{…,"api_key":…}, …beside}`: an answer holding a clear key, which no cache may keep. */

@@ -1,10 +1,14 @@
 // Which API roles an admin who is not a superuser may give or take: not
 // those an API backend outside their reach requires (giving one would open
 // another team's API to a key), nor Parasol's own "api-umbrella-…" roles
-// other than the key creator's, as in API Umbrella.
+// other than the key creator's, as in API Umbrella. "Their reach" is that
+// of the permission at work: user_manage for users' roles, backend_manage
+// for backends' (API Umbrella judges both by backend_manage, which refuses
+// an admin who manages a team's users and not its backends every role).
 import type { ApiBackendConfig } from '../api-backends/model.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import type { AdminAccess } from './admin-access.js';
+import type { Permission } from './model.js';
 
 type RoleRequirer = Pick<ApiBackendConfig, 'frontend_host' | 'url_matches' | 'settings' | 'sub_settings'>;
 
@@ -13,10 +17,10 @@ export function requiredRolesOf(backend: RoleRequirer): string[] {
   return [...new Set([...backend.settings.required_roles, ...backend.sub_settings.flatMap((sub) => sub.settings.required_roles)])];
 }
 
-/** The roles among `roles` the admin may not give or take, judged against every draft backend; [] for a superuser. */
-export function refusedRoles(access: AdminAccess, roles: Iterable<string>, backends: readonly RoleRequirer[]): string[] {
+/** The roles among `roles` the admin may not give or take under `permission`, judged against every draft backend; [] for a superuser. */
+export function refusedRoles(access: AdminAccess, permission: Permission, roles: Iterable<string>, backends: readonly RoleRequirer[]): string[] {
   if (access.superuser) return [];
-  const foreign = new Set(backends.filter((backend) => !access.allowsBackend(backend, 'backend_manage')).flatMap(requiredRolesOf));
+  const foreign = new Set(backends.filter((backend) => !access.allowsBackend(backend, permission)).flatMap(requiredRolesOf));
   return [...new Set(roles)].filter((role) => foreign.has(role) || (role.startsWith('api-umbrella') && role !== KEY_CREATOR_ROLE));
 }
 
@@ -25,4 +29,10 @@ export function changedRoles(before: readonly string[], after: readonly string[]
   const old = new Set(before);
   const next = new Set(after);
   return [...after.filter((role) => !old.has(role)), ...before.filter((role) => !next.has(role))];
+}
+
+/** Why a change of roles was refused, naming the roles. */
+export function refusedRolesMessage(roles: readonly string[]): string {
+  const named = roles.map((role) => `"${role}"`).join(', ');
+  return `You are not authorized to give or take the role${roles.length === 1 ? '' : 's'} ${named}: ${roles.length === 1 ? 'it belongs' : 'they belong'} to API backends outside your API scopes, or to Parasol itself.`;
 }

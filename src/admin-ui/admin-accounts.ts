@@ -1,13 +1,18 @@
-// Users › Admin Accounts: everyone sees who the admins are; superusers add,
-// edit, disable and delete them. The last superuser can never be removed.
+// Users › Admin Accounts: superusers see every admin, and add, edit (their
+// groups too), disable and delete them; an admin holding admin_view sees, as
+// in API Umbrella, the admins of groups within their admin_view scopes. The
+// last superuser can never be removed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { seesAdminIn } from '../admin-groups/admin-visibility.js';
+import { accessOf } from '../admin-groups/request-access.js';
 import { LastSuperuserError, type Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { emailProblem, formString, newPasswordErrors } from './account-fields.js';
+import { emailProblem, formString, formStrings, newPasswordErrors } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
+import { requirePagePermission } from './page-access.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -15,19 +20,23 @@ interface AdminForm {
   email: string;
   superuser: boolean;
   enabled: boolean;
+  group_ids: string[];
 }
 
 const LIST_PATH = '/admin/admins';
 const BACK = { backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' } as const;
-const LABELS: Record<string, string> = { email: 'Email', password: 'Password', password_confirmation: 'Password Confirmation' };
+const LABELS: Record<string, string> = { email: 'Email', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups' };
 
 export function adminAccountPages(app: FastifyInstance, context: AppContext): void {
-  const { admins } = context;
+  const { admins, adminGroups } = context;
   const minLength = context.config.admin.password_min_length;
 
-  app.get('/admins', async (_request, reply) =>
-    renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', admins: admins.list() }),
-  );
+  // The default way back (the admin's start page): an admin without admin_view has no list to go back to.
+  app.get('/admins', { preHandler: requirePagePermission(context, 'admin_view', { section: 'admins' }) }, async (request, reply) => {
+    const access = accessOf(context, request);
+    const rows = accountRows().filter((row) => row.admin.id === request.admin!.id || seesAdminIn(access, row.scopes));
+    return renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', rows });
+  });
 
   // Everything below changes accounts: superusers only.
   app.register(async (superusers) => {
@@ -35,34 +44,37 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
       if (!request.admin!.superuser) return forbidden(reply);
     });
 
-    superusers.get('/admins/new', async (_request, reply) => renderForm(reply, { form: { email: '', superuser: false, enabled: true }, target: null }));
+    superusers.get('/admins/new', async (_request, reply) => renderForm(reply, { form: { email: '', superuser: false, enabled: true, group_ids: [] }, target: null }));
 
     superusers.post('/admins', async (request, reply) => {
       const form = formFromBody(request.body);
       const password = formString(request.body, 'password');
-      const errors = { ...emailErrors(form.email, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
+      const errors = { ...emailErrors(form.email, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength), ...groupErrors(form.group_ids) };
       if (Object.keys(errors).length > 0) return renderForm(reply, { form, target: null, errors }, 422);
-      await admins.create({ email: form.email, password, superuser: form.superuser });
+      const { admin } = (await admins.create({ email: form.email, password, superuser: form.superuser }))!;
+      adminGroups.setGroupsOf(admin.id, form.group_ids);
       return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. They can sign in with the password you set.`);
     });
 
     superusers.get<IdParams>('/admins/:id/edit', async (request, reply) => {
       const target = admins.get(request.params.id);
-      return target === null ? notFound(reply) : renderForm(reply, { form: { ...target }, target });
+      return target === null ? notFound(reply) : renderForm(reply, { form: { ...target, group_ids: adminGroups.groupIdsOf(target.id) }, target });
     });
 
     superusers.post<IdParams>('/admins/:id', async (request, reply) => {
       const target = admins.get(request.params.id);
       if (target === null) return notFound(reply);
       const form = formFromBody(request.body);
-      const errors = emailErrors(form.email, target);
+      const errors = { ...emailErrors(form.email, target), ...groupErrors(form.group_ids) };
       if (Object.keys(errors).length > 0) return renderForm(reply, { form, target, errors }, 422);
+      const { group_ids: groupIds, ...account } = form;
       try {
-        admins.update(target.id, form);
+        admins.update(target.id, account);
       } catch (error) {
         if (!(error instanceof LastSuperuserError)) throw error;
         return renderForm(reply, { form, target, errors: { superuser: [error.message] } }, 422);
       }
+      adminGroups.setGroupsOf(target.id, groupIds);
       return redirectWithFlash(reply, LIST_PATH, 'success', `Saved the admin ${form.email}.`);
     });
 
@@ -93,10 +105,27 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     return holder !== null && holder.id !== target?.id ? { email: ['has already been taken'] } : {};
   }
 
+  /** Every admin with their groups, and the scopes of those groups (what admin_view is judged by). */
+  function accountRows() {
+    const groups = adminGroups.listGroups();
+    const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
+    return admins.list().map((admin) => {
+      const ids = new Set(adminGroups.groupIdsOf(admin.id));
+      const memberOf = groups.filter((group) => ids.has(group.id));
+      return { admin, groups: memberOf, scopes: memberOf.flatMap((group) => group.api_scope_ids.map((id) => scopes.get(id)!)) };
+    });
+  }
+
+  function groupErrors(groupIds: readonly string[]): FieldErrors {
+    const known = new Set(adminGroups.listGroups().map((group) => group.id));
+    const unknown = groupIds.filter((id) => !known.has(id));
+    return unknown.length === 0 ? {} : { group_ids: unknown.map((id) => `contains "${id}", which is no admin group`) };
+  }
+
   function renderForm(reply: FastifyReply, data: { form: AdminForm; target: Admin | null; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => LABELS[field] ?? field);
     const title = data.target === null ? 'Add Admin' : `Edit ${data.target.email}`;
-    return renderAdminPage(context, reply, 'admin/admins/form', { title, section: 'admins', ...data, errors, minLength }, status);
+    return renderAdminPage(context, reply, 'admin/admins/form', { title, section: 'admins', ...data, errors, minLength, groups: adminGroups.listGroups() }, status);
   }
 
   function forbidden(reply: FastifyReply) {
@@ -110,5 +139,10 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
 }
 
 function formFromBody(body: FastifyRequest['body']): AdminForm {
-  return { email: formString(body, 'email').trim(), superuser: formString(body, 'superuser') !== '', enabled: formString(body, 'enabled') !== '' };
+  return {
+    email: formString(body, 'email').trim(),
+    superuser: formString(body, 'superuser') !== '',
+    enabled: formString(body, 'enabled') !== '',
+    group_ids: formStrings(body, 'group_ids'),
+  };
 }

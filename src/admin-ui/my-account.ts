@@ -7,7 +7,8 @@ import { formString, newPasswordErrors } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle } from './login-throttle.js';
-import { renderAdminPage } from './page.js';
+import { menuOf, renderAdminPage } from './page.js';
+import { accessOf } from '../admin-groups/request-access.js';
 import { startSession } from './session-auth.js';
 
 const LABELS: Record<string, string> = { current_password: 'Current Password', password: 'New Password', password_confirmation: 'Password Confirmation' };
@@ -40,7 +41,10 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
   });
 
   function renderAccount(reply: FastifyReply, errors: FieldErrors, status = 200) {
-    const data = { title: 'My Account', section: 'account' as const, errors: new FormErrors(errors, (field) => LABELS[field] ?? field), minLength };
+    // An admin in no group lands here from /admin/ and should learn why the menu is empty.
+    const access = accessOf(context, reply.request);
+    const noPermissions = !Object.values(menuOf(access)).some(Boolean);
+    const data = { title: 'My Account', section: 'account' as const, errors: new FormErrors(errors, (field) => LABELS[field] ?? field), minLength, noPermissions };
     return renderAdminPage(context, reply, 'admin/account', data, status);
   }
 }

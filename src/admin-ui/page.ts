@@ -2,7 +2,10 @@
 // the navigation, the signed-in admin, the unpublished-changes counter, the
 // one-shot flash message and a CSRF token for its forms.
 import type { FastifyReply } from 'fastify';
+import type { AdminAccess } from '../admin-groups/admin-access.js';
+import { accessOf } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
+import { pendingChangesFor } from '../publish/admin-changes.js';
 import type { Publisher } from '../publish/publisher.js';
 import { takeFlash } from './flash.js';
 import { formatTime } from '../lib/time-format.js';
@@ -16,8 +19,9 @@ export interface PageData {
   readonly [key: string]: unknown;
 }
 
-export function unpublishedCount(publisher: Publisher): number {
-  const changes = publisher.pendingChanges();
+/** The changes waiting to be published that the admin may publish (every one for a superuser). */
+export function unpublishedCount(publisher: Publisher, access: AdminAccess): number {
+  const changes = pendingChangesFor(publisher, access);
   return changes.new.length + changes.modified.length + changes.deleted.length;
 }
 
@@ -27,14 +31,49 @@ export async function renderAdminPage(context: AppContext, reply: FastifyReply, 
   const admin = request.admin ?? null;
   const html = await reply.viewAsync(template, {
     section: null,
+    path: request.url.split('?')[0],
     ...data,
     admin,
+    menu: admin === null ? null : menuOf(accessOf(context, request)),
     csrfToken: reply.generateCsrf(),
     flash: takeFlash(request, reply),
-    pendingCount: admin === null ? 0 : unpublishedCount(context.publisher),
+    pendingCount: admin === null ? 0 : unpublishedCount(context.publisher, accessOf(context, request)),
     formatTime,
   });
   return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** Which entries of the menu the admin may open. */
+export interface AdminMenu {
+  readonly apis: boolean;
+  readonly publish: boolean;
+  readonly analytics: boolean;
+  readonly apiUsers: boolean;
+  readonly admins: boolean;
+  /** API scopes and admin groups: superusers only. */
+  readonly permissions: boolean;
+}
+
+export function menuOf(access: AdminAccess): AdminMenu {
+  return {
+    apis: access.has('backend_manage'),
+    publish: access.has('backend_publish'),
+    analytics: access.has('analytics'),
+    apiUsers: access.has('user_view'),
+    admins: access.has('admin_view'),
+    permissions: access.superuser,
+  };
+}
+
+/** Where /admin/ leads: the first part of the admin the admin may open, or My Account when none. */
+export function startPath(access: AdminAccess): string {
+  const menu = menuOf(access);
+  if (menu.apis) return '/admin/apis';
+  if (menu.analytics) return '/admin/analytics/logs';
+  if (menu.apiUsers) return '/admin/api_users';
+  if (menu.publish) return '/admin/config/publish';
+  if (menu.admins) return '/admin/admins';
+  return '/admin/account';
 }
 
 export interface ErrorPageData {

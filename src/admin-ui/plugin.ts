@@ -4,11 +4,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppContext } from '../context.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { adminAccountPages } from './admin-accounts.js';
+import { adminGroupPages } from './admin-groups.js';
+import { apiScopePages } from './api-scopes.js';
 import { apiBackendPages } from './api-backends/pages.js';
 import { apiUserPages } from './api-users/pages.js';
 import { authPages } from './auth-pages.js';
 import { myAccountPages } from './my-account.js';
-import { renderErrorPage } from './page.js';
+import { renderErrorPage, startPath } from './page.js';
+import { accessOf } from '../admin-groups/request-access.js';
 import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 
@@ -24,11 +27,13 @@ export const adminUiRoutes: PageRoutes = async (app, context) => {
       authPages(admin, context);
       await admin.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireAdminSession(context));
-        signedIn.get('/', async (_request, reply) => reply.redirect('/admin/apis', 303));
+        signedIn.get('/', async (request, reply) => reply.redirect(startPath(accessOf(context, request)), 303));
         apiBackendPages(signedIn, context);
         publishPages(signedIn, context);
         apiUserPages(signedIn, context);
         adminAccountPages(signedIn, context);
+        apiScopePages(signedIn, context);
+        adminGroupPages(signedIn, context);
         myAccountPages(signedIn, context);
         signedIn.all('/*', async (_request, reply) =>
           renderErrorPage(context, reply, 404, { title: 'Page not found', message: 'There is no admin page at this address.' }),

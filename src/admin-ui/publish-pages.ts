@@ -1,21 +1,25 @@
 // Configuration › Publish Changes: the drafts against the live config, with a
-// diff per backend, publishing a selection, and the version history with
-// rollback.
+// diff per backend, publishing a selection (backend_publish, within the
+// admin's reach), and the version history with rollback (superusers).
 import type { FastifyInstance } from 'fastify';
 import { selectedApiIds } from '../admin-api/config.js';
+import { accessOf } from '../admin-groups/request-access.js';
 import type { ApiBackend } from '../api-backends/model.js';
 import type { AppContext } from '../context.js';
 import { toInteger } from '../lib/validation-errors.js';
+import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
 import { canonicalJson, type PendingChange } from '../publish/pending-changes.js';
 import { redirectWithFlash } from './flash.js';
 import { lineDiff } from './line-diff.js';
 import { decodeNestedForm, textOf } from '../lib/nested-form.js';
 import { renderAdminPage } from './page.js';
+import { renderForbiddenPage, requirePagePermission } from './page-access.js';
 
 export const PUBLISHED = 'Successfully published the configuration';
 export const UP_TO_DATE = 'Published configuration is up to date';
 /** Where the forms come back to (routes are registered under the /admin prefix). */
 const PUBLISH_PATH = '/admin/config/publish';
+const BACK = { backHref: PUBLISH_PATH, backLabel: 'Back to Publish Changes', section: 'publish' } as const;
 
 const GROUPS = [
   { mode: 'new', title: 'New API Backends' },
@@ -26,32 +30,43 @@ const GROUPS = [
 export function publishPages(app: FastifyInstance, context: AppContext): void {
   const { publisher } = context;
 
-  app.get('/config/publish', async (request, reply) => {
-    const changes = publisher.pendingChanges();
-    const total = changes.new.length + changes.modified.length + changes.deleted.length;
-    const select = (request.query as Record<string, unknown>).select;
-    // A single change is pre-checked, as in API Umbrella; "Check all" links work without JavaScript.
-    const checked = select === 'all' || (select !== 'none' && total === 1);
-    const groups = GROUPS.map((group) => ({ ...group, changes: changes[group.mode].map((change) => describe(change, checked)) })).filter(
-      (group) => group.changes.length > 0,
-    );
-    const versions = publisher.versions();
-    return renderAdminPage(context, reply, 'admin/publish', { title: 'Publish Changes', section: 'publish', groups, total, versions, liveVersion: publisher.current.version });
-  });
+  app.register(async (publishers) => {
+    // Without the permission the page itself is refused, so its 403 page leads to the admin's start page.
+    publishers.addHook('preHandler', requirePagePermission(context, 'backend_publish', { section: 'publish' }));
 
-  app.post('/config/publish', async (request, reply) => {
-    const ids = selectedApiIds(decodeNestedForm(request.body));
-    if (ids.length === 0) return redirectWithFlash(reply, PUBLISH_PATH, 'error', 'Check at least one API backend to publish.');
-    const version = publisher.publish(ids, request.admin!.email);
-    return version === null ? redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE) : redirectWithFlash(reply, PUBLISH_PATH, 'success', PUBLISHED);
-  });
+    // Only the changes within the admin's reach; the version history (every backend) for superusers only.
+    publishers.get('/config/publish', async (request, reply) => {
+      const access = accessOf(context, request);
+      const changes = pendingChangesFor(publisher, access);
+      const total = changes.new.length + changes.modified.length + changes.deleted.length;
+      const select = (request.query as Record<string, unknown>).select;
+      // A single change is pre-checked, as in API Umbrella; "Check all" links work without JavaScript.
+      const checked = select === 'all' || (select !== 'none' && total === 1);
+      const groups = GROUPS.map((group) => ({ ...group, changes: changes[group.mode].map((change) => describe(change, checked)) })).filter(
+        (group) => group.changes.length > 0,
+      );
+      const versions = access.superuser ? publisher.versions() : null;
+      return renderAdminPage(context, reply, 'admin/publish', { title: 'Publish Changes', section: 'publish', groups, total, versions, liveVersion: publisher.current.version });
+    });
 
-  app.post('/config/rollback', async (request, reply) => {
-    const versionId = toInteger(textOf(decodeNestedForm(request.body), 'version_id'));
-    const result = versionId === undefined ? 'not_found' : publisher.rollback(versionId, request.admin!.email);
-    if (result === 'not_found') return redirectWithFlash(reply, PUBLISH_PATH, 'error', 'That version does not exist.');
-    if (result === null) return redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE);
-    return redirectWithFlash(reply, PUBLISH_PATH, 'success', `Rolled back to version ${versionId}: it is live again as version ${result.id}.`);
+    // All or nothing: a selection naming a backend out of the admin's reach publishes none.
+    publishers.post('/config/publish', async (request, reply) => {
+      const ids = selectedApiIds(decodeNestedForm(request.body));
+      if (ids.length === 0) return redirectWithFlash(reply, PUBLISH_PATH, 'error', 'Check at least one API backend to publish.');
+      if (!mayPublishAll(publisher, accessOf(context, request), ids)) return renderForbiddenPage(context, reply, BACK);
+      const version = publisher.publish(ids, request.admin!.email);
+      return version === null ? redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE) : redirectWithFlash(reply, PUBLISH_PATH, 'success', PUBLISHED);
+    });
+
+    // A version holds every backend, and rolling back replaces them all.
+    publishers.post('/config/rollback', async (request, reply) => {
+      if (!accessOf(context, request).superuser) return renderForbiddenPage(context, reply, BACK);
+      const versionId = toInteger(textOf(decodeNestedForm(request.body), 'version_id'));
+      const result = versionId === undefined ? 'not_found' : publisher.rollback(versionId, request.admin!.email);
+      if (result === 'not_found') return redirectWithFlash(reply, PUBLISH_PATH, 'error', 'That version does not exist.');
+      if (result === null) return redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE);
+      return redirectWithFlash(reply, PUBLISH_PATH, 'success', `Rolled back to version ${versionId}: it is live again as version ${result.id}.`);
+    });
   });
 }
 

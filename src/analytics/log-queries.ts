@@ -177,10 +177,11 @@ function groupedSql(column: 'user_id' | 'request_ip', aggregates: string, query:
 /**
  * The daily rollups answer a query over whole UTC days whose only filter is
  * on whether the gateway denied the request; anything else reads the rows.
+ * So does a query limited to API scopes: the rollups know no hosts or paths.
  */
 function rollupSql(query: LogQuery): SqlCondition | null {
   const denied = rollupDenied(query.rules);
-  if (denied === null || query.search !== '' || !onWholeDays(query.range)) return null;
+  if (denied === null || query.search !== '' || query.scopes !== undefined || !onWholeDays(query.range)) return null;
   return {
     sql: `denied IN (${denied.map(() => '?').join(', ')}) AND day >= ? AND day < ?`,
     params: [...denied, query.range.startAt / DAY_MS, query.range.endAt / DAY_MS],

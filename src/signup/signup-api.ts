@@ -3,7 +3,11 @@
 // CORS is open, as the embedding page lives on another origin.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { forbiddenMessage } from '../admin-groups/admin-access.js';
+import { sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { refusedRoles, refusedRolesMessage } from '../admin-groups/role-policy.js';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import type { Admin } from '../admins/repository.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
@@ -20,7 +24,7 @@ import type { Signups } from './signups.js';
 
 const NO_MAIL = 'cannot be used: this gateway sends no email (mailer.smtp.host is not set)';
 
-type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
+type Caller = { readonly kind: 'admin'; readonly id: string; readonly admin: Admin } | { readonly kind: 'key_creator'; readonly id: string };
 
 const CORS_PREFLIGHT = {
   'access-control-allow-headers': 'Content-Type, X-Api-Key',
@@ -56,6 +60,8 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (caller.kind === 'admin') {
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
+    const refusal = adminRefusal(context, caller.admin, parsed.value.roles);
+    if (refusal !== null) return sendForbiddenBecause(reply, refusal);
     // As in API Umbrella, an admin gets the key back either way; options.verify_email only says whether the user counts as verified.
     const input = verifyEmail === undefined ? parsed.value : { ...parsed.value, email_verified: verifyEmail };
     const created = signups.createByAdmin(input, caller.id, { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true, notify });
@@ -86,12 +92,20 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
  */
 function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
   const admin = adminFromToken(request, context.admins);
-  if (admin !== null) return { kind: 'admin', id: admin.id };
+  if (admin !== null) return { kind: 'admin', id: admin.id, admin };
   const presented = extractApiKey(request.headers, parseRequestTarget(request.url)?.query ?? '');
   if (presented === null) return null;
   const user = context.keyIndex.find(presented.key)?.user;
   const usable = user !== undefined && user.enabled && context.clock.now() < user.expires_at_ms;
   return usable && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
+}
+
+/** Why the admin may not create this user (no user_manage, or a role out of their reach), or null. */
+function adminRefusal(context: AppContext, admin: Admin, roles: readonly string[]): string | null {
+  const access = context.adminGroups.accessOf(admin);
+  if (!access.has('user_manage')) return forbiddenMessage(access);
+  const refused = refusedRoles(access, 'user_manage', roles, context.backends.list());
+  return refused.length > 0 ? refusedRolesMessage(refused) : null;
 }
 
 /** {"user":{…}}, the bare object, or form fields named user[field]. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -155,12 +156,12 @@ describe('DELETE /users/:id', () => {
     expect(gw.context.keyIndex.find(other.apiKey)).toBeNull();
   });
 
-  it('lets only superusers delete: another admin token gets 403 and the user stays', async () => {
+  it('lets only superusers delete: the token of an admin who manages users gets 403 and the user stays', async () => {
     const { id, apiKey } = await gw.createUser();
-    const { authToken } = (await gw.context.admins.create({ email: 'helper@example.com', password: 'correct horse battery staple', superuser: false }))!;
+    const { authToken } = await createScopedAdmin(gw.context, { email: 'helper@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['user_view', 'user_manage'] });
     const response = await request(`${gw.url}/api-umbrella/v1/users/${id}`, { method: 'DELETE', headers: { 'X-Admin-Auth-Token': authToken } });
     expect(response.statusCode).toBe(403);
-    expect(await response.body.json()).toEqual({ error: 'Only superusers can delete API users; any admin can disable one (enabled: false).' });
+    expect(await response.body.json()).toEqual({ error: 'Only superusers can delete API users; disable one instead (enabled: false).' });
     expect(gw.context.keyIndex.find(apiKey)).not.toBeNull();
   });
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 import { AdminClient, createAdmin, PASSWORD, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
@@ -31,12 +32,13 @@ describe('Admin Accounts', () => {
     const token = running.context.admins.regenerateToken(other.id)!;
     const otherClient = new AdminClient(running.app);
     await otherClient.signIn('other@example.com', PASSWORD);
-    expect((await otherClient.get('/admin/apis')).statusCode).toBe(200);
+    // My Account: the one page an admin in no group may open.
+    expect((await otherClient.get('/admin/account')).statusCode).toBe(200);
 
     await client.get(`/admin/admins/${other.id}/edit`);
     const saved = await client.post(`/admin/admins/${other.id}`, { email: 'other@example.com' });
     expect(textOf((await client.follow(saved)).body)).toMatch(/other@example\.com Admin Disabled/);
-    expect((await otherClient.get('/admin/apis')).statusCode).toBe(303);
+    expect((await otherClient.get('/admin/account')).statusCode).toBe(303);
     expect(running.context.admins.findByToken(token)).toBeNull();
   });
 
@@ -59,19 +61,90 @@ describe('Admin Accounts', () => {
     expect(running.context.admins.get(other.id)).toBeNull();
   });
 
-  it('shows the list to every admin but lets only superusers change it', async () => {
-    const plain = await createAdmin(running.context, 'plain@example.com', false);
-    const plainClient = new AdminClient(running.app);
-    await plainClient.signIn('plain@example.com', PASSWORD);
-    const list = await plainClient.get('/admin/admins');
+  it('lets only superusers change accounts; an admin_view holder sees the list without a way to change it', async () => {
+    const { admin: viewer } = await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['admin_view'] });
+    const viewerClient = new AdminClient(running.app);
+    await viewerClient.signIn('viewer@example.com', SCOPED_PASSWORD);
+    const list = await viewerClient.get('/admin/admins');
     expect(list.statusCode).toBe(200);
     expect(textOf(list.body)).not.toContain('Add Admin');
-    for (const path of ['/admin/admins/new', `/admin/admins/${plain.id}/edit`]) expect((await plainClient.get(path)).statusCode).toBe(403);
+    expect(list.body).not.toContain('/edit"');
+    for (const path of ['/admin/admins/new', `/admin/admins/${viewer.id}/edit`]) expect((await viewerClient.get(path)).statusCode).toBe(403);
     const me = running.context.admins.findByEmail('ops@example.com')!;
-    const refused = await plainClient.post(`/admin/admins/${me.id}/delete`);
+    const refused = await viewerClient.post(`/admin/admins/${me.id}/delete`);
     expect(refused.statusCode).toBe(403);
     expect(textOf(refused.body)).toContain('Only superusers can add, change or delete admin accounts.');
     expect(running.context.admins.get(me.id)).not.toBeNull();
+  });
+
+  it('refuses the list to an admin without admin_view', async () => {
+    await createAdmin(running.context, 'plain@example.com', false);
+    await createScopedAdmin(running.context, { email: 'analyst@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['analytics', 'user_manage'] });
+    for (const [email, message] of [
+      ['plain@example.com', 'You are not authorized for any APIs yet.'],
+      ['analyst@example.com', 'You are only authorized to perform actions for APIs in the following areas: - api.example.com/'],
+    ] as const) {
+      const other = new AdminClient(running.app);
+      await other.signIn(email, PASSWORD);
+      const refused = await other.get('/admin/admins');
+      expect(refused.statusCode, email).toBe(403);
+      expect(textOf(refused.body)).toContain(`Not authorized You are not authorized to perform this action. ${message}`);
+    }
+  });
+
+  it('shows an admin_view holder the admins of groups within their scopes, and themselves', async () => {
+    const viewable = { host: 'api.example.com', path_prefix: '/agency-a/' };
+    await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [viewable], permissions: ['admin_view'] });
+    await createScopedAdmin(running.context, { email: 'same-scope@example.com', scopes: [viewable], permissions: ['analytics'] });
+    await createScopedAdmin(running.context, { email: 'deeper@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/agency-a/sub/' }], permissions: ['user_view'] });
+    await createScopedAdmin(running.context, { email: 'wider@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/agency' }], permissions: ['analytics'] });
+    await createScopedAdmin(running.context, { email: 'other-agency@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/agency-b/' }], permissions: ['analytics'] });
+    await createScopedAdmin(running.context, { email: 'other-host@example.com', scopes: [{ host: 'www.example.com', path_prefix: '/agency-a/' }], permissions: ['analytics'] });
+    await createAdmin(running.context, 'in-no-group@example.com', false);
+    const viewer = new AdminClient(running.app);
+    await viewer.signIn('viewer@example.com', SCOPED_PASSWORD);
+    const list = await viewer.get('/admin/admins');
+    const shown = [...list.body.matchAll(/<td>([^<\s]+@example\.com)/g)].map((match) => match[1]).sort();
+    expect(shown).toEqual(['deeper@example.com', 'same-scope@example.com', 'viewer@example.com']);
+    // A superuser sees everyone.
+    const everyone = textOf((await client.get('/admin/admins')).body);
+    for (const email of ['ops', 'wider', 'other-agency', 'other-host', 'in-no-group']) expect(everyone).toContain(`${email}@example.com`);
+  });
+
+  it('saves the groups chosen on the form, refusing one that is not there', async () => {
+    const scope = running.context.adminGroups.createScope({ name: 'Weather', host: 'api.example.com', path_prefix: '/weather/' });
+    if (!scope.ok) throw new Error(JSON.stringify(scope.errors));
+    const groupOf = (name: string) => {
+      const created = running.context.adminGroups.createGroup({ name, api_scope_ids: [scope.value.id], permission_ids: ['analytics'] });
+      if (!created.ok) throw new Error(JSON.stringify(created.errors));
+      return created.value.id;
+    };
+    const weather = groupOf('Weather team');
+    const traffic = groupOf('Traffic team');
+    expect(textOf((await client.get('/admin/admins/new')).body)).toContain('Groups An admin who is not a superuser can do only what their groups grant. Traffic team Weather team');
+    const added = await client.post('/admin/admins', { email: 'member@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1', group_ids: [weather, traffic] });
+    expect(textOf((await client.follow(added)).body)).toContain('member@example.com Admin Enabled Traffic team Weather team');
+    const member = running.context.admins.findByEmail('member@example.com')!;
+    expect(running.context.adminGroups.groupIdsOf(member.id).sort()).toEqual([weather, traffic].sort());
+
+    const edit = await client.get(`/admin/admins/${member.id}/edit`);
+    expect(edit.body).toMatch(new RegExp(`name="group_ids" value="${weather}" checked`));
+    const unknown = await client.post(`/admin/admins/${member.id}`, { email: 'member@example.com', enabled: '1', group_ids: [weather, 'no-such-group'] });
+    expect(unknown.statusCode).toBe(422);
+    expect(textOf(unknown.body)).toContain('Groups contains "no-such-group", which is no admin group');
+    expect(running.context.adminGroups.groupIdsOf(member.id)).toHaveLength(2);
+
+    const emptied = await client.post(`/admin/admins/${member.id}`, { email: 'member@example.com', enabled: '1' });
+    expect(textOf((await client.follow(emptied)).body)).toContain('member@example.com Admin Enabled No permissions');
+    expect(running.context.adminGroups.groupIdsOf(member.id)).toEqual([]);
+  });
+
+  it('marks superusers, and admins in no group as having no permissions', async () => {
+    await createAdmin(running.context, 'plain@example.com', false);
+    const text = textOf((await client.get('/admin/admins')).body);
+    expect(text).toContain('ops@example.com You Superuser Enabled');
+    expect(text).toContain('plain@example.com Admin Enabled No permissions');
+    expect(text.match(/No permissions/g)).toHaveLength(1);
   });
 });
 

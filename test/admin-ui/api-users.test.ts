@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiUserInput } from '../../src/api-users/model.js';
+import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 import { apiUserInput } from '../helpers/users.js';
-import { AdminClient, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -191,15 +192,15 @@ describe('API Users', () => {
     expect((await client.post(`/admin/api_users/${user.id}/delete`)).statusCode).toBe(404);
   });
 
-  it('lets only superusers delete: another admin sees no Delete button and gets 403 pages', async () => {
+  it('lets only superusers delete: an admin who manages users sees no Delete button and gets 403 pages', async () => {
     const { user, apiKey } = addUser('kept@example.com');
-    await createAdmin(running.context, 'helper@example.com', false);
+    await createScopedAdmin(running.context, { email: 'helper@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['user_view', 'user_manage'] });
     const helper = new AdminClient(running.app);
-    await helper.signIn('helper@example.com');
+    await helper.signIn('helper@example.com', SCOPED_PASSWORD);
     expect((await helper.get(`/admin/api_users/${user.id}`)).body).not.toContain(`/admin/api_users/${user.id}/delete`);
     const page = await helper.get(`/admin/api_users/${user.id}/delete`);
     expect(page.statusCode).toBe(403);
-    expect(textOf(page.body)).toContain('Only superusers can delete API users; any admin can disable one.');
+    expect(textOf(page.body)).toContain('Only superusers can delete API users; you can disable one instead.');
     expect((await helper.post(`/admin/api_users/${user.id}/delete`)).statusCode).toBe(403);
     expect(running.context.keyIndex.find(apiKey)).not.toBeNull();
   });

@@ -34,6 +34,8 @@ describe('store', () => {
     // Make it look like a store written by the first release: only migration 001 applied.
     const raw = new Database(join(dir, 'parasol.db'));
     raw.pragma('user_version = 0');
+    // Dropped in any order: a table may reference one dropped before it.
+    raw.pragma('foreign_keys = OFF');
     for (const table of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]) {
       raw.exec(`DROP TABLE "${table.name}"`);
     }

@@ -1,7 +1,10 @@
-// Configuration › API Backends: list, add, edit and delete draft backends.
+// Configuration › API Backends: list, add, edit and delete draft backends,
+// for admins with backend_manage, each within their reach (admin groups).
 // Nothing here changes live traffic; Publish Changes does.
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS, REWRITE_MATCHER_TYPES } from '../../api-backends/model.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { mayManage } from '../../admin-groups/backend-policy.js';
+import { accessOf } from '../../admin-groups/request-access.js';
+import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS, REWRITE_MATCHER_TYPES, type ApiBackend } from '../../api-backends/model.js';
 import { saveApiBackend } from '../../api-backends/service.js';
 import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
@@ -10,54 +13,79 @@ import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm } from '../../lib/nested-form.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
+import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
+import { refusalErrors } from './refusal-errors.js';
 
 type IdParams = { Params: { id: string } };
+
+const BACK = { backHref: '/admin/apis', backLabel: 'Back to API Backends', section: 'apis' } as const;
 
 const FORM_OPTIONS = { protocols: BACKEND_PROTOCOLS, balanceAlgorithms: BALANCE_ALGORITHMS, httpMethods: HTTP_METHODS, matcherTypes: REWRITE_MATCHER_TYPES, durationUnits: DURATION_UNITS };
 
 export function apiBackendPages(app: FastifyInstance, context: AppContext): void {
   const { backends, publisher } = context;
 
-  app.get('/apis', async (_request, reply) => {
-    const changes = publisher.pendingChanges();
-    const stateById = new Map<string, ChangeMode>();
-    for (const mode of ['new', 'modified', 'identical'] as const) for (const change of changes[mode]) stateById.set(change.id, mode);
-    const apis = backends.list().map((api) => ({ api, state: stateById.get(api.id) ?? 'new' }));
-    return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, deletedLive: changes.deleted.length });
+  app.register(async (managers) => {
+    // Without the permission the list itself is refused, so its 403 page leads to the admin's start page.
+    managers.addHook('preHandler', requirePagePermission(context, 'backend_manage', { section: 'apis' }));
+
+    // Only the backends within the admin's reach: the others are not theirs to see.
+    managers.get('/apis', async (request, reply) => {
+      const access = accessOf(context, request);
+      const changes = publisher.pendingChanges();
+      const stateById = new Map<string, ChangeMode>();
+      for (const mode of ['new', 'modified', 'identical'] as const) for (const change of changes[mode]) stateById.set(change.id, mode);
+      const apis = backends.list().filter((api) => mayManage(access, api)).map((api) => ({ api, state: stateById.get(api.id) ?? 'new' }));
+      const deletedLive = changes.deleted.filter((change) => mayManage(access, change.active!)).length;
+      return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, deletedLive });
+    });
+
+    managers.get('/apis/new', async (_request, reply) => renderForm(reply, { form: emptyBackendForm(), id: null }));
+
+    managers.post('/apis', async (request, reply) => submit(reply, request.body, null));
+
+    managers.get<IdParams>('/apis/:id/edit', async (request, reply) => {
+      const api = backendFor(request);
+      if (typeof api === 'string') return refusedPage(reply, api);
+      return renderForm(reply, { form: formFromBackend(api), id: api.id });
+    });
+
+    managers.post<IdParams>('/apis/:id', async (request, reply) => {
+      const api = backendFor(request);
+      if (typeof api === 'string') return refusedPage(reply, api);
+      return submit(reply, request.body, api.id);
+    });
+
+    managers.get<IdParams>('/apis/:id/delete', async (request, reply) => {
+      const api = backendFor(request);
+      if (typeof api === 'string') return refusedPage(reply, api);
+      const live = publisher.current.apis.some((published) => published.id === api.id);
+      return renderAdminPage(context, reply, 'admin/apis/delete', { title: `Delete ${api.name}`, section: 'apis', api, live });
+    });
+
+    managers.post<IdParams>('/apis/:id/delete', async (request, reply) => {
+      const api = backendFor(request);
+      if (typeof api === 'string') return refusedPage(reply, api);
+      if (!backends.delete(api.id)) return notFound(reply);
+      const live = publisher.current.apis.some((published) => published.id === api.id);
+      const next = live ? ' It stays live until you publish the change.' : '';
+      return redirectWithFlash(reply, '/admin/apis', 'success', `Deleted the API backend "${api.name}".${next}`);
+    });
   });
 
-  app.get('/apis/new', async (_request, reply) => renderForm(reply, { form: emptyBackendForm(), id: null }));
-
-  app.post('/apis', async (request, reply) => submit(reply, request.body, null));
-
-  app.get<IdParams>('/apis/:id/edit', async (request, reply) => {
+  /** The backend the URL names, or why the admin may not open it. */
+  function backendFor(request: FastifyRequest<IdParams>): ApiBackend | 'not_found' | 'not_theirs' {
     const api = backends.get(request.params.id);
-    if (api === null) return notFound(reply);
-    return renderForm(reply, { form: formFromBackend(api), id: api.id });
-  });
+    if (api === null) return 'not_found';
+    return mayManage(accessOf(context, request), api) ? api : 'not_theirs';
+  }
 
-  app.post<IdParams>('/apis/:id', async (request, reply) => {
-    if (backends.get(request.params.id) === null) return notFound(reply);
-    return submit(reply, request.body, request.params.id);
-  });
-
-  app.get<IdParams>('/apis/:id/delete', async (request, reply) => {
-    const api = backends.get(request.params.id);
-    if (api === null) return notFound(reply);
-    const live = publisher.current.apis.some((published) => published.id === api.id);
-    return renderAdminPage(context, reply, 'admin/apis/delete', { title: `Delete ${api.name}`, section: 'apis', api, live });
-  });
-
-  app.post<IdParams>('/apis/:id/delete', async (request, reply) => {
-    const api = backends.get(request.params.id);
-    if (api === null || !backends.delete(api.id)) return notFound(reply);
-    const live = publisher.current.apis.some((published) => published.id === api.id);
-    const next = live ? ' It stays live until you publish the change.' : '';
-    return redirectWithFlash(reply, '/admin/apis', 'success', `Deleted the API backend "${api.name}".${next}`);
-  });
+  function refusedPage(reply: FastifyReply, why: 'not_found' | 'not_theirs') {
+    return why === 'not_found' ? notFound(reply) : renderForbiddenPage(context, reply, BACK);
+  }
 
   async function submit(reply: FastifyReply, body: unknown, id: string | null) {
     const tree = decodeNestedForm(body);
@@ -65,11 +93,12 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id });
     const form = formFromSubmission(tree);
     const { input, errors: formErrors } = backendInput(form);
-    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email });
+    const access = accessOf(context, reply.request);
+    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access });
     if (saved === null) return notFound(reply);
     if (!saved.ok || Object.keys(formErrors).length > 0) {
-      const errors = { ...formErrors, ...(saved.ok ? {} : saved.errors) };
-      return renderForm(reply, { form, id, errors }, 422);
+      const refusedOrInvalid = saved.ok ? {} : 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors;
+      return renderForm(reply, { form, id, errors: { ...formErrors, ...refusedOrInvalid } }, 422);
     }
     const verb = id === null ? 'Added' : 'Saved';
     return redirectWithFlash(reply, '/admin/apis', 'success', `${verb} the API backend "${saved.value.name}". Publish the change to make it live.`);
@@ -82,8 +111,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   }
 
   function notFound(reply: FastifyReply) {
-    const back = { backHref: '/admin/apis', backLabel: 'Back to API Backends', section: 'apis' } as const;
-    return renderErrorPage(context, reply, 404, { title: 'API backend not found', message: 'It may have been deleted by another admin.', ...back });
+    return renderErrorPage(context, reply, 404, { title: 'API backend not found', message: 'It may have been deleted by another admin.', ...BACK });
   }
 }
 

@@ -10,7 +10,11 @@ import { parseApiUser, PREVIOUS_KEY_MAX_DAYS } from '../../api-users/validate.js
 import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../lib/iso-instant.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
+import { accessOf } from '../../admin-groups/request-access.js';
+import { refusedRolesMessage } from '../../admin-groups/role-policy.js';
+import { rolesRefused } from '../../admin-api/users.js';
 import { redirectWithFlash } from '../flash.js';
+import { requirePagePermission } from '../page-access.js';
 import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
@@ -66,82 +70,94 @@ const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', sec
 export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
-  app.get('/api_users', async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const search = typeof query.search === 'string' ? query.search.trim() : '';
-    // An unknown status (an old link) shows every user rather than an error page.
-    const status = KEY_STATUSES.find((known) => known === query.status);
-    const requested = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
-    const now = context.clock.now();
-    const listPage = (page: number) => users.list({ search: search || undefined, status, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
-    let { users: list, total } = listPage(requested);
-    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-    // A page past the end (an old link, a narrower search) shows the last one rather than an empty list.
-    const page = Math.min(requested, pages);
-    if (page < requested) ({ users: list, total } = listPage(page));
-    return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, status: status ?? '', statuses: STATUS_CHOICES, page, pages, pageSize: PAGE_SIZE, now });
+  app.register(async (viewers) => {
+    viewers.addHook('preHandler', requirePagePermission(context, 'user_view', BACK));
+
+    viewers.get('/api_users', async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const search = typeof query.search === 'string' ? query.search.trim() : '';
+      // An unknown status (an old link) shows every user rather than an error page.
+      const status = KEY_STATUSES.find((known) => known === query.status);
+      const requested = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
+      const now = context.clock.now();
+      const listPage = (page: number) => users.list({ search: search || undefined, status, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+      let { users: list, total } = listPage(requested);
+      const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+      // A page past the end (an old link, a narrower search) shows the last one rather than an empty list.
+      const page = Math.min(requested, pages);
+      if (page < requested) ({ users: list, total } = listPage(page));
+      return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, status: status ?? '', statuses: STATUS_CHOICES, page, pages, pageSize: PAGE_SIZE, now, canManage: accessOf(context, request).has('user_manage') });
+    });
+
+    viewers.get<IdParams>('/api_users/:id', async (request, reply) => {
+      const user = users.get(request.params.id);
+      return user === null ? notFound(reply) : renderForm(reply, { form: formFromUser(user), user });
+    });
   });
 
-  app.get('/api_users/new', async (_request, reply) => renderForm(reply, { form: formFromUser(null), user: null }));
+  app.register(async (managers) => {
+    managers.addHook('preHandler', requirePagePermission(context, 'user_manage', BACK));
 
-  app.post('/api_users', async (request, reply) => {
-    const tree = decodeNestedForm(request.body);
-    const read = (fields: FormTree) => formFromSubmission(fields, null);
-    const rowAction = rowActionOf(tree);
-    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user: null });
-    const form = read(tree);
-    const parsed = parseApiUser(userInput(form, null));
-    if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
-    const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email);
-    return renderKey(reply, user, apiKey, 'created');
-  });
+    managers.get('/api_users/new', async (_request, reply) => renderForm(reply, { form: formFromUser(null), user: null }));
 
-  app.get<IdParams>('/api_users/:id', async (request, reply) => {
-    const user = users.get(request.params.id);
-    return user === null ? notFound(reply) : renderForm(reply, { form: formFromUser(user), user });
-  });
+    managers.post('/api_users', async (request, reply) => {
+      const tree = decodeNestedForm(request.body);
+      const read = (fields: FormTree) => formFromSubmission(fields, null);
+      const rowAction = rowActionOf(tree);
+      if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user: null });
+      const form = read(tree);
+      const parsed = parseApiUser(userInput(form, null));
+      if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
+      const refused = rolesRefused(context, request, [], parsed.value.roles);
+      if (refused.length > 0) return renderForm(reply, { form, user: null, errors: { roles: [refusedRolesMessage(refused)] } }, 403);
+      const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email);
+      return renderKey(reply, user, apiKey, 'created');
+    });
 
-  app.post<IdParams>('/api_users/:id', async (request, reply) => {
-    const user = users.get(request.params.id);
-    if (user === null) return notFound(reply);
-    const tree = decodeNestedForm(request.body);
-    const read = (fields: FormTree) => formFromSubmission(fields, user);
-    const rowAction = rowActionOf(tree);
-    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user });
-    const form = read(tree);
-    const parsed = parseApiUser(userInput(form, user), user);
-    if (!parsed.ok) return renderForm(reply, { form, user, errors: parsed.errors }, 422);
-    users.update(user.id, parsed.value);
-    return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `Saved the API user ${user.email}.`);
-  });
+    managers.post<IdParams>('/api_users/:id', async (request, reply) => {
+      const user = users.get(request.params.id);
+      if (user === null) return notFound(reply);
+      const tree = decodeNestedForm(request.body);
+      const read = (fields: FormTree) => formFromSubmission(fields, user);
+      const rowAction = rowActionOf(tree);
+      if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user });
+      const form = read(tree);
+      const parsed = parseApiUser(userInput(form, user), user);
+      if (!parsed.ok) return renderForm(reply, { form, user, errors: parsed.errors }, 422);
+      const refused = rolesRefused(context, request, user.roles, parsed.value.roles);
+      if (refused.length > 0) return renderForm(reply, { form, user, errors: { roles: [refusedRolesMessage(refused)] } }, 403);
+      users.update(user.id, parsed.value);
+      return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `Saved the API user ${user.email}.`);
+    });
 
-  app.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
-    const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
-    const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
-    if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
-    const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
-    const result = users.regenerateKey(request.params.id, previousKeyEnd);
-    return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
-  });
+    managers.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
+      const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
+      const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
+      if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
+      const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
+      const result = users.regenerateKey(request.params.id, previousKeyEnd);
+      return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
+    });
 
-  app.post<IdParams>('/api_users/:id/end_previous_key', async (request, reply) => {
-    const user = users.endPreviousKey(request.params.id);
-    if (user === null) return notFound(reply);
-    return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
-  });
+    managers.post<IdParams>('/api_users/:id/end_previous_key', async (request, reply) => {
+      const user = users.endPreviousKey(request.params.id);
+      if (user === null) return notFound(reply);
+      return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
+    });
 
-  // Deleting cannot be undone (disabling can): superusers only, as with admin accounts.
-  app.get<IdParams>('/api_users/:id/delete', async (request, reply) => {
-    if (!request.admin!.superuser) return superusersOnly(reply);
-    const user = users.get(request.params.id);
-    return user === null ? notFound(reply) : renderAdminPage(context, reply, 'admin/api_users/delete', { title: `Delete ${user.email}`, section: 'api_users', user });
-  });
+    // Deleting cannot be undone (disabling can): superusers only, as with admin accounts.
+    managers.get<IdParams>('/api_users/:id/delete', async (request, reply) => {
+      if (!request.admin!.superuser) return superusersOnly(reply);
+      const user = users.get(request.params.id);
+      return user === null ? notFound(reply) : renderAdminPage(context, reply, 'admin/api_users/delete', { title: `Delete ${user.email}`, section: 'api_users', user });
+    });
 
-  app.post<IdParams>('/api_users/:id/delete', async (request, reply) => {
-    if (!request.admin!.superuser) return superusersOnly(reply);
-    const user = users.get(request.params.id);
-    if (user === null || !users.delete(user.id, request.admin!.email)) return notFound(reply);
-    return redirectWithFlash(reply, '/admin/api_users', 'success', `Deleted the API user ${user.email}. Its key no longer works.`);
+    managers.post<IdParams>('/api_users/:id/delete', async (request, reply) => {
+      if (!request.admin!.superuser) return superusersOnly(reply);
+      const user = users.get(request.params.id);
+      if (user === null || !users.delete(user.id, request.admin!.email)) return notFound(reply);
+      return redirectWithFlash(reply, '/admin/api_users', 'success', `Deleted the API user ${user.email}. Its key no longer works.`);
+    });
   });
 
   function renderForm(reply: FastifyReply, data: { form: ApiUserForm; user: ApiUser | null; errors?: FieldErrors }, status = 200) {
@@ -149,7 +165,9 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const errors = new FormErrors(messages, (field) => LABELS[field] ?? field.replace(/^settings\./, '').replace(/_/g, ' '));
     const title = data.user === null ? 'Add API User' : data.user.email;
     const now = context.clock.now();
-    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now) };
+    // Admins who may view users and not manage them see the page without its forms' buttons.
+    const readOnly = !accessOf(context, reply.request).has('user_manage');
+    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
 
@@ -165,7 +183,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   }
 
   function superusersOnly(reply: FastifyReply) {
-    const message = 'Only superusers can delete API users; any admin can disable one. Ask a superuser to delete it for you.';
+    const message = 'Only superusers can delete API users; you can disable one instead. Ask a superuser to delete it for you.';
     return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
 }

@@ -1,6 +1,7 @@
 // One parser for the parameters the JSON endpoints and the admin pages share:
 // range or start_at/end_at, interval, search, query (filters), start, length,
 // order. Anything wrong is one message for a 400.
+import type { ApiScope } from '../../admin-groups/model.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { parseDateRange, type DateRange } from './date-range.js';
 import { DEFAULT_RULES, parseRules, type FilterRule } from './filter-rules.js';
@@ -22,7 +23,16 @@ export interface LogQuery {
   readonly offset: number;
   readonly limit: number;
   readonly order: SortOrder;
+  /**
+   * Only requests within one of these: the API scopes where an admin who is
+   * not a superuser holds analytics. Absent for a superuser, who sees every
+   * request (and whose views the daily rollups may answer).
+   */
+  readonly scopes?: readonly QueryScope[];
 }
+
+/** What a query needs of an API scope; plain, to travel to the reader thread. */
+export type QueryScope = Pick<ApiScope, 'host' | 'path_prefix'>;
 
 export const DEFAULT_ORDER: SortOrder = { field: 'request_at', direction: 'desc' };
 export const MAX_PAGE_LENGTH = 1_000;

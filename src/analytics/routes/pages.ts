@@ -1,7 +1,9 @@
 // Analytics › Filter Logs and By Users: server-rendered, the whole view in
 // the URL, the same query code as the JSON endpoints.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { renderAdminPage } from '../../admin-ui/page.js';
+import { forbiddenMessage } from '../../admin-groups/admin-access.js';
+import { accessOf } from '../../admin-groups/request-access.js';
+import { renderAdminPage, renderErrorPage } from '../../admin-ui/page.js';
 import { requireAdminSession } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { fieldNamed, type FieldName } from '../fields.js';
@@ -12,6 +14,7 @@ import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import type { ReaderThread } from '../reader-thread.js';
+import { withinAnalyticsScopes } from './analytics-access.js';
 import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
 import { LOCATIONS_PATH, locationModel } from './location-view.js';
 import {
@@ -115,18 +118,24 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
 }
 
 /**
- * The parsed view, or null when the reply is already sent: a redirect from
- * the filter form's rows to the canonical URL, or the page with the error
- * shown next to the filters (400).
+ * The parsed view within the admin's API scopes, or null when the reply is
+ * already sent: 403 without the analytics permission, a redirect from the
+ * filter form's rows to the canonical URL, or the page with the error shown
+ * next to the filters (400). Every page starts here.
  */
 async function viewOrError(context: AppContext, request: FastifyRequest, reply: FastifyReply, path: TabPath, title: string): Promise<LogQuery | null> {
+  const access = accessOf(context, request);
+  if (!access.has('analytics')) {
+    await renderErrorPage(context, reply, 403, { title: 'Not authorized', message: forbiddenMessage(access), section: 'analytics' });
+    return null;
+  }
   const params = request.query as Record<string, unknown>;
   if (params.field !== undefined) {
     await reply.redirect(canonicalFromForm(path, params), 303);
     return null;
   }
   const parsed = parseLogQuery(params, context.clock.now(), PAGE_LENGTH);
-  if (parsed.ok) return parsed.query;
+  if (parsed.ok) return withinAnalyticsScopes(parsed.query, access);
   await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
   return null;
 }
@@ -165,6 +174,8 @@ interface FormState {
   readonly hidden: readonly (readonly [string, string])[];
   /** The other tabs' links keep range and filters; null: plain links (the view could not be read). */
   readonly tabUrls: Readonly<Record<string, string>> | null;
+  /** "host/prefix" of each API scope the view is limited to (an admin who is not a superuser); null: every request, or not read. */
+  readonly scopes: readonly string[] | null;
 }
 
 /** A preset's dates are shown too, as the starting point of a custom range. */
@@ -180,6 +191,7 @@ function viewForm(path: TabPath, view: LogQuery): FormState {
     rows: ruleRows(path, view),
     hidden: keptByForm(Object.fromEntries(viewParams(view))),
     tabUrls: Object.fromEntries(TABS.map((tab) => [tab.path, unpagedUrl(tab.path, tab.path === path ? view : shared)])),
+    scopes: view.scopes?.map((scope) => `${scope.host}${scope.path_prefix}`).sort() ?? null,
   };
 }
 
@@ -195,6 +207,7 @@ function rawForm(params: Record<string, unknown>): FormState {
     rows: rawRules(params.query),
     hidden: keptByForm(params),
     tabUrls: null,
+    scopes: null,
   };
 }
 

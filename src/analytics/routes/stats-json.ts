@@ -1,8 +1,9 @@
 // JSON and CSV for scripts under /admin/stats/, authenticated like the admin
-// API (X-Admin-Auth-Token) or by the web admin's session.
+// API (X-Admin-Auth-Token) or by the web admin's session, for admins with
+// the analytics permission, over the requests within their API scopes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Admin } from '../../admins/repository.js';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
+import { accessOf, sendForbidden } from '../../admin-groups/request-access.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
@@ -11,6 +12,7 @@ import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-pre
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import { parseMapQuery, regionParam, type MapQuery } from '../query/map-region.js';
 import type { ReaderThread } from '../reader-thread.js';
+import { withinAnalyticsScopes } from './analytics-access.js';
 
 export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
   const authenticated = { preHandler: requireAdmin(context) };
@@ -84,28 +86,33 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
 }
 
 function mapOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): MapQuery | null {
-  return queryOr400(reply, parseMapQuery(request.query as Record<string, unknown>, context.clock.now()));
+  return queryOr400(context, request, reply, parseMapQuery(request.query as Record<string, unknown>, context.clock.now()));
 }
 
 function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {
-  return queryOr400(reply, parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now()));
+  return queryOr400(context, request, reply, parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now()));
 }
 
-/** The admin behind the token or the session; anyone else gets the admin API's 401. */
+/** The admin behind the token or the session (anyone else gets the admin API's 401), holding analytics somewhere (else 403). */
 function requireAdmin(context: AppContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const admin: Admin | null = adminFromToken(request, context.admins) ?? sessionAdmin(context, request);
-    if (admin === null) await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+    request.admin = adminFromToken(request, context.admins) ?? sessionAdmin(context, request);
+    if (request.admin === null) {
+      await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+      return;
+    }
+    const access = accessOf(context, request);
+    if (!access.has('analytics')) await sendForbidden(reply, access);
   };
 }
 
 function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaultLength?: number): LogQuery | null {
-  return queryOr400(reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength));
+  return queryOr400(context, request, reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength));
 }
 
-/** The parsed query, or null once its one message has gone out as a 400. */
-function queryOr400<Q>(reply: FastifyReply, parsed: { ok: true; query: Q } | { ok: false; error: string }): Q | null {
-  if (parsed.ok) return parsed.query;
+/** The parsed query within the admin's scopes, or null once its one message has gone out as a 400. */
+function queryOr400<Q extends LogQuery>(context: AppContext, request: FastifyRequest, reply: FastifyReply, parsed: { ok: true; query: Q } | { ok: false; error: string }): Q | null {
+  if (parsed.ok) return withinAnalyticsScopes(parsed.query, accessOf(context, request));
   void reply.code(400).send({ error: parsed.error });
   return null;
 }

@@ -70,7 +70,8 @@ export class AdminClient {
   }
 
   private cookieHeader(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    // Encoded again as the server set them: a decoded "; " (in a flash message, say) would split the header.
+    return [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
   }
 
   private remember(response: LightMyRequestResponse): void {

@@ -1,0 +1,48 @@
+// Users › Admin Groups: what admins who are not superusers may do (API
+// Umbrella's permissions), and within which API scopes. Superusers only.
+import type { FastifyInstance } from 'fastify';
+import { PERMISSIONS, type AdminGroup } from '../admin-groups/model.js';
+import { saveAdminGroup } from '../admin-groups/service.js';
+import type { AppContext } from '../context.js';
+import { formString, formStrings } from './account-fields.js';
+import { superuserResourcePages } from './superuser-resource-pages.js';
+
+interface AdminGroupForm {
+  readonly name: string;
+  readonly api_scope_ids: readonly string[];
+  readonly permission_ids: readonly string[];
+}
+
+const PERMISSION_LABELS: ReadonlyMap<string, string> = new Map(PERMISSIONS.map((permission) => [permission.id, permission.label]));
+
+export function adminGroupPages(app: FastifyInstance, context: AppContext): void {
+  const { adminGroups } = context;
+
+  superuserResourcePages<AdminGroupForm, AdminGroup>(app, context, {
+    path: 'admin_groups',
+    plural: 'Admin Groups',
+    singular: 'admin group',
+    labels: { name: 'Name', api_scope_ids: 'API Scopes', permission_ids: 'Permissions' },
+    blankForm: () => ({ name: '', api_scope_ids: [], permission_ids: [] }),
+    formFromBody: (body) => ({ name: formString(body, 'name'), api_scope_ids: formStrings(body, 'api_scope_ids'), permission_ids: formStrings(body, 'permission_ids') }),
+    get: (id) => adminGroups.getGroup(id),
+    save: (form, id) => saveAdminGroup(adminGroups, form, id),
+    delete: (id) => ({ ok: true, value: adminGroups.deleteGroup(id) }),
+    listData: () => {
+      const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
+      const rows = adminGroups.listGroups().map((group) => ({
+        group,
+        scopes: group.api_scope_ids.map((id) => scopes.get(id)!),
+        permissions: group.permission_ids.map((id) => PERMISSION_LABELS.get(id)!),
+        members: adminGroups.memberEmails(group.id),
+      }));
+      return { groups: rows };
+    },
+    formChoices: () => ({ scopes: adminGroups.listScopes(), permissions: PERMISSIONS }),
+    deleteConsequences: (group) => {
+      const members = adminGroups.memberEmails(group.id);
+      if (members.length === 0) return ['No admin is in this group.'];
+      return [`Its admins (${members.join(', ')}) keep their accounts but lose what this group granted them.`];
+    },
+  });
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAdminApi, postAdminApiForm } from '../helpers/admin-api.js';
+import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
+import { createScopedAdmin } from '../helpers/scoped-admin.js';
+
+let running: InjectedApp;
+let token: string;
+let weather: string;
+let traffic: string;
+beforeAll(async () => {
+  running = await startInjectedApp();
+  token = (await running.context.admins.create({ email: 'root@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  weather = (await api('POST', '/api_scopes', { api_scope: { name: 'Weather', host: 'api.example.com', path_prefix: '/weather/' } })).body.api_scope.id;
+  traffic = (await api('POST', '/api_scopes', { api_scope: { name: 'Traffic', host: 'api.example.com', path_prefix: '/traffic/' } })).body.api_scope.id;
+});
+afterAll(() => running.close());
+
+function api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+  return callAdminApi(running.app, token, method, path, body);
+}
+
+async function createGroup(fields: Record<string, unknown>): Promise<Record<string, any>> {
+  const created = await api('POST', '/admin_groups', { admin_group: fields });
+  expect(created.status).toBe(201);
+  return created.body.admin_group;
+}
+
+describe('/admin_groups', () => {
+  it('creates, reads, updates and deletes a group, with or without .json', async () => {
+    const group = await createGroup({ name: 'Weather team', api_scope_ids: [weather], permission_ids: ['analytics', 'user_view'] });
+    expect(group).toMatchObject({ name: 'Weather team', api_scope_ids: [weather], permission_ids: ['analytics', 'user_view'] });
+    expect(await api('GET', `/admin_groups/${group.id}.json`)).toEqual({ status: 200, body: { admin_group: group } });
+    // A PUT changes the fields it names and keeps the others.
+    expect((await api('PUT', `/admin_groups/${group.id}`, { admin_group: { api_scope_ids: [weather, traffic] } })).status).toBe(204);
+    const updated = (await api('GET', `/admin_groups/${group.id}`)).body.admin_group;
+    expect(updated).toMatchObject({ name: 'Weather team', permission_ids: ['analytics', 'user_view'] });
+    expect([...updated.api_scope_ids].sort()).toEqual([weather, traffic].sort());
+    expect((await api('DELETE', `/admin_groups/${group.id}.json`)).status).toBe(204);
+    expect(await api('GET', `/admin_groups/${group.id}`)).toEqual({ status: 404, body: { error: 'Not Found' } });
+  });
+
+  it("lists groups in DataTables' shape, by name", async () => {
+    await createGroup({ name: 'Zeta listed', api_scope_ids: [weather], permission_ids: ['analytics'] });
+    await createGroup({ name: 'Alpha listed', api_scope_ids: [weather], permission_ids: ['analytics'] });
+    const list = await api('GET', '/admin_groups?draw=2');
+    expect(list.body).toMatchObject({ draw: 2, recordsTotal: list.body.data.length, recordsFiltered: list.body.data.length });
+    const names = list.body.data.map((group: { name: string }) => group.name).filter((name: string) => name.endsWith(' listed'));
+    expect(names).toEqual(['Alpha listed', 'Zeta listed']);
+  });
+
+  it('takes a bare object and form fields with repeated and numbered lists', async () => {
+    expect((await api('POST', '/admin_groups', { name: 'Bare', api_scope_ids: [weather], permission_ids: ['admin_view'] })).status).toBe(201);
+    const form = await postAdminApiForm(running.app, token, '/admin_groups', {
+      'admin_group[name]': 'From a form',
+      'admin_group[api_scope_ids][]': [weather, traffic],
+      'admin_group[permission_ids][0]': 'backend_manage',
+      'admin_group[permission_ids][1]': 'backend_publish',
+    });
+    expect(form.status).toBe(201);
+    expect(form.body.admin_group).toMatchObject({ name: 'From a form', permission_ids: ['backend_manage', 'backend_publish'] });
+    expect(form.body.admin_group.api_scope_ids).toHaveLength(2);
+  });
+
+  it('answers 422 for a blank group, unknown scopes and permissions, and a name taken in any case', async () => {
+    expect(await api('POST', '/admin_groups', { admin_group: { name: '' } })).toEqual({
+      status: 422,
+      body: { errors: { name: ["can't be blank"], api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } },
+    });
+    const unknown = await api('POST', '/admin_groups', { admin_group: { name: 'Odd', api_scope_ids: ['no-such-scope'], permission_ids: ['admin_manage'] } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors.api_scope_ids).toEqual(['contains "no-such-scope", which is no API scope']);
+    expect(unknown.body.errors.permission_ids[0]).toContain('contains "admin_manage", which is not one of analytics, user_view');
+    const group = await createGroup({ name: 'Unique', api_scope_ids: [weather], permission_ids: ['analytics'] });
+    expect((await api('POST', '/admin_groups', { admin_group: { name: 'UNIQUE', api_scope_ids: [weather], permission_ids: ['analytics'] } })).body).toEqual({ errors: { name: ['has already been taken'] } });
+    const refused = await api('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: [] } });
+    expect(refused).toEqual({ status: 422, body: { errors: { permission_ids: ["can't be blank"] } } });
+    expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group.permission_ids).toEqual(['analytics']);
+  });
+
+  it('answers 404 for an unknown id', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      expect(await api(method, '/admin_groups/no-such-group', method === 'PUT' ? { admin_group: { name: 'X' } } : undefined), method).toEqual({ status: 404, body: { error: 'Not Found' } });
+    }
+  });
+
+  it("applies a change to the group's admins at once, and deleting the group takes what it granted", async () => {
+    const { admin, groupId } = await createScopedAdmin(running.context, { email: 'member@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/weather/' }], permissions: ['analytics'] });
+    expect(running.context.adminGroups.accessOf(admin).has('user_view')).toBe(false);
+    expect((await api('PUT', `/admin_groups/${groupId}`, { admin_group: { permission_ids: ['analytics', 'user_view'] } })).status).toBe(204);
+    expect(running.context.adminGroups.accessOf(admin).has('user_view')).toBe(true);
+    expect((await api('DELETE', `/admin_groups/${groupId}`)).status).toBe(204);
+    expect(running.context.adminGroups.accessOf(admin).has('analytics')).toBe(false);
+    expect(running.context.admins.get(admin.id)).not.toBeNull();
+  });
+
+  it('answers 403 FORBIDDEN to an admin who is not a superuser on every route, reading included, and changes nothing', async () => {
+    const { authToken, groupId } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/weather/' }], permissions: ['admin_view'] });
+    const everything = { admin_group: { permission_ids: ['analytics', 'user_view', 'user_manage', 'admin_view', 'backend_manage', 'backend_publish'] } };
+    const calls = [
+      ['GET', '/admin_groups'],
+      ['POST', '/admin_groups', { admin_group: { name: 'Mine', api_scope_ids: [traffic], permission_ids: ['backend_manage'] } }],
+      ['GET', `/admin_groups/${groupId}.json`],
+      ['PUT', `/admin_groups/${groupId}`, everything],
+      ['DELETE', `/admin_groups/${groupId}`],
+    ] as const;
+    for (const [method, path, body] of calls) {
+      const refused = await callAdminApi(running.app, authToken, method, path, body);
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body.errors[0]).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('- api.example.com/weather/') });
+    }
+    expect(running.context.adminGroups.getGroup(groupId)!.permission_ids).toEqual(['admin_view']);
+    expect(running.context.adminGroups.listGroups().some((group) => group.name === 'Mine')).toBe(false);
+  });
+});

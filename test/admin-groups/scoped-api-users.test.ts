@@ -1,0 +1,88 @@
+// API users under admin groups: user_view reads them, user_manage changes
+// them, and nobody but a superuser gives or takes a role that an API
+// backend outside their scopes requires.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { createScopedAdmin } from '../helpers/scoped-admin.js';
+
+const AGENCY_A = { host: 'api.example.com', path_prefix: '/a/' };
+
+let gw: TestGateway;
+let viewer: string;
+let manager: string;
+let nobody: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  viewer = (await createScopedAdmin(gw.context, { email: 'viewer@example.com', scopes: [AGENCY_A], permissions: ['user_view'] })).authToken;
+  manager = (await createScopedAdmin(gw.context, { email: 'manager@example.com', scopes: [AGENCY_A], permissions: ['user_view', 'user_manage'] })).authToken;
+  nobody = (await gw.context.admins.create({ email: 'nobody@example.com', password: 'correct horse battery staple', superuser: false }))!.authToken;
+  for (const [name, prefix, role] of [['A', '/a/', 'agency-a'], ['B', '/b/', 'agency-b']] as const) {
+    const created = await gw.adminApi('POST', '/apis', {
+      api: { name, frontend_host: 'api.example.com', backend_host: 'example.com', servers: [{ host: '127.0.0.1', port: 8081 }], url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }], settings: { required_roles: [role] } },
+    });
+    expect(created.status).toBe(201);
+  }
+});
+afterAll(() => gw.stop());
+
+async function call(token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${gw.url}/api-umbrella/v1${path}`, {
+    method,
+    headers: { 'X-Admin-Auth-Token': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+describe('the admin API', () => {
+  it('refuses an admin in no group everything about API users, with API Umbrella\'s FORBIDDEN', async () => {
+    const { id } = await gw.createUser();
+    for (const [method, path] of [['GET', '/users'], ['GET', `/users/${id}`], ['PUT', `/users/${id}`], ['POST', `/users/${id}/regenerate_key`], ['POST', '/users']] as const) {
+      const answer = await call(nobody, method, path, method === 'GET' ? undefined : { user: { email: 'x@example.com', first_name: 'X', last_name: 'Y' } });
+      expect(answer.status, `${method} ${path}`).toBe(403);
+      expect(answer.body.errors[0].code).toBe('FORBIDDEN');
+      expect(answer.body.errors[0].message).toContain('You are not authorized to perform this action.');
+    }
+  });
+
+  it('lets user_view read and not change', async () => {
+    const { id, apiKey } = await gw.createUser({ email: 'readable@example.com' });
+    expect((await call(viewer, 'GET', '/users?search=readable')).body.data.map((user: { email: string }) => user.email)).toEqual(['readable@example.com']);
+    expect((await call(viewer, 'GET', `/users/${id}.json`)).body.user.email).toBe('readable@example.com');
+    const refused = await call(viewer, 'PUT', `/users/${id}`, { user: { enabled: false } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].message).toContain('- api.example.com/a/');
+    expect((await call(viewer, 'POST', `/users/${id}/regenerate_key`)).status).toBe(403);
+    expect((await call(viewer, 'DELETE', `/users/${id}/previous_api_key`)).status).toBe(403);
+    expect((await call(viewer, 'POST', '/users', { user: { email: 'new@example.com', first_name: 'N', last_name: 'U' } })).status).toBe(403);
+    expect(gw.context.keyIndex.find(apiKey)?.user.enabled).toBe(true);
+  });
+
+  it('lets user_manage create and change users, with roles of its own backends and the key creator\'s', async () => {
+    const created = await call(manager, 'POST', '/users', { user: { email: 'made@example.com', first_name: 'M', last_name: 'U', roles: ['agency-a', 'api-umbrella-key-creator', 'free-form'] } });
+    expect(created.status).toBe(201);
+    expect(created.body.user.roles).toEqual(['agency-a', 'api-umbrella-key-creator', 'free-form']);
+    const updated = await call(manager, 'PUT', `/users/${created.body.user.id}`, { user: { enabled: false, roles: ['agency-a'] } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.user).toMatchObject({ enabled: false, roles: ['agency-a'] });
+  });
+
+  it('refuses giving or taking a role another team\'s backend requires, or a Parasol role, and leaves the user as it was', async () => {
+    const { id } = await gw.createUser({ email: 'roles@example.com', roles: ['agency-b'] });
+    const taking = await call(manager, 'PUT', `/users/${id}`, { user: { roles: [] } });
+    expect(taking.status).toBe(403);
+    expect(taking.body.errors[0].message).toContain('"agency-b"');
+    const giving = await call(manager, 'POST', '/users', { user: { email: 'sneaky@example.com', first_name: 'S', last_name: 'U', roles: ['agency-b'] } });
+    expect(giving.status).toBe(403);
+    expect((await call(manager, 'POST', '/users', { user: { email: 'sneaky2@example.com', first_name: 'S', last_name: 'U', roles: ['api-umbrella-admin'] } })).status).toBe(403);
+    expect(gw.context.users.list({ search: 'sneaky', now: Date.now() }).total).toBe(0);
+    // A change that leaves the foreign role where it is goes through.
+    const kept = await call(manager, 'PUT', `/users/${id}`, { user: { first_name: 'Renamed', roles: ['agency-b', 'agency-a'] } });
+    expect(kept.status).toBe(200);
+    expect(kept.body.user).toMatchObject({ first_name: 'Renamed', roles: ['agency-b', 'agency-a'] });
+    // A superuser is not limited.
+    expect((await gw.adminApi('PUT', `/users/${id}`, { user: { roles: [] } })).status).toBe(200);
+  });
+});

@@ -1,0 +1,209 @@
+// Users › API Scopes and Admin Groups in the web admin: superusers only.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AdminGroup, ApiScope } from '../../src/admin-groups/model.js';
+import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
+import { AdminClient, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+
+let running: AdminApp;
+let client: AdminClient;
+
+beforeEach(async () => {
+  ({ running, client } = await startSignedIn());
+});
+afterEach(() => running.close());
+
+function scope(name: string, host: string, path_prefix: string): ApiScope {
+  const created = running.context.adminGroups.createScope({ name, host, path_prefix });
+  if (!created.ok) throw new Error(JSON.stringify(created.errors));
+  return created.value;
+}
+
+function group(name: string, scopes: readonly ApiScope[], permission_ids: AdminGroup['permission_ids']): AdminGroup {
+  const created = running.context.adminGroups.createGroup({ name, api_scope_ids: scopes.map((s) => s.id), permission_ids });
+  if (!created.ok) throw new Error(JSON.stringify(created.errors));
+  return created.value;
+}
+
+/** The checkbox of `value` under `name`, and whether it is checked. */
+function box(html: string, name: string, value: string): 'checked' | 'unchecked' | 'absent' {
+  const input = new RegExp(`<input type="checkbox"[^>]*name="${name}" value="${value}"([^>]*)>`).exec(html);
+  if (input === null) return 'absent';
+  return input[1]!.includes('checked') ? 'checked' : 'unchecked';
+}
+
+describe('API Scopes', () => {
+  it('adds, edits, and deletes a scope after confirmation', async () => {
+    expect(textOf((await client.get('/admin/api_scopes')).body)).toContain('No API scopes yet');
+    const form = await client.get('/admin/api_scopes/new');
+    for (const label of ['Name', 'Host', 'Path Prefix']) expect(textOf(form.body)).toContain(label);
+    const added = await client.post('/admin/api_scopes', { name: 'Weather', host: 'API.example.com', path_prefix: '/weather/' });
+    expect(textOf((await client.follow(added)).body)).toMatch(/Added the API scope “Weather”\..*Weather api\.example\.com \/weather\/ No group/);
+
+    const [saved] = running.context.adminGroups.listScopes();
+    await client.get(`/admin/api_scopes/${saved!.id}/edit`);
+    const edited = await client.post(`/admin/api_scopes/${saved!.id}`, { name: 'Weather v2', host: 'api.example.com', path_prefix: '/weather/v2/' });
+    expect(textOf((await client.follow(edited)).body)).toMatch(/Saved the API scope “Weather v2”\..*Weather v2 api\.example\.com \/weather\/v2\//);
+
+    const confirm = await client.get(`/admin/api_scopes/${saved!.id}/delete`);
+    expect(textOf(confirm.body)).toContain('Delete “Weather v2”? No admin group uses it');
+    expect(running.context.adminGroups.getScope(saved!.id)).not.toBeNull();
+    const deleted = await client.post(`/admin/api_scopes/${saved!.id}/delete`);
+    expect(textOf((await client.follow(deleted)).body)).toContain('Deleted the API scope “Weather v2”.');
+    expect(running.context.adminGroups.getScope(saved!.id)).toBeNull();
+  });
+
+  it('keeps the form and names each field at fault', async () => {
+    scope('Taken', 'api.example.com', '/taken/');
+    await client.get('/admin/api_scopes/new');
+    const invalid = await client.post('/admin/api_scopes', { name: 'Odd', host: 'not a host', path_prefix: 'weather' });
+    expect(invalid.statusCode).toBe(422);
+    expect(textOf(invalid.body)).toContain('Host must be in the format of "example.com"');
+    expect(textOf(invalid.body)).toContain('Path Prefix must start with "/"');
+    expect(invalid.body).toContain('value="not a host"');
+    const taken = await client.post('/admin/api_scopes', { name: 'Again', host: 'api.example.com', path_prefix: '/taken/' });
+    expect(textOf(taken.body)).toContain('Path Prefix has already been taken');
+    expect(running.context.adminGroups.listScopes()).toHaveLength(1);
+  });
+
+  it('refuses to delete a scope a group uses, saying so before and after', async () => {
+    const used = scope('Used', 'api.example.com', '/used/');
+    group('Users of it', [used], ['analytics']);
+    expect(textOf((await client.get('/admin/api_scopes')).body)).toContain('Used api.example.com /used/ Users of it');
+    const confirm = await client.get(`/admin/api_scopes/${used.id}/delete`);
+    expect(textOf(confirm.body)).toContain('This API scope is used by the admin group "Users of it"; take it out of that group first.');
+    const refused = await client.post(`/admin/api_scopes/${used.id}/delete`);
+    expect(textOf((await client.follow(refused)).body)).toContain('This API scope is used by the admin group "Users of it"');
+    expect(running.context.adminGroups.getScope(used.id)).not.toBeNull();
+  });
+
+  it('answers 404 for a scope that is not there', async () => {
+    for (const path of ['/admin/api_scopes/no-such-scope/edit', '/admin/api_scopes/no-such-scope/delete']) {
+      const response = await client.get(path);
+      expect(response.statusCode, path).toBe(404);
+      expect(textOf(response.body)).toContain('API Scope not found');
+    }
+  });
+});
+
+describe('Admin Groups', () => {
+  it('adds a group from checkboxes and lists its scopes, permissions and admins', async () => {
+    const weather = scope('Weather', 'api.example.com', '/weather/');
+    const traffic = scope('Traffic', 'api.example.com', '/traffic/');
+    const form = await client.get('/admin/admin_groups/new');
+    expect(textOf(form.body)).toContain('Weather api.example.com/weather/');
+    for (const label of ['Analytics', 'API Users - View', 'API Users - Manage', 'Admin Accounts - View', 'API Backend Configuration - View & Manage', 'API Backend Configuration - Publish']) {
+      expect(textOf(form.body)).toContain(label);
+    }
+    const added = await client.post('/admin/admin_groups', { name: 'Weather team', api_scope_ids: [weather.id], permission_ids: ['analytics', 'user_view'] });
+    expect(textOf((await client.follow(added)).body)).toMatch(/Added the admin group “Weather team”\..*Weather team Weather api\.example\.com\/weather\/ Analytics API Users - View No admin/);
+
+    const [saved] = running.context.adminGroups.listGroups();
+    expect(saved).toMatchObject({ name: 'Weather team', api_scope_ids: [weather.id], permission_ids: ['analytics', 'user_view'] });
+    const member = await createAdmin(running.context, 'member@example.com', false);
+    running.context.adminGroups.setGroupsOf(member.id, [saved!.id]);
+    expect(textOf((await client.get('/admin/admin_groups')).body)).toContain('API Users - View member@example.com');
+
+    const edit = await client.get(`/admin/admin_groups/${saved!.id}/edit`);
+    expect(box(edit.body, 'api_scope_ids', weather.id)).toBe('checked');
+    expect(box(edit.body, 'api_scope_ids', traffic.id)).toBe('unchecked');
+    expect(box(edit.body, 'permission_ids', 'user_view')).toBe('checked');
+    expect(box(edit.body, 'permission_ids', 'user_manage')).toBe('unchecked');
+    const edited = await client.post(`/admin/admin_groups/${saved!.id}`, { name: 'Weather team', api_scope_ids: [weather.id, traffic.id], permission_ids: 'backend_manage' });
+    expect(edited.statusCode).toBe(303);
+    expect(running.context.adminGroups.getGroup(saved!.id)!.permission_ids).toEqual(['backend_manage']);
+    expect(running.context.adminGroups.accessOf(member).scopesWith('backend_manage')).toHaveLength(2);
+  });
+
+  it('keeps the checked boxes when the form has errors', async () => {
+    const weather = scope('Weather', 'api.example.com', '/weather/');
+    await client.get('/admin/admin_groups/new');
+    const refused = await client.post('/admin/admin_groups', { name: ' ', api_scope_ids: [weather.id] });
+    expect(refused.statusCode).toBe(422);
+    expect(textOf(refused.body)).toContain("Name can't be blank");
+    expect(textOf(refused.body)).toContain("Permissions can't be blank");
+    expect(box(refused.body, 'api_scope_ids', weather.id)).toBe('checked');
+    const unknown = await client.post('/admin/admin_groups', { name: 'Odd', api_scope_ids: 'no-such-scope', permission_ids: 'analytics' });
+    expect(textOf(unknown.body)).toContain('API Scopes contains "no-such-scope", which is no API scope');
+    expect(running.context.adminGroups.listGroups()).toEqual([]);
+  });
+
+  it('sends to the API scopes first when there is none', async () => {
+    const form = await client.get('/admin/admin_groups/new');
+    expect(textOf(form.body)).toContain('There are no API scopes yet. Add an API scope first');
+    expect(form.body).toContain('href="/admin/api_scopes/new"');
+  });
+
+  it('deletes a group after confirmation: its admins stay, without what it granted', async () => {
+    const { admin, groupId } = await createScopedAdmin(running.context, { email: 'member@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['analytics'] });
+    const confirm = await client.get(`/admin/admin_groups/${groupId}/delete`);
+    expect(textOf(confirm.body)).toContain('Its admins (member@example.com) keep their accounts but lose what this group granted them.');
+    const deleted = await client.post(`/admin/admin_groups/${groupId}/delete`);
+    expect(textOf((await client.follow(deleted)).body)).toContain('Deleted the admin group “group of member@example.com”.');
+    expect(running.context.admins.get(admin.id)).not.toBeNull();
+    expect(running.context.adminGroups.accessOf(admin).has('analytics')).toBe(false);
+  });
+});
+
+describe('superusers only', () => {
+  it('shows every other admin the 403 page on every page and form, and changes nothing', async () => {
+    const kept = scope('Kept', 'api.example.com', '/kept/');
+    const keptGroup = group('Kept group', [kept], ['analytics']);
+    await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['admin_view', 'backend_manage'] });
+    const scoped = new AdminClient(running.app);
+    await scoped.signIn('viewer@example.com', SCOPED_PASSWORD);
+    const pages = ['/admin/api_scopes', '/admin/api_scopes/new', `/admin/api_scopes/${kept.id}/edit`, `/admin/api_scopes/${kept.id}/delete`];
+    pages.push('/admin/admin_groups', '/admin/admin_groups/new', `/admin/admin_groups/${keptGroup.id}/edit`, `/admin/admin_groups/${keptGroup.id}/delete`);
+    for (const path of pages) {
+      const page = await scoped.get(path);
+      expect(page.statusCode, path).toBe(403);
+      expect(textOf(page.body)).toContain('Not authorized You are not authorized to perform this action. You are only authorized to perform actions for APIs in the following areas: - api.example.com/mine/');
+    }
+    const forms: [string, Record<string, string | string[]>][] = [
+      ['/admin/api_scopes', { name: 'Mine', host: 'api.example.com', path_prefix: '/mine/more/' }],
+      [`/admin/api_scopes/${kept.id}`, { name: 'Taken over', host: 'api.example.com', path_prefix: '/kept/' }],
+      [`/admin/api_scopes/${kept.id}/delete`, {}],
+      ['/admin/admin_groups', { name: 'Mine', api_scope_ids: kept.id, permission_ids: 'analytics' }],
+      [`/admin/admin_groups/${keptGroup.id}`, { name: 'Kept group', api_scope_ids: kept.id, permission_ids: ['analytics', 'backend_manage'] }],
+      [`/admin/admin_groups/${keptGroup.id}/delete`, {}],
+    ];
+    for (const [path, fields] of forms) expect((await scoped.post(path, fields)).statusCode, path).toBe(403);
+    expect(running.context.adminGroups.listScopes().map((s) => s.name).sort()).toEqual(['Kept', 'api.example.com/mine/']);
+    expect(running.context.adminGroups.getGroup(keptGroup.id)).toMatchObject({ name: 'Kept group', permission_ids: ['analytics'] });
+  });
+
+  it('tells an admin in no group that they have no APIs yet', async () => {
+    await createAdmin(running.context, 'nobody@example.com', false);
+    const nobody = new AdminClient(running.app);
+    await nobody.signIn('nobody@example.com');
+    const page = await nobody.get('/admin/admin_groups');
+    expect(page.statusCode).toBe(403);
+    expect(textOf(page.body)).toContain('You are not authorized for any APIs yet.');
+  });
+});
+
+describe('names with markup', () => {
+  it('are shown as text on every page that names a scope or group', async () => {
+    const xss = '<script>alert(1)</script>';
+    const evil = scope(`Scope ${xss}`, 'api.example.com', '/evil/');
+    await client.get('/admin/admin_groups/new');
+    const added = await client.post('/admin/admin_groups', { name: `Group ${xss}`, api_scope_ids: evil.id, permission_ids: 'analytics' });
+    const evilGroup = running.context.adminGroups.listGroups()[0]!;
+    const member = await createAdmin(running.context, 'member@example.com', false);
+    running.context.adminGroups.setGroupsOf(member.id, [evilGroup.id]);
+    const pages = [
+      await client.follow(added),
+      await client.get('/admin/api_scopes'),
+      await client.get(`/admin/api_scopes/${evil.id}/edit`),
+      await client.get(`/admin/api_scopes/${evil.id}/delete`),
+      await client.get(`/admin/admin_groups/${evilGroup.id}/edit`),
+      await client.get(`/admin/admin_groups/${evilGroup.id}/delete`),
+      await client.get('/admin/admins'),
+      await client.get(`/admin/admins/${member.id}/edit`),
+    ];
+    for (const page of pages) {
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain(xss);
+      expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    }
+  });
+});

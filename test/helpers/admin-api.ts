@@ -1,0 +1,31 @@
+// The admin REST API of an injected app (test/helpers/app.ts), called as the
+// admin whose token is given: JSON in, parsed JSON out.
+import type { FastifyInstance } from 'fastify';
+
+export interface AdminApiAnswer {
+  readonly status: number;
+  readonly body: any;
+}
+
+export async function callAdminApi(app: FastifyInstance, token: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<AdminApiAnswer> {
+  const response = await app.inject({
+    method,
+    url: `/api-umbrella/v1${path}`,
+    headers: { 'x-admin-auth-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.statusCode, body: response.body === '' ? null : JSON.parse(response.body) };
+}
+
+/** Form fields as API Umbrella's Rails admin takes them ("api_scope[name]=…"). */
+export async function postAdminApiForm(app: FastifyInstance, token: string, path: string, fields: Record<string, string | string[]>): Promise<AdminApiAnswer> {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) for (const item of [value].flat()) form.append(name, item);
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api-umbrella/v1${path}`,
+    headers: { 'x-admin-auth-token': token, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: form.toString(),
+  });
+  return { status: response.statusCode, body: JSON.parse(response.body) };
+}
