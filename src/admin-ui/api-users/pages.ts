@@ -71,7 +71,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
   app.register(async (viewers) => {
-    viewers.addHook('preHandler', requirePagePermission(context, 'user_view', BACK));
+    viewers.addHook('preHandler', requirePagePermission(context, 'user_view', { section: 'api_users' }));
 
     viewers.get('/api_users', async (request, reply) => {
       const query = request.query as Record<string, unknown>;
