@@ -114,7 +114,7 @@ function backendInput(name: string, prefix: string, rateLimits: unknown) {
 
 function save(input: unknown): string {
   // The bench stands in for the operator, who may do anything.
-  const saved = saveApiBackend(context.backends, input, { by: null, access: AdminAccess.SUPERUSER });
+  const saved = saveApiBackend(context.backends, input, { by: null, access: AdminAccess.SUPERUSER, live: [] });
   if (saved === null || !saved.ok) throw new Error(`bench backend not saved: ${JSON.stringify(saved)}`);
   return saved.value.id;
 }

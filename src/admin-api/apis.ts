@@ -8,7 +8,7 @@ import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import type { ApiBackend } from '../api-backends/model.js';
 import { saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
-import { dataTablesPage, overExisting, searchText, unwrap, withJsonSuffix } from './routes.js';
+import { dataTablesPage, notFound, overExisting, searchText, stripJson, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -16,7 +16,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   const { backends } = context;
 
   app.register(async (managers) => {
-    managers.addHook('preHandler', requirePermission(context, 'backend_manage'));
+    managers.addHook('onRequest', requirePermission(context, 'backend_manage'));
 
     // Only the backends within the admin's reach: the others are not theirs to see.
     withJsonSuffix(managers, 'GET', '/apis', async (request) => {
@@ -29,7 +29,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
 
     withJsonSuffix(managers, 'POST', '/apis', async (request, reply) => {
       const access = accessOf(context, request);
-      const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access })!;
+      const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access, live: context.publisher.current.apis })!;
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
       return reply.code(201).send({ api: saved.value });
@@ -48,7 +48,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       const access = accessOf(context, request);
       // Refused before the body is judged: its 422s would say nothing of use about another team's backend.
       if (!mayManage(access, existing)) return sendForbidden(reply, access);
-      const saved = saveApiBackend(backends, overExisting(existing, unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email, access });
+      const saved = saveApiBackend(backends, overExisting(existing, unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis });
       if (saved === null) return notFound(reply);
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
@@ -80,12 +80,4 @@ function searchedTexts(api: ApiBackend): string[] {
     ...api.servers.map((server) => server.host),
     ...api.url_matches.flatMap((match) => [match.frontend_prefix, match.backend_prefix]),
   ];
-}
-
-export function stripJson(id: string): string {
-  return id.endsWith('.json') ? id.slice(0, -5) : id;
-}
-
-export function notFound(reply: FastifyReply) {
-  return reply.code(404).send({ error: 'Not Found' });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, HTTPMethods, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, HTTPMethods, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
 import { isPlainObject } from '../lib/validation-errors.js';
 
 /** Registers a route at its path and at path + ".json", as API Umbrella accepts both. */
@@ -56,4 +56,14 @@ export function dataTablesPage<T>(query: Record<string, unknown>, rows: readonly
 /** As API Umbrella: a PUT changes the fields it names (each as a whole) and keeps the others. */
 export function overExisting(existing: object, changes: unknown): unknown {
   return isPlainObject(changes) ? { ...existing, ...changes } : changes;
+}
+
+/** An id from a path that may end in ".json", as API Umbrella's routes accept. */
+export function stripJson(id: string): string {
+  return id.endsWith('.json') ? id.slice(0, -5) : id;
+}
+
+/** 404 in the admin API's shape. */
+export function notFound(reply: FastifyReply) {
+  return reply.code(404).send({ error: 'Not Found' });
 }

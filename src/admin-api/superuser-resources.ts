@@ -3,11 +3,10 @@
 // Any other admin gets 403 FORBIDDEN on all of them, reading included: the
 // groups tell who holds which keys to which APIs.
 import type { FastifyInstance } from 'fastify';
-import { accessOf, sendForbidden } from '../admin-groups/request-access.js';
+import { requireSuperuser } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import type { Parsed } from '../lib/validation-errors.js';
-import { notFound, stripJson } from './apis.js';
-import { dataTablesPage, overExisting, unwrap, withJsonSuffix } from './routes.js';
+import { dataTablesPage, notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
 
 export interface JsonResource<T> {
   /** Where it is served, e.g. "/api_scopes". */
@@ -28,9 +27,7 @@ export function superuserResourceRoutes<T extends object>(app: FastifyInstance, 
   const { path, key } = resource;
   app.register(async (superusers) => {
     // Before the body is read: a refused admin gets the same answer whatever they send.
-    superusers.addHook('onRequest', async (request, reply) => {
-      if (!request.admin!.superuser) return sendForbidden(reply, accessOf(context, request));
-    });
+    superusers.addHook('onRequest', requireSuperuser(context));
 
     withJsonSuffix(superusers, 'GET', path, async (request) => dataTablesPage(request.query as Record<string, unknown>, resource.list()));
 

@@ -1,15 +1,13 @@
 // /api-umbrella/v1/users: API users and their keys. Reading them takes the
 // user_view permission, changing them user_manage (superusers hold both).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accessOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
-import { changedRoles, refusedRoles, refusedRolesMessage } from '../admin-groups/role-policy.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import type { ApiUser } from '../api-users/model.js';
 import { KEY_STATUSES } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { notFound, stripJson } from './apis.js';
-import { drawOf, paging, searchText, unwrap, withJsonSuffix } from './routes.js';
+import { drawOf, notFound, paging, searchText, stripJson, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -17,7 +15,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
   app.register(async (viewers) => {
-    viewers.addHook('preHandler', requirePermission(context, 'user_view'));
+    viewers.addHook('onRequest', requirePermission(context, 'user_view', 'user_manage'));
 
     withJsonSuffix(viewers, 'GET', '/users', async (request, reply) => {
       const query = request.query as Record<string, unknown>;
@@ -36,15 +34,15 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   });
 
   app.register(async (managers) => {
-    managers.addHook('preHandler', requirePermission(context, 'user_manage'));
+    managers.addHook('onRequest', requirePermission(context, 'user_manage'));
 
     managers.put<IdParams>('/users/:id', async (request, reply) => {
       const existing = users.get(stripJson(request.params.id));
       if (existing === null) return notFound(reply);
       const parsed = parseApiUser(unwrap(request.body, 'user'), existing);
       if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-      const refused = rolesRefused(context, request, existing.roles, parsed.value.roles);
-      if (refused.length > 0) return sendForbiddenBecause(reply, refusedRolesMessage(refused));
+      const refusal = userRefusal(context, request, existing, parsed.value.roles);
+      if (refusal !== null) return sendForbiddenBecause(reply, refusal);
       return { user: users.update(existing.id, parsed.value) };
     });
 
@@ -56,21 +54,25 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     });
 
     withJsonSuffix<IdParams>(managers, 'DELETE', '/users/:id/previous_api_key', async (request, reply) => {
-      return users.endPreviousKey(request.params.id) === null ? notFound(reply) : reply.code(204).send();
+      const user = users.get(request.params.id);
+      if (user === null) return notFound(reply);
+      const refusal = userRefusal(context, request, user, null);
+      if (refusal !== null) return sendForbiddenBecause(reply, refusal);
+      return users.endPreviousKey(user.id) === null ? notFound(reply) : reply.code(204).send();
     });
 
     withJsonSuffix<IdParams>(managers, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
+      const user = users.get(request.params.id);
+      if (user === null) return notFound(reply);
+      // A new key goes to whoever asks: not for a user whose roles open another team's APIs.
+      const refusal = userRefusal(context, request, user, null);
+      if (refusal !== null) return sendForbiddenBecause(reply, refusal);
       const previousKeyEnd = parsePreviousKeyEnd(request.body, context.clock.now());
       if (!previousKeyEnd.ok) return reply.code(422).send(signupStyleErrors(previousKeyEnd.errors));
-      const result = users.regenerateKey(request.params.id, previousKeyEnd.value);
+      const result = users.regenerateKey(user.id, previousKeyEnd.value);
       return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);
     });
   });
-}
-
-/** The roles a change from `before` to `after` gives or takes that the request's admin may not; [] for a superuser. */
-export function rolesRefused(context: AppContext, request: FastifyRequest, before: readonly string[], after: readonly string[]): string[] {
-  return refusedRoles(accessOf(context, request), 'user_manage', changedRoles(before, after), context.backends.list());
 }
 
 /** `{"user":{…,"api_key":…}, …beside}`: an answer holding a clear key, which no cache may keep. */

@@ -24,9 +24,9 @@ export class AdminAccess {
     private readonly grants: readonly Grant[],
   ) {}
 
-  /** Whether the admin may use the permission anywhere (a page or list then shows what it covers). */
-  has(permission: Permission): boolean {
-    return this.superuser || this.grants.some((grant) => grant.permission === permission);
+  /** Whether the admin may use the permission (any of them) anywhere: a page or list then shows what it covers. */
+  has(...permissions: Permission[]): boolean {
+    return this.superuser || this.grants.some((grant) => permissions.includes(grant.permission));
   }
 
   /** The scopes the permission holds in; null for a superuser, who is not limited to scopes. */
@@ -50,9 +50,10 @@ export class AdminAccess {
     );
   }
 
-  /** "host/prefix" of every scope the admin holds anything in, for the message that refuses an action. */
-  areas(): string[] {
-    return [...new Set(this.grants.map((grant) => `${grant.scope.host}${grant.scope.path_prefix}`))].sort();
+  /** "host/prefix" of every scope the admin holds the permission (or, without one, anything) in, for the messages that refuse an action. */
+  areas(permission?: Permission): string[] {
+    const grants = permission === undefined ? this.grants : this.grants.filter((grant) => grant.permission === permission);
+    return [...new Set(grants.map((grant) => `${grant.scope.host}${grant.scope.path_prefix}`))].sort();
   }
 }
 

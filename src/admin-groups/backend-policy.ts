@@ -5,7 +5,7 @@
 // or take only the roles role-policy.ts allows.
 import type { ApiBackendConfig } from '../api-backends/model.js';
 import type { AdminAccess, BackendPlace } from './admin-access.js';
-import { changedRoles, refusedRoles, requiredRolesOf } from './role-policy.js';
+import { changedRoles, refusedRoles, requiredRolesOf, type RoleRequirer } from './role-policy.js';
 
 export type BackendRefusal =
   /** The backend as it is lies outside the admin's reach: they may not touch it. */
@@ -21,13 +21,13 @@ export function mayManage(access: AdminAccess, backend: BackendPlace): boolean {
 
 /**
  * Why the admin may not turn `before` (null: a new backend) into `after`,
- * `drafts` being every draft backend; null when they may (always for a
- * superuser).
+ * `requirers` being every draft and live backend (see roleRequirers); null
+ * when they may (always for a superuser).
  */
-export function backendChangeRefusal(access: AdminAccess, before: ApiBackendConfig | null, after: ApiBackendConfig, drafts: readonly ApiBackendConfig[]): BackendRefusal | null {
+export function backendChangeRefusal(access: AdminAccess, before: ApiBackendConfig | null, after: ApiBackendConfig, requirers: readonly RoleRequirer[]): BackendRefusal | null {
   if (before !== null && !mayManage(access, before)) return { reason: 'not_theirs' };
   if (!mayManage(access, after)) return { reason: 'outside', urlMatches: urlMatchesOutside(access, after) };
-  const roles = refusedRoles(access, 'backend_manage', changedRoles(before === null ? [] : requiredRolesOf(before), requiredRolesOf(after)), drafts);
+  const roles = refusedRoles(access, 'backend_manage', changedRoles(before === null ? [] : requiredRolesOf(before), requiredRolesOf(after)), requirers);
   return roles.length > 0 ? { reason: 'roles', roles } : null;
 }
 

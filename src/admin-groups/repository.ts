@@ -118,12 +118,16 @@ export class AdminGroupRepository {
       .all(groupId) as string[];
   }
 
-  /** Replaces the admin's groups; the caller has checked that each exists. */
+  /**
+   * Replaces the admin's groups. A group deleted since the caller checked it
+   * (while a password was being hashed, say) is left out: the admin gets
+   * less, never an error halfway.
+   */
   setGroupsOf(adminId: string, groupIds: readonly string[]): void {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM admin_group_members WHERE admin_id = ?').run(adminId);
-      const insert = this.db.prepare('INSERT INTO admin_group_members (admin_group_id, admin_id) VALUES (?, ?)');
-      for (const groupId of new Set(groupIds)) insert.run(groupId, adminId);
+      const insert = this.db.prepare('INSERT INTO admin_group_members (admin_group_id, admin_id) SELECT id, ? FROM admin_groups WHERE id = ?');
+      for (const groupId of new Set(groupIds)) insert.run(adminId, groupId);
     }).immediate();
   }
 

@@ -1,9 +1,11 @@
 // The signed-in admin's access, read once per request however many checks
 // the request makes, and API Umbrella's answer when an action is refused.
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import { forbiddenMessage, type AdminAccess } from './admin-access.js';
 import type { Permission } from './model.js';
+import { roleRequirers } from './role-policy.js';
+import { userChangeRefusal } from './user-policy.js';
 
 const byRequest = new WeakMap<FastifyRequest, AdminAccess>();
 
@@ -27,10 +29,22 @@ export function sendForbiddenBecause(reply: FastifyReply, message: string): Fast
   return reply.code(403).send({ errors: [{ code: 'FORBIDDEN', message }] });
 }
 
-/** preHandler for admin API routes: 403 unless the admin holds the permission in some scope. */
-export function requirePermission(context: AppContext, permission: Permission): preHandlerAsyncHookHandler {
+/** onRequest hook for admin API routes (before the body is read): 403 unless the admin holds one of the permissions in some scope. */
+export function requirePermission(context: AppContext, ...permissions: Permission[]): onRequestAsyncHookHandler {
   return async (request, reply) => {
     const access = accessOf(context, request);
-    if (!access.has(permission)) return sendForbidden(reply, access);
+    if (!access.has(...permissions)) return sendForbidden(reply, access);
   };
+}
+
+/** onRequest hook for admin API routes only superusers may call, reading included. */
+export function requireSuperuser(context: AppContext): onRequestAsyncHookHandler {
+  return async (request, reply) => {
+    if (!request.admin!.superuser) return sendForbidden(reply, accessOf(context, request));
+  };
+}
+
+/** Why the request's admin may not turn `user` (null: a new one) into one with the roles `after` (null: unchanged); null when they may. */
+export function userRefusal(context: AppContext, request: FastifyRequest, user: { readonly roles: readonly string[] } | null, after: readonly string[] | null): string | null {
+  return userChangeRefusal(accessOf(context, request), user, after, roleRequirers(context));
 }

@@ -7,21 +7,32 @@
 // an admin who manages a team's users and not its backends every role).
 import type { ApiBackendConfig } from '../api-backends/model.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
+import type { AppContext } from '../context.js';
 import type { AdminAccess } from './admin-access.js';
 import type { Permission } from './model.js';
 
-type RoleRequirer = Pick<ApiBackendConfig, 'frontend_host' | 'url_matches' | 'settings' | 'sub_settings'>;
+export type RoleRequirer = Pick<ApiBackendConfig, 'frontend_host' | 'url_matches' | 'settings' | 'sub_settings'>;
 
 /** Every role a backend requires, in its settings or any sub-setting. */
 export function requiredRolesOf(backend: RoleRequirer): string[] {
   return [...new Set([...backend.settings.required_roles, ...backend.sub_settings.flatMap((sub) => sub.settings.required_roles)])];
 }
 
-/** The roles among `roles` the admin may not give or take under `permission`, judged against every draft backend; [] for a superuser. */
+/**
+ * The roles among `roles` the admin may not give or take under `permission`,
+ * judged against `backends`: every draft and every live backend (see
+ * roleRequirers), as a role the live config still requires opens that API
+ * until the next publish. [] for a superuser.
+ */
 export function refusedRoles(access: AdminAccess, permission: Permission, roles: Iterable<string>, backends: readonly RoleRequirer[]): string[] {
   if (access.superuser) return [];
   const foreign = new Set(backends.filter((backend) => !access.allowsBackend(backend, permission)).flatMap(requiredRolesOf));
   return [...new Set(roles)].filter((role) => foreign.has(role) || (role.startsWith('api-umbrella') && role !== KEY_CREATOR_ROLE));
+}
+
+/** Every backend whose required roles count: the drafts and the live ones. */
+export function roleRequirers(context: Pick<AppContext, 'backends' | 'publisher'>): RoleRequirer[] {
+  return [...context.backends.list(), ...context.publisher.current.apis];
 }
 
 /** Roles in one list and not the other: what a change gives or takes. */
@@ -33,6 +44,15 @@ export function changedRoles(before: readonly string[], after: readonly string[]
 
 /** Why a change of roles was refused, naming the roles. */
 export function refusedRolesMessage(roles: readonly string[]): string {
-  const named = roles.map((role) => `"${role}"`).join(', ');
-  return `You are not authorized to give or take the role${roles.length === 1 ? '' : 's'} ${named}: ${roles.length === 1 ? 'it belongs' : 'they belong'} to API backends outside your API scopes, or to Parasol itself.`;
+  return `You are not authorized to give or take ${rolesWhose(roles)}.`;
+}
+
+/** Why an API user holding such roles is out of the admin's reach. */
+export function heldRolesMessage(roles: readonly string[]): string {
+  return `You are not authorized to change this API user or its key: it holds ${rolesWhose(roles)}. Ask an admin of those APIs or a superuser.`;
+}
+
+function rolesWhose(roles: readonly string[]): string {
+  const one = roles.length === 1;
+  return `the role${one ? '' : 's'} ${roles.map((role) => `"${role}"`).join(', ')}, which belong${one ? 's' : ''} to API backends outside your API scopes or to Parasol itself`;
 }

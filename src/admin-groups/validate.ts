@@ -13,6 +13,8 @@ export function parseApiScope(raw: unknown): Parsed<ApiScopeInput> {
   const host = (blankToNull(input.host) ?? '').toLowerCase();
   if (host === '') errors.add('host', BLANK);
   else if (!FRONTEND_HOST.test(host)) errors.add('host', 'must be in the format of "example.com"');
+  // A wildcard backend takes requests for other hosts too (the gateway picks the longest prefix across host patterns): superusers' alone.
+  else if (host.includes('*') || host.startsWith('.')) errors.add('host', 'must name one host, without wildcards: API backends on a wildcard host are managed by superusers');
   const pathPrefix = blankToNull(input.path_prefix) ?? '';
   if (pathPrefix === '') errors.add('path_prefix', BLANK);
   else if (!pathPrefix.startsWith('/')) errors.add('path_prefix', 'must start with "/"');

@@ -3,7 +3,7 @@
 // in API Umbrella, the admins of groups within their admin_view scopes. The
 // last superuser can never be removed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { seesAdminIn } from '../admin-groups/admin-visibility.js';
+import { seesAdminIn, seesGroupOf } from '../admin-groups/admin-visibility.js';
 import { accessOf } from '../admin-groups/request-access.js';
 import { LastSuperuserError, type Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
@@ -32,9 +32,14 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
   const minLength = context.config.admin.password_min_length;
 
   // The default way back (the admin's start page): an admin without admin_view has no list to go back to.
-  app.get('/admins', { preHandler: requirePagePermission(context, 'admin_view', { section: 'admins' }) }, async (request, reply) => {
+  app.get('/admins', { preHandler: requirePagePermission(context, { section: 'admins' }, 'admin_view') }, async (request, reply) => {
     const access = accessOf(context, request);
-    const rows = accountRows().filter((row) => row.admin.id === request.admin!.id || seesAdminIn(access, row.scopes));
+    const rows = accountRows()
+      .filter((row) => row.admin.id === request.admin!.id || seesAdminIn(access, row.groups.flatMap((group) => group.scopes)))
+      .map(({ admin, groups }) => {
+        const shown = groups.filter((group) => seesGroupOf(access, group.scopes));
+        return { admin, groups: shown, otherGroups: groups.length - shown.length };
+      });
     return renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', rows });
   });
 
@@ -105,14 +110,13 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     return holder !== null && holder.id !== target?.id ? { email: ['has already been taken'] } : {};
   }
 
-  /** Every admin with their groups, and the scopes of those groups (what admin_view is judged by). */
+  /** Every admin with their groups, each with its scopes (what admin_view is judged by). */
   function accountRows() {
-    const groups = adminGroups.listGroups();
     const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
+    const groups = adminGroups.listGroups().map((group) => ({ ...group, scopes: group.api_scope_ids.map((id) => scopes.get(id)!) }));
     return admins.list().map((admin) => {
       const ids = new Set(adminGroups.groupIdsOf(admin.id));
-      const memberOf = groups.filter((group) => ids.has(group.id));
-      return { admin, groups: memberOf, scopes: memberOf.flatMap((group) => group.api_scope_ids.map((id) => scopes.get(id)!)) };
+      return { admin, groups: groups.filter((group) => ids.has(group.id)) };
     });
   }
 
@@ -130,7 +134,9 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
 
   function forbidden(reply: FastifyReply) {
     const message = 'Only superusers can add, change or delete admin accounts. Ask a superuser to do it for you.';
-    return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
+    // Back to the list only for those who may see it.
+    const back = accessOf(context, reply.request).has('admin_view') ? BACK : { section: 'admins' as const };
+    return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...back });
   }
 
   function notFound(reply: FastifyReply) {

@@ -14,9 +14,9 @@ export function renderForbiddenPage(context: AppContext, reply: FastifyReply, ba
   return renderErrorPage(context, reply, 403, { title: 'Not authorized', message, ...back });
 }
 
-/** preHandler for admin pages: the 403 page unless the admin holds the permission in some scope. */
-export function requirePagePermission(context: AppContext, permission: Permission, back: Back): preHandlerAsyncHookHandler {
+/** preHandler for admin pages: the 403 page unless the admin holds one of the permissions in some scope. */
+export function requirePagePermission(context: AppContext, back: Back, ...permissions: Permission[]): preHandlerAsyncHookHandler {
   return async (request, reply) => {
-    if (!accessOf(context, request).has(permission)) return renderForbiddenPage(context, reply, back);
+    if (!accessOf(context, request).has(...permissions)) return renderForbiddenPage(context, reply, back);
   };
 }

@@ -59,7 +59,7 @@ export function menuOf(access: AdminAccess): AdminMenu {
     apis: access.has('backend_manage'),
     publish: access.has('backend_publish'),
     analytics: access.has('analytics'),
-    apiUsers: access.has('user_view'),
+    apiUsers: access.has('user_view', 'user_manage'),
     admins: access.has('admin_view'),
     permissions: access.superuser,
   };

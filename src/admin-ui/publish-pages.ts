@@ -32,7 +32,7 @@ export function publishPages(app: FastifyInstance, context: AppContext): void {
 
   app.register(async (publishers) => {
     // Without the permission the page itself is refused, so its 403 page leads to the admin's start page.
-    publishers.addHook('preHandler', requirePagePermission(context, 'backend_publish', { section: 'publish' }));
+    publishers.addHook('preHandler', requirePagePermission(context, { section: 'publish' }, 'backend_publish'));
 
     // Only the changes within the admin's reach; the version history (every backend) for superusers only.
     publishers.get('/config/publish', async (request, reply) => {

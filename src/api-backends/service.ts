@@ -17,13 +17,14 @@ export interface SaveRefused {
 /**
  * A new backend without `options.id`; null when there is no backend with
  * that id. The admin's access is judged after parsing (a backend's place is
- * known only once its input is valid) and before the prefix check, which
- * would otherwise tell them about other teams' backends.
+ * known only once its input is valid) and before the prefix check, so that
+ * a prefix outside their scopes is refused as such rather than reported as
+ * taken by another team's backend.
  */
 export function saveApiBackend(
   repository: ApiBackendRepository,
   raw: unknown,
-  options: { id?: string; by: string | null; access: AdminAccess },
+  options: { id?: string; by: string | null; access: AdminAccess; live: readonly ApiBackendConfig[] },
 ): Parsed<ApiBackend> | SaveRefused | null {
   const parsed = parseApiBackend(raw);
   if (!parsed.ok) return parsed;
@@ -31,7 +32,8 @@ export function saveApiBackend(
     const before = options.id === undefined ? null : repository.get(options.id);
     if (options.id !== undefined && before === null) return null;
     const drafts = repository.list();
-    const refused = backendChangeRefusal(options.access, before, parsed.value, drafts);
+    // The live backends' roles count too: one the live config still requires opens that API until the next publish.
+    const refused = backendChangeRefusal(options.access, before, parsed.value, [...drafts, ...options.live]);
     if (refused !== null) return { ok: false, refused };
     const conflicts = prefixConflicts(parsed.value, drafts.filter((api) => api.id !== options.id));
     if (Object.keys(conflicts).length > 0) return { ok: false, errors: conflicts };

@@ -3,9 +3,7 @@
 // CORS is open, as the embedding page lives on another origin.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forbiddenMessage } from '../admin-groups/admin-access.js';
-import { sendForbiddenBecause } from '../admin-groups/request-access.js';
-import { refusedRoles, refusedRolesMessage } from '../admin-groups/role-policy.js';
+import { accessOf, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import type { Admin } from '../admins/repository.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
@@ -58,9 +56,12 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   const notify = requestedOption(request.body, 'send_notify_email') === true;
 
   if (caller.kind === 'admin') {
+    request.admin = caller.admin;
+    const access = accessOf(context, request);
+    if (!access.has('user_manage')) return sendForbidden(reply, access);
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-    const refusal = adminRefusal(context, caller.admin, parsed.value.roles);
+    const refusal = userRefusal(context, request, null, parsed.value.roles);
     if (refusal !== null) return sendForbiddenBecause(reply, refusal);
     // As in API Umbrella, an admin gets the key back either way; options.verify_email only says whether the user counts as verified.
     const input = verifyEmail === undefined ? parsed.value : { ...parsed.value, email_verified: verifyEmail };
@@ -98,14 +99,6 @@ function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
   const user = context.keyIndex.find(presented.key)?.user;
   const usable = user !== undefined && user.enabled && context.clock.now() < user.expires_at_ms;
   return usable && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
-}
-
-/** Why the admin may not create this user (no user_manage, or a role out of their reach), or null. */
-function adminRefusal(context: AppContext, admin: Admin, roles: readonly string[]): string | null {
-  const access = context.adminGroups.accessOf(admin);
-  if (!access.has('user_manage')) return forbiddenMessage(access);
-  const refused = refusedRoles(access, 'user_manage', roles, context.backends.list());
-  return refused.length > 0 ? refusedRolesMessage(refused) : null;
 }
 
 /** {"user":{…}}, the bare object, or form fields named user[field]. */

@@ -49,6 +49,17 @@ describe('AdminAccess', () => {
     expect(access.allowsBackend(backend('api.example.com', '/foo/'), 'backend_publish')).toBe(false);
     expect(access.has('backend_publish')).toBe(false);
     expect(forbiddenMessage(access)).toContain('- api.example.com/foo');
+    expect(access.areas('backend_manage')).toEqual(['api.example.com/foo']);
+    expect(access.areas('analytics')).toEqual([]);
+  });
+
+  it('leaves out of an admin\'s groups one deleted since it was chosen, without an error', async () => {
+    const { admin, groupId } = await createScopedAdmin(context, { email: 'racing@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/racing/' }], permissions: ['analytics'] });
+    const gone = context.adminGroups.createGroup({ name: 'Deleted meanwhile', api_scope_ids: context.adminGroups.getGroup(groupId)!.api_scope_ids, permission_ids: ['user_view'] });
+    if (!gone.ok) throw new Error(JSON.stringify(gone.errors));
+    context.adminGroups.deleteGroup(gone.value.id);
+    context.adminGroups.setGroupsOf(admin.id, [groupId, gone.value.id]);
+    expect(context.adminGroups.groupIdsOf(admin.id)).toEqual([groupId]);
   });
 
   it('takes a scope host without a port to cover every port, and one with a port only that port', () => {
@@ -103,6 +114,9 @@ describe('scopes and groups', () => {
     if (!refused.ok) {
       expect(refused.errors.api_scope_ids).toEqual(['contains "nope", which is no API scope']);
       expect(refused.errors.permission_ids![0]).toContain('contains "superuser"');
+    }
+    for (const host of ['*', '*.example.com', '.example.com']) {
+      expect(parseApiScope({ name: 'W', host, path_prefix: '/' })).toMatchObject({ ok: false, errors: { host: [expect.stringContaining('without wildcards')] } });
     }
     expect(parseAdminGroup({ name: 'G' }, known)).toMatchObject({ ok: false, errors: { api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } });
   });

@@ -86,6 +86,24 @@ describe('an admin who manages API users', () => {
   });
 });
 
+describe('an admin who manages API users and may not view them', () => {
+  it("sees them, in the menu too, and finds another team's user read-only, its key not to be regenerated", async () => {
+    await createScopedAdmin(running.context, { email: 'manager@example.com', scopes: [SCOPE], permissions: ['user_manage'] });
+    if (!running.context.backends.list().some((api) => api.name === 'Other team')) running.context.backends.create(foreignBackend(), 'test');
+    const { user, apiKey } = running.context.users.create(apiUserInput({ email: 'theirs@example.com', roles: ['other-team'] }), 'test');
+    const client = await signedIn('manager@example.com');
+    const page = await client.get(`/admin/api_users/${user.id}`);
+    expect(menuOf(page.body)).toEqual(['/admin/api_users', '/admin/account']);
+    expect(textOf(page.body)).toContain('You are not authorized to change this API user or its key: it holds the role "other-team"');
+    expect(page.body).toContain('<fieldset class="plain" disabled>');
+    expect(page.body).not.toContain('regenerate_key');
+    const regenerated = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '' });
+    expect(regenerated.statusCode).toBe(403);
+    expect(regenerated.body).not.toContain('data-testid="api-key"');
+    expect(running.context.keyIndex.find(apiKey)?.user.id).toBe(user.id);
+  });
+});
+
 describe('a superuser', () => {
   it('sees every menu entry, API scopes and admin groups included', async () => {
     const client = new AdminClient(running.app);

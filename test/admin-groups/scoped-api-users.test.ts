@@ -78,11 +78,53 @@ describe('the admin API', () => {
     expect(giving.status).toBe(403);
     expect((await call(manager, 'POST', '/users', { user: { email: 'sneaky2@example.com', first_name: 'S', last_name: 'U', roles: ['api-umbrella-admin'] } })).status).toBe(403);
     expect(gw.context.users.list({ search: 'sneaky', now: Date.now() }).total).toBe(0);
-    // A change that leaves the foreign role where it is goes through.
+    // Not even a change that leaves the foreign role where it is: the user is another team's.
     const kept = await call(manager, 'PUT', `/users/${id}`, { user: { first_name: 'Renamed', roles: ['agency-b', 'agency-a'] } });
-    expect(kept.status).toBe(200);
-    expect(kept.body.user).toMatchObject({ first_name: 'Renamed', roles: ['agency-b', 'agency-a'] });
+    expect(kept.status).toBe(403);
+    expect(gw.context.users.get(id)?.roles).toEqual(['agency-b']);
     // A superuser is not limited.
     expect((await gw.adminApi('PUT', `/users/${id}`, { user: { roles: [] } })).status).toBe(200);
+  });
+
+  it("refuses changing a user, or its key, that holds another team's role: a new key would open that team's API to the admin", async () => {
+    const { id, apiKey } = await gw.createUser({ email: 'bar-service@example.com', roles: ['agency-b'] });
+    const held = 'You are not authorized to change this API user or its key: it holds the role "agency-b"';
+    for (const [method, path, body] of [
+      ['POST', `/users/${id}/regenerate_key`, { previous_api_key_expires_at: new Date(Date.now() + 86_400_000).toISOString() }],
+      ['PUT', `/users/${id}`, { user: { email: 'mine-now@example.com' } }],
+      ['DELETE', `/users/${id}/previous_api_key`, undefined],
+    ] as const) {
+      const refused = await call(manager, method, path, body);
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body.errors[0].message).toContain(held);
+    }
+    expect(gw.context.users.get(id)?.email).toBe('bar-service@example.com');
+    expect(gw.context.keyIndex.find(apiKey)?.user.id).toBe(id);
+    // Reading it stays allowed, as for every user.
+    expect((await call(manager, 'GET', `/users/${id}`)).status).toBe(200);
+  });
+
+  it('judges roles against the live config too: a role only the published backend still requires is refused', async () => {
+    const liveId = await gw.publishBackend({
+      name: 'C', frontend_host: 'api.example.com', backend_host: 'example.com', servers: [{ host: '127.0.0.1', port: 8081 }],
+      url_matches: [{ frontend_prefix: '/c/', backend_prefix: '/' }], settings: { required_roles: ['agency-c'] },
+    });
+    expect((await gw.adminApi('PUT', `/apis/${liveId}`, { api: { settings: { required_roles: ['agency-c-next'] } } })).status).toBe(204);
+    const refused = await call(manager, 'POST', '/users', { user: { email: 'early@example.com', first_name: 'E', last_name: 'A', roles: ['agency-c'] } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].message).toContain('"agency-c"');
+  });
+
+  it('lets an admin who may manage users and not view them see them too', async () => {
+    const { authToken } = await createScopedAdmin(gw.context, { email: 'manage-only@example.com', scopes: [AGENCY_A], permissions: ['user_manage'] });
+    const { id } = await gw.createUser({ email: 'manageable@example.com' });
+    expect((await call(authToken, 'GET', `/users/${id}`)).body.user.email).toBe('manageable@example.com');
+    expect((await call(authToken, 'PUT', `/users/${id}`, { user: { first_name: 'Managed' } })).status).toBe(200);
+  });
+
+  it('answers 403, not 400 or 422, when the admin may not call the route whatever the body', async () => {
+    const malformed = await fetch(`${gw.url}/api-umbrella/v1/apis`, { method: 'POST', headers: { 'X-Admin-Auth-Token': nobody, 'Content-Type': 'application/json' }, body: '{"api":' });
+    expect(malformed.status).toBe(403);
+    expect((await call(viewer, 'POST', '/users', { user: { email: 'not an email' } })).status).toBe(403);
   });
 });

@@ -111,6 +111,24 @@ describe('Admin Accounts', () => {
     for (const email of ['ops', 'wider', 'other-agency', 'other-host', 'in-no-group']) expect(everyone).toContain(`${email}@example.com`);
   });
 
+  it("shows an admin_view holder only the names of groups wholly within their scopes, and a ported scope's admins", async () => {
+    const viewable = { host: 'api.example.com', path_prefix: '/agency-a/' };
+    await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [viewable], permissions: ['admin_view'] });
+    const { admin: both } = await createScopedAdmin(running.context, { email: 'both@example.com', scopes: [viewable], permissions: ['analytics'] });
+    const secret = running.context.adminGroups.createScope({ name: 'B', host: 'api.example.com', path_prefix: '/agency-b/' });
+    if (!secret.ok) throw new Error(JSON.stringify(secret.errors));
+    const bGroup = running.context.adminGroups.createGroup({ name: 'Agency B secret team', api_scope_ids: [secret.value.id], permission_ids: ['analytics'] });
+    if (!bGroup.ok) throw new Error(JSON.stringify(bGroup.errors));
+    running.context.adminGroups.setGroupsOf(both.id, [...running.context.adminGroups.groupIdsOf(both.id), bGroup.value.id]);
+    await createScopedAdmin(running.context, { email: 'ported@example.com', scopes: [{ host: 'api.example.com:8443', path_prefix: '/agency-a/' }], permissions: ['analytics'] });
+    const viewer = new AdminClient(running.app);
+    await viewer.signIn('viewer@example.com', SCOPED_PASSWORD);
+    const list = textOf((await viewer.get('/admin/admins')).body);
+    expect(list).toContain('both@example.com Admin Enabled group of both@example.com 1 other');
+    expect(list).not.toContain('Agency B secret team');
+    expect(list).toContain('ported@example.com');
+  });
+
   it('saves the groups chosen on the form, refusing one that is not there', async () => {
     const scope = running.context.adminGroups.createScope({ name: 'Weather', host: 'api.example.com', path_prefix: '/weather/' });
     if (!scope.ok) throw new Error(JSON.stringify(scope.errors));

@@ -30,7 +30,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
 
   app.register(async (managers) => {
     // Without the permission the list itself is refused, so its 403 page leads to the admin's start page.
-    managers.addHook('preHandler', requirePagePermission(context, 'backend_manage', { section: 'apis' }));
+    managers.addHook('preHandler', requirePagePermission(context, { section: 'apis' }, 'backend_manage'));
 
     // Only the backends within the admin's reach: the others are not theirs to see.
     managers.get('/apis', async (request, reply) => {
@@ -94,7 +94,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     const form = formFromSubmission(tree);
     const { input, errors: formErrors } = backendInput(form);
     const access = accessOf(context, reply.request);
-    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access });
+    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access, live: context.publisher.current.apis });
     if (saved === null) return notFound(reply);
     if (!saved.ok || Object.keys(formErrors).length > 0) {
       const refusedOrInvalid = saved.ok ? {} : 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors;

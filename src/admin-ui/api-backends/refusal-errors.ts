@@ -20,7 +20,7 @@ export function refusalErrors(refusal: BackendRefusal, access: AdminAccess): Fie
 
 /** The rule and the admin's scopes once, above the URL prefixes; each prefix out of reach marked. */
 function outsideErrors(urlMatches: readonly number[], access: AdminAccess): FieldErrors {
-  const scopes = access.areas().join(', ');
+  const scopes = access.areas('backend_manage').join(', ');
   const errors: FieldErrors = {
     url_matches: [`This API backend must lie within your API scopes (${scopes}): its Frontend Host must be a scope's host, and each Frontend Prefix must start with that scope's path.`],
   };

@@ -10,11 +10,9 @@ import { parseApiUser, PREVIOUS_KEY_MAX_DAYS } from '../../api-users/validate.js
 import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../lib/iso-instant.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
-import { accessOf } from '../../admin-groups/request-access.js';
-import { refusedRolesMessage } from '../../admin-groups/role-policy.js';
-import { rolesRefused } from '../../admin-api/users.js';
+import { accessOf, userRefusal } from '../../admin-groups/request-access.js';
 import { redirectWithFlash } from '../flash.js';
-import { requirePagePermission } from '../page-access.js';
+import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
@@ -71,7 +69,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
   app.register(async (viewers) => {
-    viewers.addHook('preHandler', requirePagePermission(context, 'user_view', { section: 'api_users' }));
+    // Managing users takes seeing them: user_manage alone shows them too.
+    viewers.addHook('preHandler', requirePagePermission(context, { section: 'api_users' }, 'user_view', 'user_manage'));
 
     viewers.get('/api_users', async (request, reply) => {
       const query = request.query as Record<string, unknown>;
@@ -96,7 +95,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
   });
 
   app.register(async (managers) => {
-    managers.addHook('preHandler', requirePagePermission(context, 'user_manage', BACK));
+    managers.addHook('preHandler', requirePagePermission(context, BACK, 'user_manage'));
 
     managers.get('/api_users/new', async (_request, reply) => renderForm(reply, { form: formFromUser(null), user: null }));
 
@@ -108,8 +107,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       const form = read(tree);
       const parsed = parseApiUser(userInput(form, null));
       if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
-      const refused = rolesRefused(context, request, [], parsed.value.roles);
-      if (refused.length > 0) return renderForm(reply, { form, user: null, errors: { roles: [refusedRolesMessage(refused)] } }, 403);
+      const refusal = userRefusal(context, request, null, parsed.value.roles);
+      if (refusal !== null) return renderForm(reply, { form, user: null, errors: { roles: [refusal] } }, 403);
       const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email);
       return renderKey(reply, user, apiKey, 'created');
     });
@@ -124,8 +123,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       const form = read(tree);
       const parsed = parseApiUser(userInput(form, user), user);
       if (!parsed.ok) return renderForm(reply, { form, user, errors: parsed.errors }, 422);
-      const refused = rolesRefused(context, request, user.roles, parsed.value.roles);
-      if (refused.length > 0) return renderForm(reply, { form, user, errors: { roles: [refusedRolesMessage(refused)] } }, 403);
+      const refusal = userRefusal(context, request, user, parsed.value.roles);
+      if (refusal !== null) return renderForm(reply, { form, user, errors: { roles: [refusal] } }, 403);
       users.update(user.id, parsed.value);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `Saved the API user ${user.email}.`);
     });
@@ -134,14 +133,21 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
       const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
       if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
+      const user = users.get(request.params.id);
+      if (user === null) return notFound(reply);
+      const refusal = userRefusal(context, request, user, null);
+      if (refusal !== null) return renderForbiddenPage(context, reply, BACK, refusal);
       const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
-      const result = users.regenerateKey(request.params.id, previousKeyEnd);
+      const result = users.regenerateKey(user.id, previousKeyEnd);
       return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
     });
 
     managers.post<IdParams>('/api_users/:id/end_previous_key', async (request, reply) => {
-      const user = users.endPreviousKey(request.params.id);
+      const user = users.get(request.params.id);
       if (user === null) return notFound(reply);
+      const refusal = userRefusal(context, request, user, null);
+      if (refusal !== null) return renderForbiddenPage(context, reply, BACK, refusal);
+      if (users.endPreviousKey(user.id) === null) return notFound(reply);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
     });
 
@@ -166,8 +172,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const title = data.user === null ? 'Add API User' : data.user.email;
     const now = context.clock.now();
     // Admins who may view users and not manage them see the page without its forms' buttons.
-    const readOnly = !accessOf(context, reply.request).has('user_manage');
-    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly };
+    // So do those who may manage users but not this one (see user-policy.ts), told why.
+    const outOfReach = data.user === null ? null : userRefusal(context, reply.request, data.user, null);
+    const readOnly = !accessOf(context, reply.request).has('user_manage') || outOfReach !== null;
+    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
 
