@@ -5,7 +5,7 @@ import { accessOf, requirePermission, requireSuperuser, sendForbidden } from '..
 import type { AppContext } from '../context.js';
 import { isPlainObject, toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
-import { withJsonSuffix } from './routes.js';
+import { notFound, withJsonSuffix } from './routes.js';
 
 export function configRoutes(app: FastifyInstance, context: AppContext): void {
   const { publisher } = context;
@@ -35,7 +35,7 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
       const versionId = isPlainObject(request.body) ? toInteger(request.body.version_id) : undefined;
       if (versionId === undefined) return reply.code(422).send({ errors: { version_id: ["can't be blank"] } });
       const version = publisher.rollback(versionId, request.admin!.email);
-      if (version === 'not_found') return reply.code(404).send({ error: 'Not Found' });
+      if (version === 'not_found') return notFound(reply);
       return reply.code(201).send({ config_version: version });
     });
   });

@@ -8,7 +8,7 @@ import { apiBackendRoutes } from './apis.js';
 import { requireAdminToken } from './auth.js';
 import { configRoutes } from './config.js';
 import { parseFormBody } from './form-body.js';
-import { withJsonSuffix } from './routes.js';
+import { notFound, withJsonSuffix } from './routes.js';
 import { apiUserRoutes } from './users.js';
 
 export function adminApiPlugin(context: AppContext) {
@@ -18,7 +18,7 @@ export function adminApiPlugin(context: AppContext) {
   // (api[servers][0][host]=…, config[apis][<id>][publish]=1) instead of JSON.
   await app.register(formbody, { parser: parseFormBody });
   app.setErrorHandler(jsonErrorHandler);
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
+  app.setNotFoundHandler((_request, reply) => notFound(reply));
 
   withJsonSuffix(app, 'GET', '/health', async () => ({ status: 'green' }));
 

@@ -1,5 +1,6 @@
 // /api-umbrella/v1/users: API users and their keys. Reading them takes the
-// user_view permission, changing them user_manage (superusers hold both).
+// user_view or user_manage permission, changing them user_manage
+// (superusers hold both).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import type { ApiUser } from '../api-users/model.js';
@@ -39,6 +40,9 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     managers.put<IdParams>('/users/:id', async (request, reply) => {
       const existing = users.get(stripJson(request.params.id));
       if (existing === null) return notFound(reply);
+      // Another team's user is refused whatever the body says; then the roles the change gives or takes.
+      const held = userRefusal(context, request, existing, null);
+      if (held !== null) return sendForbiddenBecause(reply, held);
       const parsed = parseApiUser(unwrap(request.body, 'user'), existing);
       if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
       const refusal = userRefusal(context, request, existing, parsed.value.roles);

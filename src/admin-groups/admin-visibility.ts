@@ -9,7 +9,7 @@ import type { ApiScope } from './model.js';
 type Place = Pick<ApiScope, 'host' | 'path_prefix'>;
 
 /** The outer scope's host (a port-less one covering every port), and a path prefix starting with the outer scope's. */
-export function scopeWithin(scope: Place, outer: Place): boolean {
+function scopeWithin(scope: Place, outer: Place): boolean {
   return hostInScope(scope.host, outer) && scope.path_prefix.startsWith(outer.path_prefix);
 }
 

@@ -1,6 +1,6 @@
 // API scope and admin group input, with API Umbrella's field names and
 // messages (422 {"errors": {field: [message]}}).
-import { BLANK, FRONTEND_HOST, stringList } from '../api-backends/validate.js';
+import { BLANK, FRONTEND_HOST, isWildcardHost, stringList } from '../api-backends/validate.js';
 import { blankToNull, ErrorCollector, isPlainObject, type Parsed } from '../lib/validation-errors.js';
 import { isPermission, PERMISSION_IDS, type AdminGroupInput, type ApiScopeInput, type Permission } from './model.js';
 
@@ -14,7 +14,7 @@ export function parseApiScope(raw: unknown): Parsed<ApiScopeInput> {
   if (host === '') errors.add('host', BLANK);
   else if (!FRONTEND_HOST.test(host)) errors.add('host', 'must be in the format of "example.com"');
   // A wildcard backend takes requests for other hosts too (the gateway picks the longest prefix across host patterns): superusers' alone.
-  else if (host.includes('*') || host.startsWith('.')) errors.add('host', 'must name one host, without wildcards: API backends on a wildcard host are managed by superusers');
+  else if (isWildcardHost(host)) errors.add('host', 'must name one host, without wildcards: API backends on a wildcard host are managed by superusers');
   const pathPrefix = blankToNull(input.path_prefix) ?? '';
   if (pathPrefix === '') errors.add('path_prefix', BLANK);
   else if (!pathPrefix.startsWith('/')) errors.add('path_prefix', 'must start with "/"');

@@ -37,7 +37,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     const rows = accountRows()
       .filter((row) => row.admin.id === request.admin!.id || seesAdminIn(access, row.groups.flatMap((group) => group.scopes)))
       .map(({ admin, groups }) => {
-        const shown = groups.filter((group) => seesGroupOf(access, group.scopes));
+        const shown = admin.id === request.admin!.id ? groups : groups.filter((group) => seesGroupOf(access, group.scopes));
         return { admin, groups: shown, otherGroups: groups.length - shown.length };
       });
     return renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', rows });

@@ -5,7 +5,6 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
-import type { Admin } from '../admins/repository.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
@@ -22,7 +21,7 @@ import type { Signups } from './signups.js';
 
 const NO_MAIL = 'cannot be used: this gateway sends no email (mailer.smtp.host is not set)';
 
-type Caller = { readonly kind: 'admin'; readonly id: string; readonly admin: Admin } | { readonly kind: 'key_creator'; readonly id: string };
+type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
 
 const CORS_PREFLIGHT = {
   'access-control-allow-headers': 'Content-Type, X-Api-Key',
@@ -36,8 +35,14 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
     // The embeddable form posts jQuery-style form fields: user[first_name]=…
     await app.register(formbody);
     app.setErrorHandler(jsonErrorHandler);
-    app.addHook('onRequest', async (_request, reply) => {
+    app.decorateRequest('admin', null);
+    app.addHook('onRequest', async (request, reply) => {
       reply.header('access-control-allow-origin', '*');
+      // An admin without user_manage is refused before the body is read, as in the admin API.
+      request.admin = adminFromToken(request, context.admins);
+      if (request.admin === null) return;
+      const access = accessOf(context, request);
+      if (!access.has('user_manage')) return sendForbidden(reply, access);
     });
     for (const url of ['/users', '/users.json']) {
       app.options(url, async (_request, reply) => reply.code(204).headers(CORS_PREFLIGHT).send());
@@ -56,9 +61,6 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   const notify = requestedOption(request.body, 'send_notify_email') === true;
 
   if (caller.kind === 'admin') {
-    request.admin = caller.admin;
-    const access = accessOf(context, request);
-    if (!access.has('user_manage')) return sendForbidden(reply, access);
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
     const refusal = userRefusal(context, request, null, parsed.value.roles);
@@ -87,13 +89,13 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
 }
 
 /**
- * An admin by X-Admin-Auth-Token, or an enabled, unexpired user with the key-creator role
+ * An admin by X-Admin-Auth-Token (read by the onRequest hook), or an enabled, unexpired user with the key-creator role
  * by an API key passed as the gateway takes it (API Umbrella's gateway fronts
  * this endpoint, so embeds and scripts call it with ?api_key=); else null.
  */
 function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
-  const admin = adminFromToken(request, context.admins);
-  if (admin !== null) return { kind: 'admin', id: admin.id, admin };
+  const admin = request.admin;
+  if (admin !== null) return { kind: 'admin', id: admin.id };
   const presented = extractApiKey(request.headers, parseRequestTarget(request.url)?.query ?? '');
   if (presented === null) return null;
   const user = context.keyIndex.find(presented.key)?.user;

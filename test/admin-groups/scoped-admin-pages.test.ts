@@ -59,6 +59,10 @@ describe('an admin who may view API users', () => {
     const page = await client.get(`/admin/api_users/${user.id}`);
     expect(page.statusCode).toBe(200);
     expect(textOf(page.body)).toContain('You may view API users, not change them.');
+    // One holding a role of the admin's own scope reads the same, not as another team's.
+    const { user: ours } = running.context.users.create(apiUserInput({ email: 'ours@example.com', roles: ['team-a'] }), 'test');
+    running.context.backends.create({ ...foreignBackend(), name: 'Team A', url_matches: [{ frontend_prefix: '/a/x/', backend_prefix: '/' }], settings: { ...EMPTY_SETTINGS, required_roles: ['team-a'] } }, 'test');
+    expect(textOf((await client.get(`/admin/api_users/${ours.id}`)).body)).toContain('You may view API users, not change them.');
     expect(page.body).toContain('<fieldset class="plain" disabled>');
     expect(page.body).not.toContain('regenerate_key');
     expect(page.body).not.toContain('>Save</button>');

@@ -98,6 +98,8 @@ describe('the admin API', () => {
       expect(refused.status, `${method} ${path}`).toBe(403);
       expect(refused.body.errors[0].message).toContain(held);
     }
+    // Whatever the body: refused before it is judged.
+    expect((await call(manager, 'PUT', `/users/${id}`, { user: { email: 'not an email' } })).status).toBe(403);
     expect(gw.context.users.get(id)?.email).toBe('bar-service@example.com');
     expect(gw.context.keyIndex.find(apiKey)?.user.id).toBe(id);
     // Reading it stays allowed, as for every user.
@@ -126,5 +128,7 @@ describe('the admin API', () => {
     const malformed = await fetch(`${gw.url}/api-umbrella/v1/apis`, { method: 'POST', headers: { 'X-Admin-Auth-Token': nobody, 'Content-Type': 'application/json' }, body: '{"api":' });
     expect(malformed.status).toBe(403);
     expect((await call(viewer, 'POST', '/users', { user: { email: 'not an email' } })).status).toBe(403);
+    const malformedSignup = await fetch(`${gw.url}/api-umbrella/v1/users.json`, { method: 'POST', headers: { 'X-Admin-Auth-Token': viewer, 'Content-Type': 'application/json' }, body: '{"user":' });
+    expect(malformedSignup.status).toBe(403);
   });
 });

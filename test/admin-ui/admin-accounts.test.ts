@@ -127,6 +127,10 @@ describe('Admin Accounts', () => {
     expect(list).toContain('both@example.com Admin Enabled group of both@example.com 1 other');
     expect(list).not.toContain('Agency B secret team');
     expect(list).toContain('ported@example.com');
+    // Their own groups they always see by name.
+    const viewerAdmin = running.context.admins.findByEmail('viewer@example.com')!;
+    running.context.adminGroups.setGroupsOf(viewerAdmin.id, [...running.context.adminGroups.groupIdsOf(viewerAdmin.id), bGroup.value.id]);
+    expect(textOf((await viewer.get('/admin/admins')).body)).toContain('Agency B secret team');
   });
 
   it('saves the groups chosen on the form, refusing one that is not there', async () => {

@@ -116,6 +116,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     managers.post<IdParams>('/api_users/:id', async (request, reply) => {
       const user = users.get(request.params.id);
       if (user === null) return notFound(reply);
+      const held = userRefusal(context, request, user, null);
+      if (held !== null) return renderForbiddenPage(context, reply, BACK, held);
       const tree = decodeNestedForm(request.body);
       const read = (fields: FormTree) => formFromSubmission(fields, user);
       const rowAction = rowActionOf(tree);
@@ -130,13 +132,13 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     });
 
     managers.post<IdParams>('/api_users/:id/regenerate_key', async (request, reply) => {
-      const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
-      const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
-      if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
       const user = users.get(request.params.id);
       if (user === null) return notFound(reply);
       const refusal = userRefusal(context, request, user, null);
       if (refusal !== null) return renderForbiddenPage(context, reply, BACK, refusal);
+      const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
+      const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
+      if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
       const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
       const result = users.regenerateKey(user.id, previousKeyEnd);
       return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
@@ -173,8 +175,9 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const now = context.clock.now();
     // Admins who may view users and not manage them see the page without its forms' buttons.
     // So do those who may manage users but not this one (see user-policy.ts), told why.
-    const outOfReach = data.user === null ? null : userRefusal(context, reply.request, data.user, null);
-    const readOnly = !accessOf(context, reply.request).has('user_manage') || outOfReach !== null;
+    const mayManage = accessOf(context, reply.request).has('user_manage');
+    const outOfReach = data.user === null || !mayManage ? null : userRefusal(context, reply.request, data.user, null);
+    const readOnly = !mayManage || outOfReach !== null;
     const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
