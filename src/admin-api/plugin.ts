@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { adminGroupRoutes } from './admin-groups.js';
+import { adminRoutes } from './admins.js';
 import { apiScopeRoutes } from './api-scopes.js';
 import { apiBackendRoutes } from './apis.js';
 import { requireAdminToken } from './auth.js';
@@ -29,6 +30,7 @@ export function adminApiPlugin(context: AppContext) {
     configRoutes(authenticated, context);
     apiScopeRoutes(authenticated, context);
     adminGroupRoutes(authenticated, context);
+    adminRoutes(authenticated, context);
   });
   };
 }

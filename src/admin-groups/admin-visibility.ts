@@ -2,9 +2,11 @@
 // Umbrella: those in a group with a scope inside one of the viewer's
 // admin_view scopes, so that a team sees its own admins and not another's;
 // and of their groups, only those wholly inside (another team's group names
-// are that team's business).
+// are that team's business). The admin API's /admins lists the same.
+import type { Admin } from '../admins/repository.js';
+import type { AppContext } from '../context.js';
 import { hostInScope, type AdminAccess } from './admin-access.js';
-import type { ApiScope } from './model.js';
+import type { AdminGroup, ApiScope } from './model.js';
 
 type Place = Pick<ApiScope, 'host' | 'path_prefix'>;
 
@@ -23,4 +25,31 @@ export function seesAdminIn(access: AdminAccess, scopes: readonly Place[]): bool
 export function seesGroupOf(access: AdminAccess, scopes: readonly Place[]): boolean {
   const viewable = access.scopesWith('admin_view');
   return viewable === null || scopes.every((scope) => viewable.some((outer) => scopeWithin(scope, outer)));
+}
+
+/** An account as a viewer sees it: the groups they may see by name, and how many more there are. */
+export interface SeenAccount {
+  readonly admin: Admin;
+  readonly groups: readonly AdminGroup[];
+  readonly otherGroups: number;
+}
+
+/** The accounts `viewer` sees (themselves, with all their groups, and those seesAdminIn), in the store's order, groups by name. */
+export function accountsSeenBy(stores: Pick<AppContext, 'admins' | 'adminGroups'>, viewer: Admin, access: AdminAccess): SeenAccount[] {
+  return accountRows(stores)
+    .filter((row) => row.admin.id === viewer.id || seesAdminIn(access, row.groups.flatMap((group) => group.scopes)))
+    .map(({ admin, groups }) => {
+      const shown = admin.id === viewer.id ? groups : groups.filter((group) => seesGroupOf(access, group.scopes));
+      return { admin, groups: shown, otherGroups: groups.length - shown.length };
+    });
+}
+
+/** Every admin with their groups, each with its scopes (what admin_view is judged by). */
+function accountRows({ admins, adminGroups }: Pick<AppContext, 'admins' | 'adminGroups'>) {
+  const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
+  const groups = adminGroups.listGroups().map((group) => ({ ...group, scopes: group.api_scope_ids.map((id) => scopes.get(id)!) }));
+  return admins.list().map((admin) => {
+    const ids = new Set(adminGroups.groupIdsOf(admin.id));
+    return { admin, groups: groups.filter((group) => ids.has(group.id)) };
+  });
 }

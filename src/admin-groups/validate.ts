@@ -44,6 +44,6 @@ function checkedName(raw: unknown, errors: ErrorCollector): string {
 }
 
 /** A JSON list, a comma-separated string, or form rows ({"0": "a", "1": "b"}). */
-function listOf(raw: unknown): string[] {
+export function listOf(raw: unknown): string[] {
   return stringList(isPlainObject(raw) ? Object.values(raw) : raw);
 }

@@ -3,12 +3,13 @@
 // in API Umbrella, the admins of groups within their admin_view scopes. The
 // last superuser can never be removed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { seesAdminIn, seesGroupOf } from '../admin-groups/admin-visibility.js';
+import { accountsSeenBy } from '../admin-groups/admin-visibility.js';
 import { accessOf } from '../admin-groups/request-access.js';
-import { LastSuperuserError, type Admin } from '../admins/repository.js';
+import { accountErrors, createAccount, deleteAccount, newPasswordErrors, updateAccount } from '../admins/accounts.js';
+import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { emailProblem, formString, formStrings, newPasswordErrors } from './account-fields.js';
+import { formString, formStrings } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
@@ -33,13 +34,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
 
   // The default way back (the admin's start page): an admin without admin_view has no list to go back to.
   app.get('/admins', { preHandler: requirePagePermission(context, { section: 'admins' }, 'admin_view') }, async (request, reply) => {
-    const access = accessOf(context, request);
-    const rows = accountRows()
-      .filter((row) => row.admin.id === request.admin!.id || seesAdminIn(access, row.groups.flatMap((group) => group.scopes)))
-      .map(({ admin, groups }) => {
-        const shown = admin.id === request.admin!.id ? groups : groups.filter((group) => seesGroupOf(access, group.scopes));
-        return { admin, groups: shown, otherGroups: groups.length - shown.length };
-      });
+    const rows = accountsSeenBy(context, request.admin!, accessOf(context, request));
     return renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', rows });
   });
 
@@ -54,10 +49,9 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     superusers.post('/admins', async (request, reply) => {
       const form = formFromBody(request.body);
       const password = formString(request.body, 'password');
-      const errors = { ...emailErrors(form.email, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength), ...groupErrors(form.group_ids) };
+      const errors = { ...accountErrors(context, form, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
       if (Object.keys(errors).length > 0) return renderForm(reply, { form, target: null, errors }, 422);
-      const { admin } = (await admins.create({ email: form.email, password, superuser: form.superuser }))!;
-      adminGroups.setGroupsOf(admin.id, form.group_ids);
+      await createAccount(context, { ...form, password });
       return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. They can sign in with the password you set.`);
     });
 
@@ -70,16 +64,11 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
       const target = admins.get(request.params.id);
       if (target === null) return notFound(reply);
       const form = formFromBody(request.body);
-      const errors = { ...emailErrors(form.email, target), ...groupErrors(form.group_ids) };
+      const errors = accountErrors(context, form, target);
       if (Object.keys(errors).length > 0) return renderForm(reply, { form, target, errors }, 422);
-      const { group_ids: groupIds, ...account } = form;
-      try {
-        admins.update(target.id, account);
-      } catch (error) {
-        if (!(error instanceof LastSuperuserError)) throw error;
-        return renderForm(reply, { form, target, errors: { superuser: [error.message] } }, 422);
-      }
-      adminGroups.setGroupsOf(target.id, groupIds);
+      const saved = updateAccount(context, target.id, form);
+      if (saved === null) return notFound(reply);
+      if (!saved.ok) return renderForm(reply, { form, target, errors: saved.errors }, 422);
       return redirectWithFlash(reply, LIST_PATH, 'success', `Saved the admin ${form.email}.`);
     });
 
@@ -92,39 +81,12 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     superusers.post<IdParams>('/admins/:id/delete', async (request, reply) => {
       const target = admins.get(request.params.id);
       if (target === null) return notFound(reply);
-      try {
-        admins.delete(target.id);
-      } catch (error) {
-        if (!(error instanceof LastSuperuserError)) throw error;
-        return redirectWithFlash(reply, LIST_PATH, 'error', error.message);
-      }
+      const deleted = deleteAccount(context, target.id);
+      if (!deleted.ok) return redirectWithFlash(reply, LIST_PATH, 'error', deleted.errors.base!.join(' '));
       // Deleting one's own account ends its sessions (they cascade): back to sign-in.
       return redirectWithFlash(reply, target.id === request.admin!.id ? '/admin/login' : LIST_PATH, 'success', `Deleted the admin ${target.email}.`);
     });
   });
-
-  function emailErrors(email: string, target: Admin | null): FieldErrors {
-    const problem = emailProblem(email);
-    if (problem !== null) return { email: [problem] };
-    const holder = admins.findByEmail(email);
-    return holder !== null && holder.id !== target?.id ? { email: ['has already been taken'] } : {};
-  }
-
-  /** Every admin with their groups, each with its scopes (what admin_view is judged by). */
-  function accountRows() {
-    const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
-    const groups = adminGroups.listGroups().map((group) => ({ ...group, scopes: group.api_scope_ids.map((id) => scopes.get(id)!) }));
-    return admins.list().map((admin) => {
-      const ids = new Set(adminGroups.groupIdsOf(admin.id));
-      return { admin, groups: groups.filter((group) => ids.has(group.id)) };
-    });
-  }
-
-  function groupErrors(groupIds: readonly string[]): FieldErrors {
-    const known = new Set(adminGroups.listGroups().map((group) => group.id));
-    const unknown = groupIds.filter((id) => !known.has(id));
-    return unknown.length === 0 ? {} : { group_ids: unknown.map((id) => `contains "${id}", which is no admin group`) };
-  }
 
   function renderForm(reply: FastifyReply, data: { form: AdminForm; target: Admin | null; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => LABELS[field] ?? field);

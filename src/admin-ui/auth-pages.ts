@@ -3,7 +3,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { emailProblem, formString, newPasswordErrors } from './account-fields.js';
+import { emailProblem, newPasswordErrors } from '../admins/accounts.js';
+import { formString } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle } from './login-throttle.js';

@@ -47,11 +47,12 @@ export class AdminRepository {
   }
 
   /**
-   * Creates an admin with a fresh API token. With onlyIfNone, the insert happens
-   * only while no admin exists (checked inside the write transaction), so two
-   * racing "first admin" forms cannot both succeed; null tells the loser.
+   * Creates an admin (enabled unless input.enabled is false) with a fresh API
+   * token. With onlyIfNone, the insert happens only while no admin exists
+   * (checked inside the write transaction), so two racing "first admin" forms
+   * cannot both succeed; null tells the loser.
    */
-  async create(input: { email: string; password: string; superuser: boolean }, options: { onlyIfNone?: boolean } = {}): Promise<{ admin: Admin; authToken: string } | null> {
+  async create(input: { email: string; password: string; superuser: boolean; enabled?: boolean }, options: { onlyIfNone?: boolean } = {}): Promise<{ admin: Admin; authToken: string } | null> {
     const passwordHash = await hashPassword(input.password);
     const authToken = generateToken();
     const digest = digestToken(this.secretKey, authToken);
@@ -62,9 +63,9 @@ export class AdminRepository {
       this.db
         .prepare(
           `INSERT INTO admins (id, email, password_hash, superuser, enabled, auth_token_prefix, auth_token_hash, auth_token_preview, created_at, updated_at)
-           VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, input.email.trim(), passwordHash, input.superuser ? 1 : 0, digest.prefix, digest.hash, digest.preview, now, now);
+        .run(id, input.email.trim(), passwordHash, input.superuser ? 1 : 0, input.enabled === false ? 0 : 1, digest.prefix, digest.hash, digest.preview, now, now);
       return true;
     }).immediate();
     return inserted ? { admin: this.get(id)!, authToken } : null;

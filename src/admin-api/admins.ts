@@ -1,0 +1,133 @@
+// /api-umbrella/v1/admins: admin accounts, as on the web admin's Admin
+// Accounts. An admin holding admin_view reads the accounts that page shows
+// them (a superuser, all); only superusers add, change and delete them. No
+// answer holds a password or token hash; a new admin's clear token is
+// answered once, when it is made.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accountsSeenBy, type SeenAccount } from '../admin-groups/admin-visibility.js';
+import { accessOf, requirePermission, requireSuperuser } from '../admin-groups/request-access.js';
+import { listOf } from '../admin-groups/validate.js';
+import { accountErrors, createAccount, deleteAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
+import type { Admin } from '../admins/repository.js';
+import type { AppContext } from '../context.js';
+import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
+import { dataTablesPage, notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
+
+type IdParams = { Params: { id: string } };
+
+const PASSWORD_ELSEWHERE = 'cannot be changed here: the admin sets it under My Account in the web admin, or an operator runs `parasol admins reset-password`';
+
+export function adminRoutes(app: FastifyInstance, context: AppContext): void {
+  const minLength = context.config.admin.password_min_length;
+
+  app.register(async (viewers) => {
+    viewers.addHook('onRequest', requirePermission(context, 'admin_view'));
+
+    withJsonSuffix(viewers, 'GET', '/admins', async (request) => dataTablesPage(request.query as Record<string, unknown>, seenBy(request).map(toApiAdmin)));
+
+    // An account the viewer does not see is answered as one that is not there.
+    viewers.get<IdParams>('/admins/:id', async (request, reply) => {
+      const found = seenAs(request, stripJson(request.params.id));
+      return found === null ? notFound(reply) : { admin: found };
+    });
+  });
+
+  app.register(async (superusers) => {
+    // Before the body is read: a refused admin gets the same answer whatever they send.
+    superusers.addHook('onRequest', requireSuperuser(context));
+
+    withJsonSuffix(superusers, 'POST', '/admins', async (request, reply) => {
+      const account = newAccount(unwrap(request.body, 'admin'));
+      if (!account.ok) return invalid(reply, account.errors);
+      const { admin, authToken } = await createAccount(context, account.value);
+      // The clear token, never stored, is shown this once: no cache may keep it.
+      return reply.code(201).header('cache-control', 'no-store').send({ admin: { ...seenAs(request, admin.id)!, authentication_token: authToken } });
+    });
+
+    superusers.put<IdParams>('/admins/:id', async (request, reply) => {
+      const target = context.admins.get(stripJson(request.params.id));
+      if (target === null) return notFound(reply);
+      const changes = accountChanges(unwrap(request.body, 'admin'), target);
+      if (!changes.ok) return invalid(reply, changes.errors);
+      const saved = updateAccount(context, target.id, changes.value);
+      if (saved === null) return notFound(reply);
+      return saved.ok ? reply.code(204).send() : invalid(reply, saved.errors);
+    });
+
+    superusers.delete<IdParams>('/admins/:id', async (request, reply) => {
+      const deleted = deleteAccount(context, stripJson(request.params.id));
+      if (!deleted.ok) return invalid(reply, deleted.errors);
+      return deleted.value ? reply.code(204).send() : notFound(reply);
+    });
+  });
+
+  function seenBy(request: FastifyRequest): SeenAccount[] {
+    return accountsSeenBy(context, request.admin!, accessOf(context, request));
+  }
+
+  function seenAs(request: FastifyRequest, id: string): ReturnType<typeof toApiAdmin> | null {
+    const account = seenBy(request).find((seen) => seen.admin.id === id);
+    return account === undefined ? null : toApiAdmin(account);
+  }
+
+  /** A POST's account: an email and password are needed (the confirmation only when sent); a superuser only when asked for. */
+  function newAccount(raw: unknown): Parsed<NewAccount> {
+    const input = isPlainObject(raw) ? raw : {};
+    const parsed = parseChanges(input);
+    const account = { email: '', superuser: false, enabled: true, group_ids: [], ...parsed.value, password: textOf(input.password) ?? '' };
+    const errors = { ...parsed.errors, ...accountErrors(context, account, null), ...newPasswordErrors(account.password, textOf(input.password_confirmation), minLength) };
+    return Object.keys(errors).length === 0 ? { ok: true, value: account } : { ok: false, errors };
+  }
+
+  /** A PUT's changes to `target`: the fields it names. */
+  function accountChanges(raw: unknown, target: Admin): Parsed<AccountChanges> {
+    const input = isPlainObject(raw) ? raw : {};
+    const parsed = parseChanges(input);
+    const errors = { ...parsed.errors, ...accountErrors(context, parsed.value, target) };
+    // Setting a password ends the admin's sessions and asks for the current one on My Account: not a side effect of an edit.
+    if (Object.hasOwn(input, 'password')) errors.password = [PASSWORD_ELSEWHERE];
+    return Object.keys(errors).length === 0 ? { ok: true, value: parsed.value } : { ok: false, errors };
+  }
+}
+
+/** The fields the body names, typed (absent ones left out), and errors for flags that are neither true nor false. */
+function parseChanges(input: Record<string, unknown>): { value: AccountChanges; errors: FieldErrors } {
+  const errors = new ErrorCollector();
+  const named = (field: string) => Object.hasOwn(input, field);
+  const flag = (field: string) => {
+    const value = toBoolean(input[field]);
+    if (value === null) errors.add(field, 'must be true or false');
+    return value ?? undefined;
+  };
+  const value: AccountChanges = {
+    ...(named('email') ? { email: (textOf(input.email) ?? '').trim() } : {}),
+    ...(named('superuser') ? { superuser: flag('superuser') } : {}),
+    ...(named('enabled') ? { enabled: flag('enabled') } : {}),
+    ...(named('group_ids') ? { group_ids: [...new Set(listOf(input.group_ids))] } : {}),
+  };
+  return { value, errors: errors.errors };
+}
+
+/** A string as sent; anything else (absent, null, a number) as none. */
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function toApiAdmin({ admin, groups }: SeenAccount) {
+  // Field by field, so that whatever the account may come to hold stays out unless it is added here.
+  return {
+    id: admin.id,
+    email: admin.email,
+    superuser: admin.superuser,
+    enabled: admin.enabled,
+    group_ids: groups.map((group) => group.id),
+    auth_token_preview: admin.auth_token_preview,
+    created_at: admin.created_at,
+    updated_at: admin.updated_at,
+    last_sign_in_at: admin.last_sign_in_at,
+  };
+}
+
+function invalid(reply: FastifyReply, errors: FieldErrors): FastifyReply {
+  return reply.code(422).send({ errors });
+}

@@ -1,0 +1,88 @@
+// Admin accounts with their admin groups, checked, added, changed and deleted
+// the same way from the web admin (Admin Accounts, My Account, the first
+// admin's sign-up) and the admin API, with API Umbrella's messages; what only
+// the store can tell (the last superuser) comes back as 422 field errors.
+import type { AppContext } from '../context.js';
+import { isEmailAddress } from '../lib/email-address.js';
+import type { FieldErrors, Parsed } from '../lib/validation-errors.js';
+import { passwordProblem } from './password.js';
+import { LastSuperuserError, type Admin } from './repository.js';
+
+type Stores = Pick<AppContext, 'admins' | 'adminGroups'>;
+
+/** What a change names; an absent field stays as it is. */
+export interface AccountChanges {
+  readonly email?: string;
+  readonly superuser?: boolean;
+  readonly enabled?: boolean;
+  readonly group_ids?: readonly string[];
+}
+
+export interface NewAccount extends Required<AccountChanges> {
+  readonly password: string;
+}
+
+export function emailProblem(email: string): string | null {
+  if (email === '') return "can't be blank";
+  if (email.length > 255) return 'is too long (maximum is 255 characters)';
+  return isEmailAddress(email) ? null : 'is invalid';
+}
+
+/** Field errors for a new password and its confirmation (undefined: not asked for, as the admin API may leave it out). */
+export function newPasswordErrors(password: string, confirmation: string | undefined, minLength: number): FieldErrors {
+  const problem = passwordProblem(password, confirmation, minLength);
+  if (problem === null) return {};
+  return problem === "doesn't match Password" ? { password_confirmation: [problem] } : { password: [problem] };
+}
+
+/** Errors in the email and groups a change names; target: the account changed, null for a new one (whose email may be no one's). */
+export function accountErrors(stores: Stores, changes: AccountChanges, target: Admin | null): FieldErrors {
+  return {
+    ...(changes.email === undefined ? {} : emailErrors(stores, changes.email, target)),
+    ...(changes.group_ids === undefined ? {} : groupErrors(stores, changes.group_ids)),
+  };
+}
+
+/** For an account accountErrors and newPasswordErrors passed: the admin and their clear API token. */
+export async function createAccount(stores: Stores, account: NewAccount): Promise<{ admin: Admin; authToken: string }> {
+  const created = (await stores.admins.create(account))!;
+  stores.adminGroups.setGroupsOf(created.admin.id, account.group_ids);
+  return created;
+}
+
+/** null when there is no such account; the last enabled superuser stays one (errors under "superuser", groups unchanged). */
+export function updateAccount(stores: Stores, id: string, changes: AccountChanges): Parsed<Admin> | null {
+  const { group_ids: groupIds, ...account } = changes;
+  const updated = unlessLastSuperuser('superuser', () => stores.admins.update(id, account));
+  if (!updated.ok) return updated;
+  if (updated.value === null) return null;
+  if (groupIds !== undefined) stores.adminGroups.setGroupsOf(id, groupIds);
+  return { ok: true, value: updated.value };
+}
+
+/** value: whether there was such an account; the last enabled superuser stays (errors under "base"). */
+export function deleteAccount(stores: Stores, id: string): Parsed<boolean> {
+  return unlessLastSuperuser('base', () => stores.admins.delete(id));
+}
+
+function unlessLastSuperuser<T>(field: string, change: () => T): Parsed<T> {
+  try {
+    return { ok: true, value: change() };
+  } catch (error) {
+    if (!(error instanceof LastSuperuserError)) throw error;
+    return { ok: false, errors: { [field]: [error.message] } };
+  }
+}
+
+function emailErrors(stores: Stores, email: string, target: Admin | null): FieldErrors {
+  const problem = emailProblem(email);
+  if (problem !== null) return { email: [problem] };
+  const holder = stores.admins.findByEmail(email);
+  return holder !== null && holder.id !== target?.id ? { email: ['has already been taken'] } : {};
+}
+
+function groupErrors(stores: Stores, groupIds: readonly string[]): FieldErrors {
+  const known = new Set(stores.adminGroups.listGroups().map((group) => group.id));
+  const unknown = groupIds.filter((id) => !known.has(id));
+  return unknown.length === 0 ? {} : { group_ids: unknown.map((id) => `contains "${id}", which is no admin group`) };
+}
