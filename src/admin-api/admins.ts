@@ -23,7 +23,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
   app.register(async (viewers) => {
     viewers.addHook('onRequest', requirePermission(context, 'admin_view'));
 
-    withJsonSuffix(viewers, 'GET', '/admins', async (request) => dataTablesPage(request.query as Record<string, unknown>, seenBy(request).map(toApiAdmin)));
+    withJsonSuffix(viewers, 'GET', '/admins', async (request) => dataTablesPage(request.query as Record<string, unknown>, seenBy(request).map((account) => toApiAdmin(account, request.admin!))));
 
     // An account the viewer does not see is answered as one that is not there.
     viewers.get<IdParams>('/admins/:id', async (request, reply) => {
@@ -67,7 +67,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
 
   function seenAs(request: FastifyRequest, id: string): ReturnType<typeof toApiAdmin> | null {
     const account = seenBy(request).find((seen) => seen.admin.id === id);
-    return account === undefined ? null : toApiAdmin(account);
+    return account === undefined ? null : toApiAdmin(account, request.admin!);
   }
 
   /** A POST's account: an email and password are needed (the confirmation only when sent); a superuser only when asked for. */
@@ -75,7 +75,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     const input = isPlainObject(raw) ? raw : {};
     const parsed = parseChanges(input);
     const account = { email: '', superuser: false, enabled: true, group_ids: [], ...parsed.value, password: textOf(input.password) ?? '' };
-    const errors = { ...parsed.errors, ...accountErrors(context, account, null), ...newPasswordErrors(account.password, textOf(input.password_confirmation), minLength) };
+    const errors = { ...parsed.errors, ...accountErrors(context, account, null), ...newPasswordErrors(account.password, confirmationOf(input), minLength) };
     return Object.keys(errors).length === 0 ? { ok: true, value: account } : { ok: false, errors };
   }
 
@@ -103,9 +103,27 @@ function parseChanges(input: Record<string, unknown>): { value: AccountChanges; 
     ...(named('email') ? { email: (textOf(input.email) ?? '').trim() } : {}),
     ...(named('superuser') ? { superuser: flag('superuser') } : {}),
     ...(named('enabled') ? { enabled: flag('enabled') } : {}),
-    ...(named('group_ids') ? { group_ids: [...new Set(listOf(input.group_ids))] } : {}),
+    ...(named('group_ids') ? { group_ids: groupIdsOf(input.group_ids, errors) } : {}),
   };
   return { value, errors: errors.errors };
+}
+
+/**
+ * A list of ids, a comma-separated string or numbered form rows. Anything
+ * else is an error rather than read as "no groups", which would take every
+ * group away from the admin.
+ */
+function groupIdsOf(raw: unknown, errors: ErrorCollector): string[] {
+  const rows = isPlainObject(raw) && Object.keys(raw).every((key) => /^\d+$/.test(key)) ? Object.values(raw) : raw;
+  const listed = typeof rows === 'string' || (Array.isArray(rows) && rows.every((item) => typeof item === 'string'));
+  if (!listed) errors.add('group_ids', 'must be a list of admin group ids');
+  return listed ? [...new Set(listOf(rows))] : [];
+}
+
+/** The confirmation when one is sent: one that is not text cannot match (it is never skipped as absent). */
+function confirmationOf(input: Record<string, unknown>): string | undefined {
+  if (!Object.hasOwn(input, 'password_confirmation')) return undefined;
+  return textOf(input.password_confirmation) ?? '';
 }
 
 /** A string as sent; anything else (absent, null, a number) as none. */
@@ -113,7 +131,8 @@ function textOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function toApiAdmin({ admin, groups }: SeenAccount) {
+/** An account as `viewer` may read it: the token preview (token material, however little) only their own or for a superuser. */
+function toApiAdmin({ admin, groups }: SeenAccount, viewer: Admin) {
   // Field by field, so that whatever the account may come to hold stays out unless it is added here.
   return {
     id: admin.id,
@@ -121,7 +140,7 @@ function toApiAdmin({ admin, groups }: SeenAccount) {
     superuser: admin.superuser,
     enabled: admin.enabled,
     group_ids: groups.map((group) => group.id),
-    auth_token_preview: admin.auth_token_preview,
+    auth_token_preview: viewer.superuser || viewer.id === admin.id ? admin.auth_token_preview : null,
     created_at: admin.created_at,
     updated_at: admin.updated_at,
     last_sign_in_at: admin.last_sign_in_at,

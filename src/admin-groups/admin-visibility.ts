@@ -16,13 +16,13 @@ function scopeWithin(scope: Place, outer: Place): boolean {
 }
 
 /** `scopes`: those of every group the admin is in. A superuser sees everyone; nobody else sees an admin in no group. */
-export function seesAdminIn(access: AdminAccess, scopes: readonly Place[]): boolean {
+function seesAdminIn(access: AdminAccess, scopes: readonly Place[]): boolean {
   const viewable = access.scopesWith('admin_view');
   return viewable === null || scopes.some((scope) => viewable.some((outer) => scopeWithin(scope, outer)));
 }
 
 /** Whether the viewer may see a group by name: every one of its scopes lies inside their admin_view scopes. */
-export function seesGroupOf(access: AdminAccess, scopes: readonly Place[]): boolean {
+function seesGroupOf(access: AdminAccess, scopes: readonly Place[]): boolean {
   const viewable = access.scopesWith('admin_view');
   return viewable === null || scopes.every((scope) => viewable.some((outer) => scopeWithin(scope, outer)));
 }

@@ -51,7 +51,8 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
       const password = formString(request.body, 'password');
       const errors = { ...accountErrors(context, form, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
       if (Object.keys(errors).length > 0) return renderForm(reply, { form, target: null, errors }, 422);
-      await createAccount(context, { ...form, password });
+      // A new admin is enabled: the form has no such box (a post without the field is no request to disable).
+      await createAccount(context, { ...form, enabled: true, password });
       return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. They can sign in with the password you set.`);
     });
 

@@ -1,7 +1,8 @@
 // Admin accounts with their admin groups, checked, added, changed and deleted
-// the same way from the web admin (Admin Accounts, My Account, the first
-// admin's sign-up) and the admin API, with API Umbrella's messages; what only
-// the store can tell (the last superuser) comes back as 422 field errors.
+// the same way from the web admin's Admin Accounts and the admin API, with
+// API Umbrella's messages (My Account and the first admin's sign-up share the
+// email and password checks); what only the store can tell (the last
+// superuser) comes back as 422 field errors.
 import type { AppContext } from '../context.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import type { FieldErrors, Parsed } from '../lib/validation-errors.js';

@@ -101,6 +101,9 @@ describe('reading admins', () => {
     expect([...byEmail('viewer@example.com').group_ids].sort()).toEqual([viewer.groupId, otherAgency.groupId].sort());
 
     expect((await call(viewer.authToken, 'GET', `/admins/${sameScope.admin.id}`)).body.admin.email).toBe('same-scope@example.com');
+    // Token previews, however short, only of their own account.
+    expect(byEmail('both@example.com').auth_token_preview).toBeNull();
+    expect(byEmail('viewer@example.com').auth_token_preview).toBe(`${viewer.authToken.slice(0, 6)}...`);
     // Not told that an admin out of sight exists.
     expect(await call(viewer.authToken, 'GET', `/admins/${otherAgency.admin.id}`)).toMatchObject({ status: 404, body: { error: 'Not Found' } });
     expect((await call(viewer.authToken, 'GET', `/admins/${rootId}.json`)).status).toBe(404);
@@ -171,6 +174,7 @@ describe('adding admins', () => {
     expect(await refused({ email: 'not-an-email', password: 'x'.repeat(73) })).toEqual({ errors: { email: ['is invalid'], password: ['is too long (maximum is 72 characters)'] } });
     // A confirmation, when sent, must match (createAdmin sends none: then it is not asked for).
     expect(await refused({ email: 'typo@example.com', password: PASSWORD, password_confirmation: `${PASSWORD}!` })).toEqual({ errors: { password_confirmation: ["doesn't match Password"] } });
+    expect(await refused({ email: 'number@example.com', password: PASSWORD, password_confirmation: 12345 })).toEqual({ errors: { password_confirmation: ["doesn't match Password"] } });
     expect(await refused({ email: 'flags@example.com', password: PASSWORD, superuser: 'maybe', enabled: null })).toEqual({
       errors: { superuser: ['must be true or false'], enabled: ['must be true or false'] },
     });
@@ -219,6 +223,10 @@ describe('changing admins', () => {
     expect((await refused({ email: '' })).body).toEqual({ errors: { email: ["can't be blank"] } });
     expect((await refused({ group_ids: ['no-such-group'] })).body).toEqual({ errors: { group_ids: ['contains "no-such-group", which is no admin group'] } });
     expect((await refused({ enabled: 'perhaps' })).body).toEqual({ errors: { enabled: ['must be true or false'] } });
+    // Groups in a shape that is no list are refused, not read as "no groups" (which would take them all away).
+    for (const groups of [[{ id: groupId }], [123], null, 5, true, { x: groupId }]) {
+      expect((await refused({ group_ids: groups })).body, JSON.stringify(groups)).toEqual({ errors: { group_ids: ['must be a list of admin group ids'] } });
+    }
     const { authentication_token: _token, ...unchanged } = admin;
     expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toEqual(unchanged);
     expect(await gw.context.admins.authenticate('kept@example.com', PASSWORD)).not.toBeNull();

@@ -17,6 +17,10 @@ describe('Admin Accounts', () => {
     const added = await client.post('/admin/admins', { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' });
     expect(textOf((await client.follow(added)).body)).toMatch(/Added the admin new@example\.com.*new@example\.com Admin Enabled/);
     expect((await new AdminClient(running.app).signIn('new@example.com', PASSWORD)).statusCode).toBe(303);
+    // A post without the enabled field (an older form) still adds an admin who can sign in.
+    await client.get('/admin/admins/new');
+    await client.post('/admin/admins', { email: 'older-form@example.com', password: PASSWORD, password_confirmation: PASSWORD });
+    expect(running.context.admins.findByEmail('older-form@example.com')?.enabled).toBe(true);
   });
 
   it('refuses a taken email and a short password, keeping the form', async () => {
