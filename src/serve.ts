@@ -107,6 +107,7 @@ export async function serveUntilSignalled(config: Config): Promise<void> {
   guardProcess(logger);
   const urls = server.httpsUrl === null ? { url: server.url } : { url: server.url, https_url: server.httpsUrl };
   logger.info({ ...urls, data_dir: config.data_dir }, 'Parasol is listening');
+  warnOfAdminsWithoutGroups(server.context);
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     // One stop is enough: npm forwards a terminal's Ctrl-C that the process group already got,
@@ -124,4 +125,16 @@ export async function serveUntilSignalled(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/**
+ * Admins who are not superusers act only through admin groups; after an
+ * upgrade from a Parasol without them, those in no group can do nothing but
+ * sign in. Said once at start, so the operator learns it from the log
+ * rather than from the admins.
+ */
+export function warnOfAdminsWithoutGroups(context: Pick<AppContext, 'adminGroups' | 'logger'>): void {
+  const admins = context.adminGroups.emailsOfAdminsWithoutGroups();
+  if (admins.length === 0) return;
+  context.logger.warn({ admins }, 'admins who are not superusers and in no admin group can only sign in: add them to one (Users > Admin Groups, Admin Accounts)');
 }

@@ -131,6 +131,14 @@ export class AdminGroupRepository {
     }).immediate();
   }
 
+  /** The emails of enabled admins who are neither superusers nor in any group: they can only sign in. */
+  emailsOfAdminsWithoutGroups(): string[] {
+    return this.db
+      .prepare('SELECT email FROM admins a WHERE superuser = 0 AND enabled = 1 AND NOT EXISTS (SELECT 1 FROM admin_group_members m WHERE m.admin_id = a.id) ORDER BY email')
+      .pluck()
+      .all() as string[];
+  }
+
   /** What the admin may do, read afresh: a group changed a moment ago applies at once. */
   accessOf(admin: Pick<Admin, 'id' | 'superuser'>): AdminAccess {
     if (admin.superuser) return AdminAccess.SUPERUSER;

@@ -4,6 +4,8 @@ import { ScopeInUseError } from '../../src/admin-groups/repository.js';
 import { parseAdminGroup, parseApiScope } from '../../src/admin-groups/validate.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { testConfig } from '../helpers/config.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
+import { warnOfAdminsWithoutGroups } from '../../src/serve.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
 let context: AppContext;
@@ -119,5 +121,27 @@ describe('scopes and groups', () => {
       expect(parseApiScope({ name: 'W', host, path_prefix: '/' })).toMatchObject({ ok: false, errors: { host: [expect.stringContaining('without wildcards')] } });
     }
     expect(parseAdminGroup({ name: 'G' }, known)).toMatchObject({ ok: false, errors: { api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } });
+  });
+});
+
+describe('the warning at start', () => {
+  it('names the enabled admins who are neither superusers nor in a group, and says nothing when there are none', async () => {
+    const fresh = createContext(testConfig());
+    try {
+      const { logger, lines } = capturingLogger();
+      const warnAbout = () => warnOfAdminsWithoutGroups({ adminGroups: fresh.adminGroups, logger });
+      await fresh.admins.create({ email: 'root@example.com', password: 'correct horse battery staple', superuser: true });
+      await createScopedAdmin(fresh, { email: 'grouped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['analytics'] });
+      warnAbout();
+      expect(lines).toEqual([]);
+      await fresh.admins.create({ email: 'stranded@example.com', password: 'correct horse battery staple', superuser: false });
+      await fresh.admins.create({ email: 'disabled@example.com', password: 'correct horse battery staple', superuser: false, enabled: false });
+      warnAbout();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 40, admins: ['stranded@example.com'] });
+      expect(String(lines[0]!.msg)).toContain('can only sign in');
+    } finally {
+      fresh.close();
+    }
   });
 });
