@@ -2,7 +2,7 @@
 // the web admin's Admin Accounts shows and changes them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LastSuperuserError } from '../../src/admins/repository.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, type AdminApiReply, type TestGateway } from '../helpers/gateway.js';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 
 const PASSWORD = 'a long enough passphrase';
@@ -19,22 +19,8 @@ beforeEach(async () => {
 });
 afterEach(() => gw.stop());
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
 /** The admin API as the admin holding `token`; a string body is sent as it is (malformed JSON, form fields). */
-async function call(token: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
-  const response = await fetch(`${gw.url}/api-umbrella/v1${path}`, {
-    method,
-    headers: { 'X-Admin-Auth-Token': token, ...(body === undefined ? {} : { 'Content-Type': contentType }) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
-}
+const call = (token: string, method: string, path: string, body?: unknown, contentType?: string) => gw.adminApiAs(token, method, path, body, contentType);
 
 const asRoot = (method: string, path: string, body?: unknown) => call(gw.adminToken, method, path, body);
 
@@ -53,7 +39,7 @@ function agencyGroup(name: string, permissions: ('user_view' | 'analytics')[]): 
   return group.value.id;
 }
 
-function expectForbidden(answer: Answer): void {
+function expectForbidden(answer: AdminApiReply): void {
   expect(answer.status).toBe(403);
   expect(answer.body.errors[0].code).toBe('FORBIDDEN');
 }
@@ -128,7 +114,7 @@ describe('adding admins', () => {
     const viewers = agencyGroup('User viewers', ['user_view']);
     const created = await asRoot('POST', '/admins.json', { admin: { email: 'New@Example.com ', password: PASSWORD, password_confirmation: PASSWORD, group_ids: [viewers] } });
     expect(created.status).toBe(201);
-    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect(created.headers['cache-control']).toBe('no-store');
     const admin = created.body.admin;
     expect(Object.keys(admin).sort()).toEqual([...ADMIN_FIELDS, 'authentication_token'].sort());
     expect(admin).toMatchObject({ email: 'New@Example.com', superuser: false, enabled: true, group_ids: [viewers] });

@@ -26,15 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-async function call(token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${gw.url}/api-umbrella/v1${path}`, {
-    method,
-    headers: { 'X-Admin-Auth-Token': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? null : JSON.parse(text) };
-}
+const call = (token: string, method: string, path: string, body?: unknown) => gw.adminApiAs(token, method, path, body);
 
 describe('the admin API', () => {
   it('refuses an admin in no group everything about API users, with API Umbrella\'s FORBIDDEN', async () => {

@@ -7,10 +7,18 @@ import { testConfig } from './config.js';
 import { apiUserInput } from './users.js';
 import type { ApiUserInput } from '../../src/api-users/model.js';
 
+export interface AdminApiReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: any;
+}
+
 export interface TestGateway extends RunningServer {
   readonly adminToken: string;
-  /** Calls the admin REST API with the admin token. */
-  adminApi(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Record<string, string>; body: any }>;
+  /** Calls the admin REST API with the (superuser) admin token. */
+  adminApi(method: string, path: string, body?: unknown): Promise<AdminApiReply>;
+  /** The same as the admin holding `token`; a string body is sent as it is (malformed JSON, form fields). */
+  adminApiAs(token: string, method: string, path: string, body?: unknown, contentType?: string): Promise<AdminApiReply>;
   /** Creates a backend and publishes it; returns its id. */
   publishBackend(api: Record<string, unknown>): Promise<string>;
   /** Creates an API user; returns its id and clear key. */
@@ -26,20 +34,22 @@ export async function startWithConfig(config: Config, options: ContextOptions = 
   const created = await server.context.admins.create({ email: `admin-${Date.now()}@example.com`, password: 'correct horse battery staple', superuser: true });
   const adminToken = created!.authToken;
 
-  const adminApi = async (method: string, path: string, body?: unknown) => {
+  const adminApiAs = async (token: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<AdminApiReply> => {
     const response = await fetch(`${server.url}/api-umbrella/v1${path}`, {
       method,
-      headers: { 'X-Admin-Auth-Token': adminToken, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'X-Admin-Auth-Token': token, ...(body === undefined ? {} : { 'Content-Type': contentType }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
     return { status: response.status, headers: Object.fromEntries(response.headers), body: text === '' ? null : JSON.parse(text) };
   };
+  const adminApi = (method: string, path: string, body?: unknown) => adminApiAs(adminToken, method, path, body);
 
   return {
     ...server,
     adminToken,
     adminApi,
+    adminApiAs,
     async publishBackend(api) {
       const created = await adminApi('POST', '/apis', { api });
       if (created.status !== 201) throw new Error(`backend not created: ${JSON.stringify(created.body)}`);
