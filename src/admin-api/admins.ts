@@ -1,13 +1,14 @@
 // /api-umbrella/v1/admins: admin accounts, as on the web admin's Admin
-// Accounts. An admin holding admin_view reads the accounts that page shows
-// them (a superuser, all); only superusers add, change and delete them. No
-// answer holds a password or token hash; a new admin's clear token is
-// answered once, when it is made.
+// Accounts. An admin holding admin_view or admin_manage reads the accounts
+// that page shows them (a superuser, all); superusers add, change and
+// delete them, and admins holding admin_manage those they manage
+// (src/admins/accounts.ts). No answer holds a password or token hash; a new
+// admin's clear token is answered once, when it is made.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountsSeenBy, type SeenAccount } from '../admin-groups/admin-visibility.js';
-import { accessOf, requirePermission, requireSuperuser } from '../admin-groups/request-access.js';
+import { accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
+import { accessOf, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
-import { accountErrors, createAccount, deleteAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
+import { accountErrors, createAccount, deleteAccount, mayChangeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
@@ -21,7 +22,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
   const minLength = context.config.admin.password_min_length;
 
   app.register(async (viewers) => {
-    viewers.addHook('onRequest', requirePermission(context, 'admin_view'));
+    viewers.addHook('onRequest', requirePermission(context, ...ADMIN_READERS));
 
     withJsonSuffix(viewers, 'GET', '/admins', async (request) => dataTablesPage(request.query as Record<string, unknown>, seenBy(request).map((account) => toApiAdmin(account, request.admin!))));
 
@@ -32,37 +33,56 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     });
   });
 
-  app.register(async (superusers) => {
+  app.register(async (managers) => {
     // Before the body is read: a refused admin gets the same answer whatever they send.
-    superusers.addHook('onRequest', requireSuperuser(context));
+    managers.addHook('onRequest', requirePermission(context, 'admin_manage'));
 
-    withJsonSuffix(superusers, 'POST', '/admins', async (request, reply) => {
+    withJsonSuffix(managers, 'POST', '/admins', async (request, reply) => {
       const account = newAccount(unwrap(request.body, 'admin'));
       if (!account.ok) return invalid(reply, account.errors);
+      if (!mayChange(request, null, account.value)) return refuse(request, reply);
       const { admin, authToken } = await createAccount(context, account.value);
       // The clear token, never stored, is shown this once: no cache may keep it.
       return reply.code(201).header('cache-control', 'no-store').send({ admin: { ...seenAs(request, admin.id)!, authentication_token: authToken } });
     });
 
-    superusers.put<IdParams>('/admins/:id', async (request, reply) => {
-      const target = context.admins.get(stripJson(request.params.id));
-      if (target === null) return notFound(reply);
+    managers.put<IdParams>('/admins/:id', async (request, reply) => {
+      const target = seenAdmin(request, stripJson(request.params.id));
+      if (target === undefined) return notFound(reply);
+      if (!mayChange(request, target, {})) return refuse(request, reply);
       const changes = accountChanges(unwrap(request.body, 'admin'), target);
       if (!changes.ok) return invalid(reply, changes.errors);
+      if (!mayChange(request, target, changes.value)) return refuse(request, reply);
       const saved = updateAccount(context, target.id, changes.value);
       if (saved === null) return notFound(reply);
       return saved.ok ? reply.code(204).send() : invalid(reply, saved.errors);
     });
 
-    superusers.delete<IdParams>('/admins/:id', async (request, reply) => {
-      const deleted = deleteAccount(context, stripJson(request.params.id));
+    managers.delete<IdParams>('/admins/:id', async (request, reply) => {
+      const target = seenAdmin(request, stripJson(request.params.id));
+      if (target === undefined) return notFound(reply);
+      if (!mayChange(request, target, {})) return refuse(request, reply);
+      const deleted = deleteAccount(context, target.id);
       if (!deleted.ok) return invalid(reply, deleted.errors);
       return deleted.value ? reply.code(204).send() : notFound(reply);
     });
   });
 
+  function mayChange(request: FastifyRequest, target: Admin | null, changes: AccountChanges): boolean {
+    return mayChangeAccount(context, managePolicyOf(context, request), target, changes);
+  }
+
+  function refuse(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    return sendForbiddenBecause(reply, managePolicyOf(context, request).refusal().refused);
+  }
+
   function seenBy(request: FastifyRequest): SeenAccount[] {
     return accountsSeenBy(context, request.admin!, accessOf(context, request));
+  }
+
+  /** An account the request's admin sees: one they do not is answered as one that is not there. */
+  function seenAdmin(request: FastifyRequest, id: string): Admin | undefined {
+    return seenBy(request).find((seen) => seen.admin.id === id)?.admin;
   }
 
   function seenAs(request: FastifyRequest, id: string): ReturnType<typeof toApiAdmin> | null {

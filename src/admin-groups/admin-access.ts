@@ -10,6 +10,9 @@ export interface Grant {
   readonly scope: ApiScope;
 }
 
+/** Where a scope (or anything judged like one) applies. */
+export type Place = Pick<ApiScope, 'host' | 'path_prefix'>;
+
 /** What an API backend is judged by: where it answers. */
 export interface BackendPlace {
   readonly frontend_host: string;
@@ -50,6 +53,11 @@ export class AdminAccess {
     );
   }
 
+  /** Whether the place lies within a scope holding one of the permissions (a superuser: anywhere). */
+  covers(place: Place, ...permissions: Permission[]): boolean {
+    return this.superuser || this.grants.some((grant) => permissions.includes(grant.permission) && placeWithin(place, grant.scope));
+  }
+
   /** "host/prefix" of every scope the admin holds the permission (or, without one, anything) in, for the messages that refuse an action. */
   areas(permission?: Permission): string[] {
     const grants = permission === undefined ? this.grants : this.grants.filter((grant) => grant.permission === permission);
@@ -64,13 +72,18 @@ export function hostInScope(host: string, scope: Pick<ApiScope, 'host'>): boolea
   return !scope.host.includes(':') && lower.startsWith(`${scope.host}:`);
 }
 
+/** The outer scope's host (a port-less one covering every port), and a path prefix starting with the outer scope's. */
+export function placeWithin(place: Place, outer: Place): boolean {
+  return hostInScope(place.host, outer) && place.path_prefix.startsWith(outer.path_prefix);
+}
+
 function uniqueScopes(scopes: readonly ApiScope[]): ApiScope[] {
   return [...new Map(scopes.map((scope) => [scope.id, scope])).values()];
 }
 
 /** API Umbrella's words for a refused action, naming where the admin may act instead. */
-export function forbiddenMessage(access: AdminAccess): string {
-  const areas = access.areas();
+export function forbiddenMessage(access: AdminAccess, permission?: Permission): string {
+  const areas = access.areas(permission);
   const where = areas.length === 0 ? 'You are not authorized for any APIs yet.' : `You are only authorized to perform actions for APIs in the following areas:\n\n${areas.map((area) => `- ${area}`).join('\n')}`;
   return `You are not authorized to perform this action. ${where}\n\nContact your Parasol administrator if you need access to new APIs.`;
 }

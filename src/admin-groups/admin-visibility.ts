@@ -1,30 +1,24 @@
-// Which admins an admin holding admin_view sees on Admin Accounts, as in API
-// Umbrella: those in a group with a scope inside one of the viewer's
-// admin_view scopes, so that a team sees its own admins and not another's;
+// Which admins an admin holding admin_view (or admin_manage) sees on Admin
+// Accounts, as in API Umbrella: those in a group with a scope inside one of
+// the viewer's scopes with either, so that a team sees its own admins and not another's;
 // and of their groups, only those wholly inside (another team's group names
 // are that team's business). The admin API's /admins lists the same.
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
-import { hostInScope, type AdminAccess } from './admin-access.js';
-import type { AdminGroup, ApiScope } from './model.js';
+import type { AdminAccess, Place } from './admin-access.js';
+import type { AdminGroup, Permission } from './model.js';
 
-type Place = Pick<ApiScope, 'host' | 'path_prefix'>;
-
-/** The outer scope's host (a port-less one covering every port), and a path prefix starting with the outer scope's. */
-function scopeWithin(scope: Place, outer: Place): boolean {
-  return hostInScope(scope.host, outer) && scope.path_prefix.startsWith(outer.path_prefix);
-}
+/** The permissions that show Admin Accounts: managing admins needs seeing them. */
+export const ADMIN_READERS: readonly Permission[] = ['admin_view', 'admin_manage'];
 
 /** `scopes`: those of every group the admin is in. A superuser sees everyone; nobody else sees an admin in no group. */
 function seesAdminIn(access: AdminAccess, scopes: readonly Place[]): boolean {
-  const viewable = access.scopesWith('admin_view');
-  return viewable === null || scopes.some((scope) => viewable.some((outer) => scopeWithin(scope, outer)));
+  return access.superuser || scopes.some((scope) => access.covers(scope, ...ADMIN_READERS));
 }
 
-/** Whether the viewer may see a group by name: every one of its scopes lies inside their admin_view scopes. */
+/** Whether the viewer may see a group by name: every one of its scopes lies inside their admin_view or admin_manage scopes. */
 function seesGroupOf(access: AdminAccess, scopes: readonly Place[]): boolean {
-  const viewable = access.scopesWith('admin_view');
-  return viewable === null || scopes.every((scope) => viewable.some((outer) => scopeWithin(scope, outer)));
+  return scopes.every((scope) => access.covers(scope, ...ADMIN_READERS));
 }
 
 /** An account as a viewer sees it: the groups they may see by name, and how many more there are. */

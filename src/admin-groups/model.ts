@@ -7,6 +7,7 @@ export const PERMISSIONS = [
   { id: 'user_view', label: 'API Users - View' },
   { id: 'user_manage', label: 'API Users - Manage' },
   { id: 'admin_view', label: 'Admin Accounts - View' },
+  { id: 'admin_manage', label: 'Admin Accounts - Manage' },
   { id: 'backend_manage', label: 'API Backend Configuration - View & Manage' },
   { id: 'backend_publish', label: 'API Backend Configuration - Publish' },
 ] as const;

@@ -18,8 +18,16 @@ interface GroupRow {
 /** Why a scope could not be deleted: the groups that use it. */
 export class ScopeInUseError extends Error {
   constructor(readonly groupNames: readonly string[]) {
-    super(`This API scope is used by the admin group${groupNames.length === 1 ? '' : 's'} ${groupNames.map((name) => `"${name}"`).join(', ')}; take it out of ${groupNames.length === 1 ? 'that group' : 'those groups'} first.`);
+    super(scopeInUseMessage(groupNames, 0));
   }
+}
+
+/** Why a scope in use cannot go, naming the groups the reader may know of and counting the others. */
+export function scopeInUseMessage(named: readonly string[], others: number): string {
+  const total = named.length + others;
+  const listed = named.map((name) => `"${name}"`);
+  if (others > 0) listed.push(`${others} ${others === 1 ? 'group' : 'groups'} you do not manage`);
+  return `This API scope is used by the admin group${total === 1 ? '' : 's'} ${listed.join(', ')}; take it out of ${total === 1 ? 'that group' : 'those groups'} first.`;
 }
 
 const TAKEN = 'has already been taken';

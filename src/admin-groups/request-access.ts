@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import { forbiddenMessage, type AdminAccess } from './admin-access.js';
+import { ManagePolicy } from './manage-policy.js';
 import type { Permission } from './model.js';
 import { roleRequirers } from './role-policy.js';
 import { userChangeRefusal } from './user-policy.js';
@@ -49,4 +50,9 @@ export function userRefusal(context: AppContext, request: FastifyRequest, user: 
   const access = accessOf(context, request);
   // A superuser may do anything: no need to read every backend.
   return access.superuser ? null : userChangeRefusal(access, user, after, roleRequirers(context));
+}
+
+/** What the request's admin may manage with admin_manage (everything, for a superuser). */
+export function managePolicyOf(context: AppContext, request: FastifyRequest): ManagePolicy {
+  return new ManagePolicy(accessOf(context, request), context.adminGroups);
 }

@@ -1,11 +1,12 @@
 // Users › Admin Groups: what admins who are not superusers may do (API
-// Umbrella's permissions), and within which API scopes. Superusers only.
+// Umbrella's permissions), and within which API scopes. Superusers, and
+// admins holding admin_manage for the groups within their scopes.
 import type { FastifyInstance } from 'fastify';
 import { PERMISSIONS, type AdminGroup } from '../admin-groups/model.js';
-import { saveAdminGroup } from '../admin-groups/service.js';
+import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { formString, formStrings } from './account-fields.js';
-import { superuserResourcePages } from './superuser-resource-pages.js';
+import { managedResourcePages } from './managed-resource-pages.js';
 
 interface AdminGroupForm {
   readonly name: string;
@@ -18,7 +19,7 @@ const PERMISSION_LABELS: ReadonlyMap<string, string> = new Map(PERMISSIONS.map((
 export function adminGroupPages(app: FastifyInstance, context: AppContext): void {
   const { adminGroups } = context;
 
-  superuserResourcePages<AdminGroupForm, AdminGroup>(app, context, {
+  managedResourcePages<AdminGroupForm, AdminGroup>(app, context, {
     path: 'admin_groups',
     plural: 'Admin Groups',
     singular: 'admin group',
@@ -26,11 +27,12 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
     blankForm: () => ({ name: '', api_scope_ids: [], permission_ids: [] }),
     formFromBody: (body) => ({ name: formString(body, 'name'), api_scope_ids: formStrings(body, 'api_scope_ids'), permission_ids: formStrings(body, 'permission_ids') }),
     get: (id) => adminGroups.getGroup(id),
-    save: (form, id) => saveAdminGroup(adminGroups, form, id),
-    delete: (id) => ({ ok: true, value: adminGroups.deleteGroup(id) }),
-    listData: () => {
+    manages: (policy, group) => policy.managesGroup(group),
+    save: (policy, form, id) => saveAdminGroup(adminGroups, policy, form, id),
+    delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
+    listData: (policy) => {
       const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
-      const rows = adminGroups.listGroups().map((group) => ({
+      const rows = policy.manageableGroups().map((group) => ({
         group,
         scopes: group.api_scope_ids.map((id) => scopes.get(id)!),
         permissions: group.permission_ids.map((id) => PERMISSION_LABELS.get(id)!),
@@ -38,8 +40,8 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
       }));
       return { groups: rows };
     },
-    formChoices: () => ({ scopes: adminGroups.listScopes(), permissions: PERMISSIONS }),
-    deleteConsequences: (group) => {
+    formChoices: (policy) => ({ scopes: adminGroups.listScopes().filter((scope) => policy.managesScope(scope)), permissions: PERMISSIONS }),
+    deleteConsequences: (_policy, group) => {
       const members = adminGroups.memberEmails(group.id);
       if (members.length === 0) return ['No admin is in this group.'];
       return [`Its admins (${members.join(', ')}) keep their accounts but lose what this group granted them.`];

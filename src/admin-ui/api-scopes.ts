@@ -1,17 +1,18 @@
 // Users › API Scopes: the hosts and path prefixes admin groups grant their
-// permissions in. Superusers only.
+// permissions in. Superusers, and admins holding admin_manage for the scopes
+// within theirs.
 import type { FastifyInstance } from 'fastify';
 import type { AdminGroup, ApiScope, ApiScopeInput } from '../admin-groups/model.js';
 import { ScopeInUseError } from '../admin-groups/repository.js';
 import { deleteApiScope, saveApiScope } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { formString } from './account-fields.js';
-import { superuserResourcePages } from './superuser-resource-pages.js';
+import { managedResourcePages } from './managed-resource-pages.js';
 
 export function apiScopePages(app: FastifyInstance, context: AppContext): void {
   const { adminGroups } = context;
 
-  superuserResourcePages<ApiScopeInput, ApiScope>(app, context, {
+  managedResourcePages<ApiScopeInput, ApiScope>(app, context, {
     path: 'api_scopes',
     plural: 'API Scopes',
     singular: 'API scope',
@@ -19,17 +20,21 @@ export function apiScopePages(app: FastifyInstance, context: AppContext): void {
     blankForm: () => ({ name: '', host: '', path_prefix: '/' }),
     formFromBody: (body) => ({ name: formString(body, 'name'), host: formString(body, 'host'), path_prefix: formString(body, 'path_prefix') }),
     get: (id) => adminGroups.getScope(id),
-    save: (form, id) => saveApiScope(adminGroups, form, id),
-    delete: (id) => deleteApiScope(adminGroups, id),
-    listData: () => {
-      const groups = adminGroups.listGroups();
-      return { scopes: adminGroups.listScopes().map((scope) => ({ scope, groups: groupsUsing(groups, scope.id) })) };
+    manages: (policy, scope) => policy.managesScope(scope),
+    save: (policy, form, id) => saveApiScope(adminGroups, policy, form, id),
+    delete: (policy, id) => deleteApiScope(adminGroups, policy, id),
+    listData: (policy) => {
+      // Another team's group names are that team's business: only groups the admin manages are named.
+      const all = adminGroups.listGroups();
+      const named = policy.manageableGroups();
+      const scopes = adminGroups.listScopes().filter((scope) => policy.managesScope(scope));
+      return { scopes: scopes.map((scope) => ({ scope, groups: groupsUsing(named, scope.id), otherGroups: groupsUsing(all, scope.id).length - groupsUsing(named, scope.id).length })) };
     },
     formChoices: () => ({}),
-    deleteConsequences: (scope) => {
+    deleteConsequences: (policy, scope) => {
       const users = groupsUsing(adminGroups.listGroups(), scope.id);
       // Said before the admin tries: the store would refuse it with these words.
-      if (users.length > 0) return [new ScopeInUseError(users.map((group) => group.name)).message];
+      if (users.length > 0) return [policy.scopeInUse(new ScopeInUseError(users.map((group) => group.name)))];
       return ['No admin group uses it, so no admin loses anything.'];
     },
   });

@@ -3,6 +3,7 @@
 // one-shot flash message and a CSRF token for its forms.
 import type { FastifyReply } from 'fastify';
 import type { AdminAccess } from '../admin-groups/admin-access.js';
+import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import { accessOf } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { pendingChangesFor } from '../publish/admin-changes.js';
@@ -50,7 +51,7 @@ export interface AdminMenu {
   readonly analytics: boolean;
   readonly apiUsers: boolean;
   readonly admins: boolean;
-  /** API scopes and admin groups: superusers only. */
+  /** API scopes and admin groups: superusers and admin_manage holders. */
   readonly permissions: boolean;
 }
 
@@ -60,8 +61,8 @@ export function menuOf(access: AdminAccess): AdminMenu {
     publish: access.has('backend_publish'),
     analytics: access.has('analytics'),
     apiUsers: access.has('user_view', 'user_manage'),
-    admins: access.has('admin_view'),
-    permissions: access.superuser,
+    admins: access.has(...ADMIN_READERS),
+    permissions: access.has('admin_manage'),
   };
 }
 

@@ -3,6 +3,7 @@
 // API Umbrella's messages (My Account and the first admin's sign-up share the
 // email and password checks); what only the store can tell (the last
 // superuser) comes back as 422 field errors.
+import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import type { AppContext } from '../context.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import type { FieldErrors, Parsed } from '../lib/validation-errors.js';
@@ -42,6 +43,19 @@ export function accountErrors(stores: Stores, changes: AccountChanges, target: A
     ...(changes.email === undefined ? {} : emailErrors(stores, changes.email, target)),
     ...(changes.group_ids === undefined ? {} : groupErrors(stores, changes.group_ids)),
   };
+}
+
+/**
+ * Whether the admin of `policy` may make an account with `changes` (target
+ * null) or change `target` so: a superuser may; an admin holding
+ * admin_manage only an account they manage before and after (not a
+ * superuser, in groups wholly within their admin_manage scopes).
+ */
+export function mayChangeAccount(stores: Stores, policy: ManagePolicy, target: Admin | null, changes: AccountChanges): boolean {
+  if (policy.superuser) return true;
+  const groupsBefore = target === null ? [] : stores.adminGroups.groupIdsOf(target.id);
+  if (target !== null && !policy.managesAdmin(target, groupsBefore)) return false;
+  return policy.managesAdmin({ superuser: changes.superuser ?? target?.superuser ?? false }, changes.group_ids ?? groupsBefore);
 }
 
 /** For an account accountErrors and newPasswordErrors passed: the admin and their clear API token. */

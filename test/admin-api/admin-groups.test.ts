@@ -66,10 +66,10 @@ describe('/admin_groups', () => {
       status: 422,
       body: { errors: { name: ["can't be blank"], api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } },
     });
-    const unknown = await api('POST', '/admin_groups', { admin_group: { name: 'Odd', api_scope_ids: ['no-such-scope'], permission_ids: ['admin_manage'] } });
+    const unknown = await api('POST', '/admin_groups', { admin_group: { name: 'Odd', api_scope_ids: ['no-such-scope'], permission_ids: ['admin_everything'] } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors.api_scope_ids).toEqual(['contains "no-such-scope", which is no API scope']);
-    expect(unknown.body.errors.permission_ids[0]).toContain('contains "admin_manage", which is not one of analytics, user_view');
+    expect(unknown.body.errors.permission_ids[0]).toContain('contains "admin_everything", which is not one of analytics, user_view');
     const group = await createGroup({ name: 'Unique', api_scope_ids: [weather], permission_ids: ['analytics'] });
     expect((await api('POST', '/admin_groups', { admin_group: { name: 'UNIQUE', api_scope_ids: [weather], permission_ids: ['analytics'] } })).body).toEqual({ errors: { name: ['has already been taken'] } });
     const refused = await api('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: [] } });

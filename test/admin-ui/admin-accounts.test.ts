@@ -65,7 +65,7 @@ describe('Admin Accounts', () => {
     expect(running.context.admins.get(other.id)).toBeNull();
   });
 
-  it('lets only superusers change accounts; an admin_view holder sees the list without a way to change it', async () => {
+  it('lets only superusers and admin_manage holders change accounts; an admin_view holder sees the list without a way to change it', async () => {
     const { admin: viewer } = await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['admin_view'] });
     const viewerClient = new AdminClient(running.app);
     await viewerClient.signIn('viewer@example.com', SCOPED_PASSWORD);
@@ -77,7 +77,7 @@ describe('Admin Accounts', () => {
     const me = running.context.admins.findByEmail('ops@example.com')!;
     const refused = await viewerClient.post(`/admin/admins/${me.id}/delete`);
     expect(refused.statusCode).toBe(403);
-    expect(textOf(refused.body)).toContain('Only superusers can add, change or delete admin accounts.');
+    expect(textOf(refused.body)).toContain('Only superusers, and admins whose group grants "Admin Accounts - Manage", can add, change or delete admin accounts.');
     expect(running.context.admins.get(me.id)).not.toBeNull();
   });
 

@@ -1,0 +1,76 @@
+// Resources of the admin API that admins holding admin_manage manage within
+// their scopes, and superusers everywhere (API scopes, admin groups: who may
+// do what), each with API Umbrella's five routes and answers. Any other
+// admin gets 403 FORBIDDEN on all of them, reading included: the groups tell
+// who holds which keys to which APIs.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
+import { managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import type { AppContext } from '../context.js';
+import { dataTablesPage, notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
+
+export interface JsonResource<T> {
+  /** Where it is served, e.g. "/api_scopes". */
+  readonly path: string;
+  /** The key answers wrap a record in (and bodies may), e.g. "api_scope". */
+  readonly key: string;
+  get(id: string): T | null;
+  /** Whether the admin may read (and so change) it. */
+  manages(policy: ManagePolicy, record: T): boolean;
+  /** Creates without `id`; null when there is nothing with that id. */
+  save(policy: ManagePolicy, raw: unknown, id?: string): Judged<T> | null;
+  /** value: whether there was such a record; errors when it may not go. */
+  delete(policy: ManagePolicy, id: string): Judged<boolean>;
+  /** Everything, for the list (which shows what the admin manages). */
+  list(): readonly T[];
+}
+
+type IdParams = { Params: { id: string } };
+
+export function managedResourceRoutes<T extends object>(app: FastifyInstance, context: AppContext, resource: JsonResource<T>): void {
+  const { path, key } = resource;
+  app.register(async (managers) => {
+    // Before the body is read: a refused admin gets the same answer whatever they send.
+    managers.addHook('onRequest', requirePermission(context, 'admin_manage'));
+
+    withJsonSuffix(managers, 'GET', path, async (request) => {
+      const policy = managePolicyOf(context, request);
+      return dataTablesPage(request.query as Record<string, unknown>, resource.list().filter((record) => resource.manages(policy, record)));
+    });
+
+    withJsonSuffix(managers, 'POST', path, async (request, reply) => {
+      const saved = resource.save(managePolicyOf(context, request), unwrap(request.body, key))!;
+      if (!saved.ok) return failed(reply, saved);
+      return reply.code(201).send({ [key]: saved.value });
+    });
+
+    managers.get<IdParams>(`${path}/:id`, async (request, reply) => {
+      const policy = managePolicyOf(context, request);
+      const found = resource.get(stripJson(request.params.id));
+      if (found === null) return notFound(reply);
+      return resource.manages(policy, found) ? { [key]: found } : failed(reply, policy.refusal());
+    });
+
+    managers.put<IdParams>(`${path}/:id`, async (request, reply) => {
+      const policy = managePolicyOf(context, request);
+      const id = stripJson(request.params.id);
+      const existing = resource.get(id);
+      if (existing === null) return notFound(reply);
+      const saved = resource.save(policy, overExisting(existing, unwrap(request.body, key)), id);
+      if (saved === null) return notFound(reply);
+      if (!saved.ok) return failed(reply, saved);
+      return reply.code(204).send();
+    });
+
+    managers.delete<IdParams>(`${path}/:id`, async (request, reply) => {
+      const deleted = resource.delete(managePolicyOf(context, request), stripJson(request.params.id));
+      if (!deleted.ok) return failed(reply, deleted);
+      return deleted.value ? reply.code(204).send() : notFound(reply);
+    });
+  });
+}
+
+/** 403 for a refusal, 422 with the field errors otherwise. */
+function failed(reply: FastifyReply, result: Exclude<Judged<unknown>, { ok: true }>): FastifyReply {
+  return isRefusal(result) ? sendForbiddenBecause(reply, result.refused) : reply.code(422).send({ errors: result.errors });
+}

@@ -1,0 +1,124 @@
+// Web admin pages for what admins holding admin_manage manage within their
+// scopes, and superusers everywhere (API scopes, admin groups): a list, add,
+// edit, and delete after a confirmation page, at /admin/<path> with the
+// views views/admin/<path>/index and form and the shared
+// admin/confirm-delete. Any other admin, or a record out of reach, gets the
+// 403 page; a refused save shows the form again with the reason.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
+import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
+import type { AppContext } from '../context.js';
+import type { FieldErrors } from '../lib/validation-errors.js';
+import { redirectWithFlash } from './flash.js';
+import { FormErrors } from './form-errors.js';
+import { renderAdminPage, renderErrorPage } from './page.js';
+import { renderForbiddenPage } from './page-access.js';
+
+export interface PageResource<F, T extends F & { readonly id: string; readonly name: string }> {
+  /** Under /admin/ and views/admin/, e.g. "api_scopes". */
+  readonly path: string;
+  /** The list's title, e.g. "API Scopes". */
+  readonly plural: string;
+  /** One of them in a sentence, e.g. "API scope". */
+  readonly singular: string;
+  /** Field names as the form labels them, for the errors' summary. */
+  readonly labels: Readonly<Record<string, string>>;
+  blankForm(): F;
+  formFromBody(body: unknown): F;
+  get(id: string): T | null;
+  /** Whether the admin may see (and so change) it. */
+  manages(policy: ManagePolicy, record: T): boolean;
+  /** Creates without `id`; null when there is nothing with that id. */
+  save(policy: ManagePolicy, form: F, id?: string): Judged<T> | null;
+  /** value: whether there was such a record; errors when it may not go. */
+  delete(policy: ManagePolicy, id: string): Judged<boolean>;
+  /** What the list shows: what the admin manages. */
+  listData(policy: ManagePolicy): Record<string, unknown>;
+  /** What the form offers to choose from. */
+  formChoices(policy: ManagePolicy): Record<string, unknown>;
+  /** What deleting it does, one paragraph each, for the confirmation page. */
+  deleteConsequences(policy: ManagePolicy, record: T): string[];
+}
+
+type IdParams = { Params: { id: string } };
+
+const SECTION = 'admins';
+
+export function managedResourcePages<F, T extends F & { readonly id: string; readonly name: string }>(app: FastifyInstance, context: AppContext, resource: PageResource<F, T>): void {
+  const listPath = `/admin/${resource.path}`;
+  const back = { backHref: listPath, backLabel: `Back to ${resource.plural}`, section: SECTION } as const;
+  const titled = resource.singular.replace(/\b[a-z]/g, (letter) => letter.toUpperCase());
+
+  app.register(async (managers) => {
+    managers.addHook('preHandler', async (request, reply) => {
+      if (accessOf(context, request).has('admin_manage')) return;
+      // The default way back (the admin's start page): the list would refuse them too.
+      return renderForbiddenPage(context, reply, { section: SECTION });
+    });
+
+    managers.get(`/${resource.path}`, async (request, reply) =>
+      renderAdminPage(context, reply, `admin/${resource.path}/index`, { title: resource.plural, section: SECTION, ...resource.listData(policyOf(request)) }),
+    );
+
+    managers.get(`/${resource.path}/new`, async (request, reply) => renderForm(reply, policyOf(request), { form: resource.blankForm(), target: null }));
+
+    managers.post(`/${resource.path}`, async (request, reply) => submit(reply, policyOf(request), request.body, null));
+
+    managers.get<IdParams>(`/${resource.path}/:id/edit`, async (request, reply) => {
+      const policy = policyOf(request);
+      return withTarget(reply, policy, request.params.id, (target) => renderForm(reply, policy, { form: target, target }));
+    });
+
+    managers.post<IdParams>(`/${resource.path}/:id`, async (request, reply) => {
+      const policy = policyOf(request);
+      return withTarget(reply, policy, request.params.id, (target) => submit(reply, policy, request.body, target));
+    });
+
+    managers.get<IdParams>(`/${resource.path}/:id/delete`, async (request, reply) =>
+      withTarget(reply, policyOf(request), request.params.id, async (target) => {
+        const consequences = resource.deleteConsequences(policyOf(request), target);
+        return renderAdminPage(context, reply, 'admin/confirm-delete', { title: `Delete ${target.name}`, section: SECTION, target, consequences, listPath, plural: resource.plural, titled });
+      }),
+    );
+
+    managers.post<IdParams>(`/${resource.path}/:id/delete`, async (request, reply) => {
+      const policy = policyOf(request);
+      return withTarget(reply, policy, request.params.id, async (target) => {
+        const deleted = resource.delete(policy, target.id);
+        if (!deleted.ok) return redirectWithFlash(reply, listPath, 'error', isRefusal(deleted) ? deleted.refused : Object.values(deleted.errors).flat().join(' '));
+        if (!deleted.value) return notFound(reply);
+        return redirectWithFlash(reply, listPath, 'success', `Deleted the ${resource.singular} “${target.name}”.`);
+      });
+    });
+  });
+
+  function policyOf(request: FastifyRequest): ManagePolicy {
+    return managePolicyOf(context, request);
+  }
+
+  /** The record, when it exists and the admin manages it; the 404 or 403 page otherwise. */
+  async function withTarget(reply: FastifyReply, policy: ManagePolicy, id: string, then: (target: T) => Promise<FastifyReply>) {
+    const target = resource.get(id);
+    if (target === null) return notFound(reply);
+    return resource.manages(policy, target) ? then(target) : renderForbiddenPage(context, reply, back, policy.refusal().refused);
+  }
+
+  async function submit(reply: FastifyReply, policy: ManagePolicy, body: unknown, target: T | null) {
+    const form = resource.formFromBody(body);
+    const saved = resource.save(policy, form, target?.id);
+    if (saved === null) return notFound(reply);
+    if (isRefusal(saved)) return renderForm(reply, policy, { form, target, errors: { base: [saved.refused] } }, 403);
+    if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors }, 422);
+    return redirectWithFlash(reply, listPath, 'success', `${target === null ? 'Added' : 'Saved'} the ${resource.singular} “${saved.value.name}”.`);
+  }
+
+  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: F; target: T | null; errors?: FieldErrors }, status = 200) {
+    const errors = new FormErrors(data.errors ?? {}, (field) => resource.labels[field] ?? field);
+    const title = data.target === null ? `Add ${titled}` : `Edit ${data.target.name}`;
+    return renderAdminPage(context, reply, `admin/${resource.path}/form`, { title, section: SECTION, ...data, errors, ...resource.formChoices(policy) }, status);
+  }
+
+  function notFound(reply: FastifyReply) {
+    return renderErrorPage(context, reply, 404, { title: `${titled} not found`, message: 'It may have been deleted by another admin.', ...back });
+  }
+}

@@ -1,0 +1,251 @@
+// admin_manage in the web admin: the holder's menu, and Users › API Scopes,
+// Admin Groups and Admin Accounts limited to the scopes where their groups
+// grant admin_manage. Two teams: the manager's (admin_manage and analytics on
+// /weather/) and traffic's (analytics on /traffic/).
+import type { LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AdminGroup, ApiScope, Permission } from '../../src/admin-groups/model.js';
+import type { Admin } from '../../src/admins/repository.js';
+import { createScopedAdmin, SCOPED_PASSWORD, type ScopedAdmin } from '../helpers/scoped-admin.js';
+import { AdminClient, PASSWORD, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+
+const HOST = 'api.example.com';
+
+let running: AdminApp;
+/** Signed in as the superuser ops@example.com. */
+let root: AdminClient;
+let weather: ApiScope;
+let traffic: ApiScope;
+let radar: ApiScope;
+/** admin_manage and analytics on api.example.com/weather/. */
+let manager: ScopedAdmin;
+/** Another team: analytics on api.example.com/traffic/. */
+let trafficTeam: ScopedAdmin;
+/** Signed in as the manager. */
+let client: AdminClient;
+
+beforeEach(async () => {
+  ({ running, client: root } = await startSignedIn());
+  weather = scope('Weather', HOST, '/weather/');
+  traffic = scope('Traffic', HOST, '/traffic/');
+  radar = scope('Radar', HOST, '/weather/radar/');
+  manager = await createScopedAdmin(running.context, { email: 'manager@example.com', scopes: [weather], permissions: ['admin_manage', 'analytics'] });
+  trafficTeam = await createScopedAdmin(running.context, { email: 'traffic@example.com', scopes: [traffic], permissions: ['analytics'] });
+  client = await signedIn('manager@example.com');
+});
+afterEach(() => running.close());
+
+function scope(name: string, host: string, path_prefix: string): ApiScope {
+  const created = running.context.adminGroups.createScope({ name, host, path_prefix });
+  if (!created.ok) throw new Error(JSON.stringify(created.errors));
+  return created.value;
+}
+
+function group(name: string, scopes: readonly ApiScope[], permission_ids: readonly Permission[]): AdminGroup {
+  const created = running.context.adminGroups.createGroup({ name, api_scope_ids: scopes.map((s) => s.id), permission_ids });
+  if (!created.ok) throw new Error(JSON.stringify(created.errors));
+  return created.value;
+}
+
+/** An admin in the given groups (a superuser when asked). */
+async function member(email: string, groupIds: readonly string[], superuser = false): Promise<Admin> {
+  const { admin } = (await running.context.admins.create({ email, password: PASSWORD, superuser }))!;
+  running.context.adminGroups.setGroupsOf(admin.id, groupIds);
+  return admin;
+}
+
+async function signedIn(email: string): Promise<AdminClient> {
+  const signed = new AdminClient(running.app);
+  await signed.signIn(email, SCOPED_PASSWORD);
+  return signed;
+}
+
+/**
+ * Posts a form after loading My Account, which every admin may open, for a
+ * fresh CSRF token: a 403 is then the refusal, not an expired form.
+ */
+async function submit(as: AdminClient, path: string, fields: Record<string, string | string[]>): Promise<LightMyRequestResponse> {
+  await as.get('/admin/account');
+  return as.post(path, fields);
+}
+
+function expectRefused(response: LightMyRequestResponse, what = ''): void {
+  expect(response.statusCode, what).toBe(403);
+  expect(textOf(response.body), what).not.toContain('This form has expired');
+}
+
+function menuOf(html: string): string[] {
+  const nav = /<nav class="container" aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)![1]!;
+  return [...nav.matchAll(/<a href="(\/admin\/[^"]*)"/g)].map((match) => match[1]!);
+}
+
+/** The checkbox of `value` under `name`, and whether it is checked. */
+function box(html: string, name: string, value: string): 'checked' | 'unchecked' | 'absent' {
+  const input = new RegExp(`<input type="checkbox"[^>]*name="${name}" value="${value}"([^>]*)>`).exec(html);
+  if (input === null) return 'absent';
+  return input[1]!.includes('checked') ? 'checked' : 'unchecked';
+}
+
+describe('the menu', () => {
+  it('shows an admin_manage holder Admin Accounts, API Scopes and Admin Groups', async () => {
+    const page = await client.get('/admin/account');
+    expect(menuOf(page.body)).toEqual([
+      '/admin/analytics/logs',
+      '/admin/analytics/users',
+      '/admin/analytics/drilldown',
+      '/admin/admins',
+      '/admin/api_scopes',
+      '/admin/admin_groups',
+      '/admin/account',
+    ]);
+  });
+
+  it('shows an admin_view holder Admin Accounts alone, API Scopes and Admin Groups refusing them', async () => {
+    await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [weather], permissions: ['admin_view'] });
+    const viewer = await signedIn('viewer@example.com');
+    expect(menuOf((await viewer.get('/admin/admins')).body)).toEqual(['/admin/admins', '/admin/account']);
+    for (const path of ['/admin/api_scopes', '/admin/admin_groups', `/admin/admin_groups/${manager.groupId}/edit`]) {
+      const page = await viewer.get(path);
+      expect(page.statusCode, path).toBe(403);
+      expect(textOf(page.body)).toContain('Not authorized');
+    }
+    expect(textOf((await viewer.get('/admin/admins')).body)).not.toContain('Add Admin');
+  });
+});
+
+describe('API Scopes for an admin_manage holder', () => {
+  it('lists and adds scopes within their scopes only, and refuses another team\'s scope', async () => {
+    const list = await client.get('/admin/api_scopes');
+    expect(list.statusCode).toBe(200);
+    expect(textOf(list.body)).toContain('Radar api.example.com /weather/radar/');
+    expect(textOf(list.body)).not.toContain('/traffic/');
+    for (const path of [`/admin/api_scopes/${traffic.id}/edit`, `/admin/api_scopes/${traffic.id}/delete`]) expect((await client.get(path)).statusCode, path).toBe(403);
+
+    expectRefused(await submit(client, `/admin/api_scopes/${traffic.id}`, { name: 'Taken over', host: HOST, path_prefix: '/traffic/' }));
+    expectRefused(await submit(client, '/admin/api_scopes', { name: 'Traffic more', host: HOST, path_prefix: '/traffic/more/' }));
+    expect(running.context.adminGroups.getScope(traffic.id)!.name).toBe('Traffic');
+    expect(running.context.adminGroups.listScopes()).toHaveLength(3);
+
+    await client.get('/admin/api_scopes/new');
+    const added = await client.post('/admin/api_scopes', { name: 'Satellite', host: HOST, path_prefix: '/weather/satellite/' });
+    expect(added.statusCode).toBe(303);
+    expect(running.context.adminGroups.listScopes().some((known) => known.path_prefix === '/weather/satellite/')).toBe(true);
+  });
+});
+
+describe('Admin Groups for an admin_manage holder', () => {
+  it('offers only the scopes within their scopes, and adds a group on one', async () => {
+    group('Mixed team', [weather, traffic], ['analytics']);
+    const form = await client.get('/admin/admin_groups/new');
+    expect(form.statusCode).toBe(200);
+    expect(box(form.body, 'api_scope_ids', weather.id)).toBe('unchecked');
+    expect(box(form.body, 'api_scope_ids', radar.id)).toBe('unchecked');
+    expect(box(form.body, 'api_scope_ids', traffic.id)).toBe('absent');
+
+    const added = await client.post('/admin/admin_groups', { name: 'Radar team', api_scope_ids: radar.id, permission_ids: 'analytics' });
+    expect(added.statusCode).toBe(303);
+    expect(running.context.adminGroups.listGroups().find((known) => known.name === 'Radar team')).toMatchObject({ api_scope_ids: [radar.id], permission_ids: ['analytics'] });
+    // The list shows the groups wholly within their scopes, not another team's nor a mixed one.
+    const list = textOf((await client.follow(added)).body);
+    expect(list).toContain('Radar team');
+    expect(list).toContain('group of manager@example.com');
+    expect(list).not.toContain('group of traffic@example.com');
+    expect(list).not.toContain('Mixed team');
+  });
+
+  it('refuses a group outside their reach, or granting what they do not hold, showing the form again with the reason', async () => {
+    await client.get('/admin/admin_groups/new');
+    const outside = await client.post('/admin/admin_groups', { name: 'Sneaky', api_scope_ids: traffic.id, permission_ids: 'analytics' });
+    expectRefused(outside);
+    expect(outside.body).toContain('action="/admin/admin_groups"');
+    expect(outside.body).toContain('value="Sneaky"');
+    expect(textOf(outside.body)).toMatch(/not authorized/i);
+
+    const escalating = await client.post('/admin/admin_groups', { name: 'Publishers', api_scope_ids: weather.id, permission_ids: 'backend_publish' });
+    expectRefused(escalating);
+    expect(escalating.body).toContain('value="Publishers"');
+    expect(textOf(escalating.body)).toContain('backend_publish');
+    expect(running.context.adminGroups.listGroups().map((known) => known.name).sort()).toEqual(['group of manager@example.com', 'group of traffic@example.com']);
+  });
+
+  it('refuses to edit or delete a group outside their reach, or to move one of theirs out of it, changing nothing', async () => {
+    const radarTeam = group('Radar team', [radar], ['analytics']);
+    const trafficGroup = running.context.adminGroups.getGroup(trafficTeam.groupId)!;
+    // Their own team's group they may open: the refusals below are about reach, not a blanket no.
+    expect((await client.get(`/admin/admin_groups/${radarTeam.id}/edit`)).statusCode).toBe(200);
+    for (const path of [`/admin/admin_groups/${trafficTeam.groupId}/edit`, `/admin/admin_groups/${trafficTeam.groupId}/delete`]) expect((await client.get(path)).statusCode, path).toBe(403);
+    expectRefused(await submit(client, `/admin/admin_groups/${trafficTeam.groupId}`, { name: 'Taken over', api_scope_ids: weather.id, permission_ids: 'analytics' }));
+    expectRefused(await submit(client, `/admin/admin_groups/${trafficTeam.groupId}/delete`, {}));
+    expectRefused(await submit(client, `/admin/admin_groups/${radarTeam.id}`, { name: 'Radar team', api_scope_ids: [radar.id, traffic.id], permission_ids: 'analytics' }));
+    expect(running.context.adminGroups.getGroup(trafficTeam.groupId)).toEqual(trafficGroup);
+    expect(running.context.adminGroups.getGroup(radarTeam.id)).toEqual(radarTeam);
+  });
+});
+
+describe('Admin Accounts for an admin_manage holder', () => {
+  it('shows Add Admin, and Edit and Delete only on the rows of the admins they manage', async () => {
+    const weatherMember = await member('weather-member@example.com', [manager.groupId]);
+    const both = await member('both@example.com', [manager.groupId, trafficTeam.groupId]);
+    const weatherRoot = await member('weather-root@example.com', [manager.groupId], true);
+    const list = await client.get('/admin/admins');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('href="/admin/admins/new"');
+    expect(textOf(list.body)).toContain('Add Admin');
+    expect(list.body).toContain(`href="/admin/admins/${weatherMember.id}/edit"`);
+    expect(list.body).toContain(`href="/admin/admins/${weatherMember.id}/delete"`);
+    for (const unmanaged of [both, weatherRoot]) {
+      // Listed, without the means to change them.
+      expect(textOf(list.body)).toContain(unmanaged.email);
+      expect(list.body, unmanaged.email).not.toContain(`/admin/admins/${unmanaged.id}/edit`);
+      expect(list.body, unmanaged.email).not.toContain(`/admin/admins/${unmanaged.id}/delete`);
+    }
+  });
+
+  it('offers no Superuser box and only the groups wholly within their scopes, and adds an admin in one', async () => {
+    const radarTeam = group('Radar team', [radar], ['analytics']);
+    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const form = await client.get('/admin/admins/new');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).not.toContain('name="superuser"');
+    expect(box(form.body, 'group_ids', manager.groupId)).toBe('unchecked');
+    expect(box(form.body, 'group_ids', radarTeam.id)).toBe('unchecked');
+    expect(box(form.body, 'group_ids', trafficTeam.groupId)).toBe('absent');
+    expect(box(form.body, 'group_ids', mixed.id)).toBe('absent');
+
+    const added = await client.post('/admin/admins', { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1', group_ids: radarTeam.id });
+    expect(added.statusCode).toBe(303);
+    const created = running.context.admins.findByEmail('new@example.com');
+    expect(created).toMatchObject({ superuser: false, enabled: true });
+    expect(running.context.adminGroups.groupIdsOf(created!.id)).toEqual([radarTeam.id]);
+
+    // A superuser's form still has the box and every group.
+    const rootForm = await root.get('/admin/admins/new');
+    expect(rootForm.body).toContain('name="superuser"');
+    expect(box(rootForm.body, 'group_ids', trafficTeam.groupId)).toBe('unchecked');
+  });
+
+  it('refuses forms beyond their reach, changing nothing, and saves an admin they manage', async () => {
+    const weatherMember = await member('weather-member@example.com', [manager.groupId]);
+    const both = await member('both@example.com', [manager.groupId, trafficTeam.groupId]);
+    const weatherRoot = await member('weather-root@example.com', [manager.groupId], true);
+    const newAdmin = { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' };
+    expectRefused(await submit(client, '/admin/admins', { ...newAdmin, group_ids: trafficTeam.groupId }), 'another team');
+    expectRefused(await submit(client, '/admin/admins', { ...newAdmin, superuser: '1', group_ids: manager.groupId }), 'superuser');
+    expectRefused(await submit(client, '/admin/admins', newAdmin), 'no group');
+    expect(running.context.admins.findByEmail('new@example.com')).toBeNull();
+
+    expect((await client.get(`/admin/admins/${both.id}/edit`)).statusCode).toBe(403);
+    // Taking them out of the other team's group is no way in.
+    expectRefused(await submit(client, `/admin/admins/${both.id}`, { email: 'both@example.com', enabled: '1', group_ids: manager.groupId }), 'both');
+    expectRefused(await submit(client, `/admin/admins/${weatherRoot.id}/delete`, {}), 'superuser');
+    expectRefused(await submit(client, `/admin/admins/${weatherMember.id}`, { email: 'weather-member@example.com', enabled: '1', group_ids: trafficTeam.groupId }), 'to another team');
+    expect(running.context.adminGroups.groupIdsOf(both.id).sort()).toEqual([manager.groupId, trafficTeam.groupId].sort());
+    expect(running.context.admins.get(weatherRoot.id)).toEqual(weatherRoot);
+    expect(running.context.adminGroups.groupIdsOf(weatherMember.id)).toEqual([manager.groupId]);
+
+    await client.get(`/admin/admins/${weatherMember.id}/edit`);
+    const saved = await client.post(`/admin/admins/${weatherMember.id}`, { email: 'renamed@example.com', enabled: '1', group_ids: manager.groupId });
+    expect(saved.statusCode).toBe(303);
+    expect(running.context.admins.get(weatherMember.id)!.email).toBe('renamed@example.com');
+  });
+});
