@@ -5,10 +5,9 @@
 // traffic's (analytics on /traffic/), whose scopes, groups and admins are not
 // the manager's business.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PERMISSION_IDS, type AdminGroup, type ApiScope, type Permission } from '../../src/admin-groups/model.js';
-import type { Admin } from '../../src/admins/repository.js';
+import { PERMISSION_IDS, type ApiScope } from '../../src/admin-groups/model.js';
 import { startTestGateway, type AdminApiReply, type TestGateway } from '../helpers/gateway.js';
-import { createScopedAdmin, type ScopedAdmin } from '../helpers/scoped-admin.js';
+import { createGroup, createMember, createScope, createScopedAdmin, type ScopedAdmin } from '../helpers/scoped-admin.js';
 
 const HOST = 'api.example.com';
 const PASSWORD = 'a long enough passphrase';
@@ -23,8 +22,8 @@ let trafficTeam: ScopedAdmin;
 
 beforeEach(async () => {
   gw = await startTestGateway();
-  weather = scope('Weather', HOST, '/weather/');
-  traffic = scope('Traffic', HOST, '/traffic/');
+  weather = createScope(gw.context, 'Weather', HOST, '/weather/');
+  traffic = createScope(gw.context, 'Traffic', HOST, '/traffic/');
   manager = await createScopedAdmin(gw.context, { email: 'manager@example.com', scopes: [weather], permissions: ['admin_manage', 'analytics'] });
   trafficTeam = await createScopedAdmin(gw.context, { email: 'traffic@example.com', scopes: [traffic], permissions: ['analytics'] });
 });
@@ -32,25 +31,6 @@ afterEach(() => gw.stop());
 
 const asManager = (method: string, path: string, body?: unknown) => gw.adminApiAs(manager.authToken, method, path, body);
 const asRoot = (method: string, path: string, body?: unknown) => gw.adminApi(method, path, body);
-
-function scope(name: string, host: string, path_prefix: string): ApiScope {
-  const created = gw.context.adminGroups.createScope({ name, host, path_prefix });
-  if (!created.ok) throw new Error(JSON.stringify(created.errors));
-  return created.value;
-}
-
-function group(name: string, scopes: readonly ApiScope[], permission_ids: readonly Permission[]): AdminGroup {
-  const created = gw.context.adminGroups.createGroup({ name, api_scope_ids: scopes.map((s) => s.id), permission_ids });
-  if (!created.ok) throw new Error(JSON.stringify(created.errors));
-  return created.value;
-}
-
-/** An admin in the given groups (a superuser when asked). */
-async function member(email: string, groupIds: readonly string[], superuser = false): Promise<Admin> {
-  const { admin } = (await gw.context.admins.create({ email, password: PASSWORD, superuser }))!;
-  gw.context.adminGroups.setGroupsOf(admin.id, groupIds);
-  return admin;
-}
 
 function expectForbidden(answer: AdminApiReply, what = ''): void {
   expect(answer.status, `${what} ${JSON.stringify(answer.body)}`).toBe(403);
@@ -67,7 +47,7 @@ describe('an admin without admin_manage', () => {
   it('is refused every API scope and admin group route, and every change to admins, whatever else they hold', async () => {
     const everythingElse = PERMISSION_IDS.filter((permission) => permission !== 'admin_manage');
     const other = await createScopedAdmin(gw.context, { email: 'all-but-manage@example.com', scopes: [weather], permissions: everythingElse });
-    const weatherMember = await member('weather-member@example.com', [manager.groupId]);
+    const weatherMember = await createMember(gw.context, 'weather-member@example.com', [manager.groupId]);
     const calls: [string, string, unknown?][] = [
       ['GET', '/api_scopes'],
       ['GET', `/api_scopes/${weather.id}`],
@@ -98,10 +78,10 @@ describe('an admin without admin_manage', () => {
 
 describe('API scopes for an admin_manage holder', () => {
   it('lists and reads only the scopes within their admin_manage scopes, on any port of the host', async () => {
-    scope('Radar', HOST, '/weather/radar/');
-    scope('Weather on 8443', `${HOST}:8443`, '/weather/');
-    const wider = scope('Wider', HOST, '/weath');
-    scope('Other host', 'www.example.com', '/weather/');
+    createScope(gw.context, 'Radar', HOST, '/weather/radar/');
+    createScope(gw.context, 'Weather on 8443', `${HOST}:8443`, '/weather/');
+    const wider = createScope(gw.context, 'Wider', HOST, '/weath');
+    createScope(gw.context, 'Other host', 'www.example.com', '/weather/');
     // Analytics on /traffic/ (another group of theirs) does not make the traffic scope theirs to manage.
     gw.context.adminGroups.setGroupsOf(manager.admin.id, [manager.groupId, trafficTeam.groupId]);
 
@@ -146,7 +126,7 @@ describe('API scopes for an admin_manage holder', () => {
   });
 
   it('updates a scope within their scopes only while it stays within them', async () => {
-    const radar = scope('Radar', HOST, '/weather/radar/');
+    const radar = createScope(gw.context, 'Radar', HOST, '/weather/radar/');
     expectForbidden(await asManager('PUT', `/api_scopes/${traffic.id}`, { api_scope: { name: 'Taken over' } }));
     expectForbidden(await asManager('PUT', `/api_scopes/${radar.id}`, { api_scope: { path_prefix: '/traffic/radar/' } }));
     expectForbidden(await asManager('PUT', `/api_scopes/${radar.id}`, { api_scope: { host: 'www.example.com' } }));
@@ -158,9 +138,9 @@ describe('API scopes for an admin_manage holder', () => {
   });
 
   it('deletes an unused scope within their scopes, not one outside, and not one a group uses', async () => {
-    const unused = scope('Unused', HOST, '/weather/unused/');
-    const used = scope('Used', HOST, '/weather/used/');
-    group('Users of it', [used], ['analytics']);
+    const unused = createScope(gw.context, 'Unused', HOST, '/weather/unused/');
+    const used = createScope(gw.context, 'Used', HOST, '/weather/used/');
+    createGroup(gw.context, 'Users of it', [used], ['analytics']);
 
     expectForbidden(await asManager('DELETE', `/api_scopes/${traffic.id}`));
     expect(gw.context.adminGroups.getScope(traffic.id)).not.toBeNull();
@@ -176,8 +156,8 @@ describe('API scopes for an admin_manage holder', () => {
 
 describe('admin groups for an admin_manage holder', () => {
   it('lists and reads only the groups whose every scope lies within their scopes', async () => {
-    const radarTeam = group('Radar team', [scope('Radar', HOST, '/weather/radar/')], ['analytics']);
-    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const radarTeam = createGroup(gw.context, 'Radar team', [createScope(gw.context, 'Radar', HOST, '/weather/radar/')], ['analytics']);
+    const mixed = createGroup(gw.context, 'Mixed team', [weather, traffic], ['analytics']);
 
     const list = await asManager('GET', '/admin_groups');
     expect(list.status).toBe(200);
@@ -190,7 +170,7 @@ describe('admin groups for an admin_manage holder', () => {
   });
 
   it('creates a group only on scopes within their scopes: 422 for malformed input, 403 outside (before "already taken"), 201 within', async () => {
-    const radar = scope('Radar', HOST, '/weather/radar/');
+    const radar = createScope(gw.context, 'Radar', HOST, '/weather/radar/');
     const malformed = { admin_group: { name: '' } };
     const invalid = await asManager('POST', '/admin_groups', malformed);
     expect(invalid.status).toBe(422);
@@ -209,7 +189,7 @@ describe('admin groups for an admin_manage holder', () => {
   });
 
   it('may grant only the permissions they hold in a scope containing each of the group\'s scopes, by a new group or by editing their own', async () => {
-    const radar = scope('Radar', HOST, '/weather/radar/');
+    const radar = createScope(gw.context, 'Radar', HOST, '/weather/radar/');
     const post = (name: string, scopes: readonly ApiScope[], permission_ids: readonly string[]) =>
       asManager('POST', '/admin_groups', { admin_group: { name, api_scope_ids: scopes.map((s) => s.id), permission_ids } });
     expect((await post('Weather analysts', [weather], ['analytics'])).status).toBe(201);
@@ -220,7 +200,7 @@ describe('admin groups for an admin_manage holder', () => {
     expect(publishers.body.errors[0].message).toContain('backend_publish');
     expectForbidden(await post('Weather user managers', [weather], ['analytics', 'user_manage']));
     // backend_publish on /weather/radar/ alone does not cover /weather/; it does cover the radar scope.
-    const radarPublishers = group('Radar publishers', [radar], ['backend_publish']);
+    const radarPublishers = createGroup(gw.context, 'Radar publishers', [radar], ['backend_publish']);
     gw.context.adminGroups.setGroupsOf(manager.admin.id, [manager.groupId, radarPublishers.id]);
     expectForbidden(await post('Weather publishers', [weather], ['backend_publish']));
     expect((await post('Radar publishers too', [radar], ['backend_publish'])).status).toBe(201);
@@ -235,10 +215,10 @@ describe('admin groups for an admin_manage holder', () => {
   });
 
   it('neither sees, joins nor hands out a group granting what they lack, nor moves a scope where they lack what its groups grant', async () => {
-    const radar = scope('Radar', HOST, '/weather/radar/');
+    const radar = createScope(gw.context, 'Radar', HOST, '/weather/radar/');
     // A superuser's group on the manager's ground, granting what the manager does not hold.
-    const publishers = group('Weather publishers', [weather], ['backend_publish']);
-    const publisher = await member('publisher@example.com', [publishers.id]);
+    const publishers = createGroup(gw.context, 'Weather publishers', [weather], ['backend_publish']);
+    const publisher = await createMember(gw.context, 'publisher@example.com', [publishers.id]);
     expect(namesOf((await asManager('GET', '/admin_groups')).body.data)).not.toContain('Weather publishers');
     expectForbidden(await asManager('GET', `/admin_groups/${publishers.id}`));
     expectForbidden(await asManager('DELETE', `/admin_groups/${publishers.id}`));
@@ -251,7 +231,7 @@ describe('admin groups for an admin_manage holder', () => {
     expect(gw.context.adminGroups.groupIdsOf(manager.admin.id)).toEqual([manager.groupId]);
 
     // backend_publish on the radar scope only: the manager's own radar group may narrow it, not widen it.
-    const radarPublishers = group('Radar publishers', [radar], ['backend_publish']);
+    const radarPublishers = createGroup(gw.context, 'Radar publishers', [radar], ['backend_publish']);
     gw.context.adminGroups.setGroupsOf(manager.admin.id, [manager.groupId, radarPublishers.id]);
     const widened = await asManager('PUT', `/api_scopes/${radar.id}`, { api_scope: { path_prefix: '/weather/r' } });
     expectForbidden(widened);
@@ -261,9 +241,9 @@ describe('admin groups for an admin_manage holder', () => {
   });
 
   it('changes a group only while it lies wholly within their scopes, before and after the change', async () => {
-    const radar = scope('Radar', HOST, '/weather/radar/');
-    const radarTeam = group('Radar team', [radar], ['analytics']);
-    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const radar = createScope(gw.context, 'Radar', HOST, '/weather/radar/');
+    const radarTeam = createGroup(gw.context, 'Radar team', [radar], ['analytics']);
+    const mixed = createGroup(gw.context, 'Mixed team', [weather, traffic], ['analytics']);
     const trafficGroup = gw.context.adminGroups.getGroup(trafficTeam.groupId)!;
 
     expectForbidden(await asManager('PUT', `/admin_groups/${trafficTeam.groupId}`, { admin_group: { name: 'Taken over' } }));
@@ -281,8 +261,8 @@ describe('admin groups for an admin_manage holder', () => {
   });
 
   it('deletes only the groups that lie wholly within their scopes', async () => {
-    const radarTeam = group('Radar team', [scope('Radar', HOST, '/weather/radar/')], ['analytics']);
-    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const radarTeam = createGroup(gw.context, 'Radar team', [createScope(gw.context, 'Radar', HOST, '/weather/radar/')], ['analytics']);
+    const mixed = createGroup(gw.context, 'Mixed team', [weather, traffic], ['analytics']);
     expectForbidden(await asManager('DELETE', `/admin_groups/${mixed.id}`));
     expectForbidden(await asManager('DELETE', `/admin_groups/${trafficTeam.groupId}`));
     expect(gw.context.adminGroups.getGroup(mixed.id)).not.toBeNull();
@@ -294,10 +274,10 @@ describe('admin groups for an admin_manage holder', () => {
 
 describe('admin accounts for an admin_manage holder', () => {
   it('lists and reads the accounts in groups within their scopes, without admin_view, and no other admin\'s token preview', async () => {
-    const radarTeam = group('Radar team', [scope('Radar', HOST, '/weather/radar/')], ['analytics']);
-    const weatherMember = await member('weather-member@example.com', [manager.groupId]);
-    await member('radar-member@example.com', [radarTeam.id]);
-    await member('in-no-group@example.com', []);
+    const radarTeam = createGroup(gw.context, 'Radar team', [createScope(gw.context, 'Radar', HOST, '/weather/radar/')], ['analytics']);
+    const weatherMember = await createMember(gw.context, 'weather-member@example.com', [manager.groupId]);
+    await createMember(gw.context, 'radar-member@example.com', [radarTeam.id]);
+    await createMember(gw.context, 'in-no-group@example.com', []);
 
     const list = await asManager('GET', '/admins');
     expect(list.status).toBe(200);
@@ -311,8 +291,8 @@ describe('admin accounts for an admin_manage holder', () => {
   });
 
   it('adds an admin only into groups wholly within their scopes, never a superuser nor one in no group', async () => {
-    const radarTeam = group('Radar team', [scope('Radar', HOST, '/weather/radar/')], ['analytics']);
-    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const radarTeam = createGroup(gw.context, 'Radar team', [createScope(gw.context, 'Radar', HOST, '/weather/radar/')], ['analytics']);
+    const mixed = createGroup(gw.context, 'Mixed team', [weather, traffic], ['analytics']);
     const post = (fields: Record<string, unknown>) => asManager('POST', '/admins', { admin: { email: 'new@example.com', password: PASSWORD, ...fields } });
     for (const refused of [
       { superuser: true, group_ids: [manager.groupId] },
@@ -341,8 +321,8 @@ describe('admin accounts for an admin_manage holder', () => {
   });
 
   it('may not change or delete an admin they see but do not manage: a superuser, or one also in another team\'s group', async () => {
-    const both = await member('both@example.com', [manager.groupId, trafficTeam.groupId]);
-    const weatherRoot = await member('weather-root@example.com', [manager.groupId], true);
+    const both = await createMember(gw.context, 'both@example.com', [manager.groupId, trafficTeam.groupId]);
+    const weatherRoot = await createMember(gw.context, 'weather-root@example.com', [manager.groupId], true);
     for (const target of [both, weatherRoot]) {
       const groupsBefore = gw.context.adminGroups.groupIdsOf(target.id).sort();
       expect((await asManager('GET', `/admins/${target.id}`)).status, target.email).toBe(200);
@@ -360,8 +340,8 @@ describe('admin accounts for an admin_manage holder', () => {
   });
 
   it('changes an admin they manage only within their scopes, and deletes them', async () => {
-    const radarTeam = group('Radar team', [scope('Radar', HOST, '/weather/radar/')], ['analytics']);
-    const target = await member('weather-member@example.com', [manager.groupId]);
+    const radarTeam = createGroup(gw.context, 'Radar team', [createScope(gw.context, 'Radar', HOST, '/weather/radar/')], ['analytics']);
+    const target = await createMember(gw.context, 'weather-member@example.com', [manager.groupId]);
     for (const refused of [{ superuser: true }, { group_ids: [] }, { group_ids: [trafficTeam.groupId] }, { group_ids: [manager.groupId, trafficTeam.groupId] }]) {
       expectForbidden(await asManager('PUT', `/admins/${target.id}`, { admin: refused }), JSON.stringify(refused));
     }
@@ -378,7 +358,7 @@ describe('admin accounts for an admin_manage holder', () => {
 
 describe('a superuser', () => {
   it('still sees, changes and deletes every scope, group and admin', async () => {
-    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const mixed = createGroup(gw.context, 'Mixed team', [weather, traffic], ['analytics']);
     expect((await asRoot('GET', '/api_scopes')).body.recordsTotal).toBe(2);
     expect((await asRoot('GET', '/admin_groups')).body.recordsTotal).toBe(3);
     expect((await asRoot('GET', '/admins')).body.recordsTotal).toBe(3);

@@ -3,7 +3,7 @@
 // user_manage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_SETTINGS, type ApiBackendConfig } from '../../src/api-backends/model.js';
-import { AdminClient, createAdmin, startAdminApp, textOf, type AdminApp } from '../admin-ui/helpers/admin-client.js';
+import { AdminClient, createAdmin, menuOf, startAdminApp, textOf, type AdminApp } from '../admin-ui/helpers/admin-client.js';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 import { apiUserInput } from '../helpers/users.js';
 
@@ -20,11 +20,6 @@ async function signedIn(email: string): Promise<AdminClient> {
   const client = new AdminClient(running.app);
   await client.signIn(email, SCOPED_PASSWORD);
   return client;
-}
-
-function menuOf(html: string): string[] {
-  const nav = /<nav class="container" aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)![1]!;
-  return [...nav.matchAll(/<a href="(\/admin\/[^"]*)"/g)].map((match) => match[1]!);
 }
 
 describe('an admin in no group', () => {

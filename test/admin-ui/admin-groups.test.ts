@@ -1,8 +1,7 @@
 // Users › API Scopes and Admin Groups in the web admin: superusers only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AdminGroup, ApiScope } from '../../src/admin-groups/model.js';
-import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
-import { AdminClient, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { createGroup, createScope, createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
+import { AdminClient, checkbox, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -11,25 +10,6 @@ beforeEach(async () => {
   ({ running, client } = await startSignedIn());
 });
 afterEach(() => running.close());
-
-function scope(name: string, host: string, path_prefix: string): ApiScope {
-  const created = running.context.adminGroups.createScope({ name, host, path_prefix });
-  if (!created.ok) throw new Error(JSON.stringify(created.errors));
-  return created.value;
-}
-
-function group(name: string, scopes: readonly ApiScope[], permission_ids: AdminGroup['permission_ids']): AdminGroup {
-  const created = running.context.adminGroups.createGroup({ name, api_scope_ids: scopes.map((s) => s.id), permission_ids });
-  if (!created.ok) throw new Error(JSON.stringify(created.errors));
-  return created.value;
-}
-
-/** The checkbox of `value` under `name`, and whether it is checked. */
-function box(html: string, name: string, value: string): 'checked' | 'unchecked' | 'absent' {
-  const input = new RegExp(`<input type="checkbox"[^>]*name="${name}" value="${value}"([^>]*)>`).exec(html);
-  if (input === null) return 'absent';
-  return input[1]!.includes('checked') ? 'checked' : 'unchecked';
-}
 
 describe('API Scopes', () => {
   it('adds, edits, and deletes a scope after confirmation', async () => {
@@ -53,7 +33,7 @@ describe('API Scopes', () => {
   });
 
   it('keeps the form and names each field at fault', async () => {
-    scope('Taken', 'api.example.com', '/taken/');
+    createScope(running.context, 'Taken', 'api.example.com', '/taken/');
     await client.get('/admin/api_scopes/new');
     const invalid = await client.post('/admin/api_scopes', { name: 'Odd', host: 'not a host', path_prefix: 'weather' });
     expect(invalid.statusCode).toBe(422);
@@ -66,8 +46,8 @@ describe('API Scopes', () => {
   });
 
   it('refuses to delete a scope a group uses, saying so before and after', async () => {
-    const used = scope('Used', 'api.example.com', '/used/');
-    group('Users of it', [used], ['analytics']);
+    const used = createScope(running.context, 'Used', 'api.example.com', '/used/');
+    createGroup(running.context, 'Users of it', [used], ['analytics']);
     expect(textOf((await client.get('/admin/api_scopes')).body)).toContain('Used api.example.com /used/ Users of it');
     const confirm = await client.get(`/admin/api_scopes/${used.id}/delete`);
     expect(textOf(confirm.body)).toContain('This API scope is used by the admin group "Users of it"; take it out of that group first.');
@@ -87,8 +67,8 @@ describe('API Scopes', () => {
 
 describe('Admin Groups', () => {
   it('adds a group from checkboxes and lists its scopes, permissions and admins', async () => {
-    const weather = scope('Weather', 'api.example.com', '/weather/');
-    const traffic = scope('Traffic', 'api.example.com', '/traffic/');
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
+    const traffic = createScope(running.context, 'Traffic', 'api.example.com', '/traffic/');
     const form = await client.get('/admin/admin_groups/new');
     expect(textOf(form.body)).toContain('Weather api.example.com/weather/');
     for (const label of ['Analytics', 'API Users - View', 'API Users - Manage', 'Admin Accounts - View', 'API Backend Configuration - View & Manage', 'API Backend Configuration - Publish']) {
@@ -104,10 +84,10 @@ describe('Admin Groups', () => {
     expect(textOf((await client.get('/admin/admin_groups')).body)).toContain('API Users - View member@example.com');
 
     const edit = await client.get(`/admin/admin_groups/${saved!.id}/edit`);
-    expect(box(edit.body, 'api_scope_ids', weather.id)).toBe('checked');
-    expect(box(edit.body, 'api_scope_ids', traffic.id)).toBe('unchecked');
-    expect(box(edit.body, 'permission_ids', 'user_view')).toBe('checked');
-    expect(box(edit.body, 'permission_ids', 'user_manage')).toBe('unchecked');
+    expect(checkbox(edit.body, 'api_scope_ids', weather.id)).toBe('checked');
+    expect(checkbox(edit.body, 'api_scope_ids', traffic.id)).toBe('unchecked');
+    expect(checkbox(edit.body, 'permission_ids', 'user_view')).toBe('checked');
+    expect(checkbox(edit.body, 'permission_ids', 'user_manage')).toBe('unchecked');
     const edited = await client.post(`/admin/admin_groups/${saved!.id}`, { name: 'Weather team', api_scope_ids: [weather.id, traffic.id], permission_ids: 'backend_manage' });
     expect(edited.statusCode).toBe(303);
     expect(running.context.adminGroups.getGroup(saved!.id)!.permission_ids).toEqual(['backend_manage']);
@@ -115,13 +95,13 @@ describe('Admin Groups', () => {
   });
 
   it('keeps the checked boxes when the form has errors', async () => {
-    const weather = scope('Weather', 'api.example.com', '/weather/');
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
     await client.get('/admin/admin_groups/new');
     const refused = await client.post('/admin/admin_groups', { name: ' ', api_scope_ids: [weather.id] });
     expect(refused.statusCode).toBe(422);
     expect(textOf(refused.body)).toContain("Name can't be blank");
     expect(textOf(refused.body)).toContain("Permissions can't be blank");
-    expect(box(refused.body, 'api_scope_ids', weather.id)).toBe('checked');
+    expect(checkbox(refused.body, 'api_scope_ids', weather.id)).toBe('checked');
     const unknown = await client.post('/admin/admin_groups', { name: 'Odd', api_scope_ids: 'no-such-scope', permission_ids: 'analytics' });
     expect(textOf(unknown.body)).toContain('API Scopes contains "no-such-scope", which is no API scope');
     expect(running.context.adminGroups.listGroups()).toEqual([]);
@@ -146,8 +126,8 @@ describe('Admin Groups', () => {
 
 describe('superusers only', () => {
   it('shows every other admin the 403 page on every page and form, and changes nothing', async () => {
-    const kept = scope('Kept', 'api.example.com', '/kept/');
-    const keptGroup = group('Kept group', [kept], ['analytics']);
+    const kept = createScope(running.context, 'Kept', 'api.example.com', '/kept/');
+    const keptGroup = createGroup(running.context, 'Kept group', [kept], ['analytics']);
     await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['admin_view', 'backend_manage'] });
     const scoped = new AdminClient(running.app);
     await scoped.signIn('viewer@example.com', SCOPED_PASSWORD);
@@ -184,7 +164,7 @@ describe('superusers only', () => {
 describe('names with markup', () => {
   it('are shown as text on every page that names a scope or group', async () => {
     const xss = '<script>alert(1)</script>';
-    const evil = scope(`Scope ${xss}`, 'api.example.com', '/evil/');
+    const evil = createScope(running.context, `Scope ${xss}`, 'api.example.com', '/evil/');
     await client.get('/admin/admin_groups/new');
     const added = await client.post('/admin/admin_groups', { name: `Group ${xss}`, api_scope_ids: evil.id, permission_ids: 'analytics' });
     const evilGroup = running.context.adminGroups.listGroups()[0]!;

@@ -4,10 +4,10 @@
 // /weather/) and traffic's (analytics on /traffic/).
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AdminGroup, ApiScope, Permission } from '../../src/admin-groups/model.js';
+import type { ApiScope } from '../../src/admin-groups/model.js';
 import type { Admin } from '../../src/admins/repository.js';
-import { createScopedAdmin, SCOPED_PASSWORD, type ScopedAdmin } from '../helpers/scoped-admin.js';
-import { AdminClient, PASSWORD, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { createGroup, createMember, createScope, createScopedAdmin, SCOPED_PASSWORD, type ScopedAdmin } from '../helpers/scoped-admin.js';
+import { AdminClient, checkbox, menuOf, PASSWORD, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 const HOST = 'api.example.com';
 
@@ -26,33 +26,14 @@ let client: AdminClient;
 
 beforeEach(async () => {
   ({ running, client: root } = await startSignedIn());
-  weather = scope('Weather', HOST, '/weather/');
-  traffic = scope('Traffic', HOST, '/traffic/');
-  radar = scope('Radar', HOST, '/weather/radar/');
+  weather = createScope(running.context, 'Weather', HOST, '/weather/');
+  traffic = createScope(running.context, 'Traffic', HOST, '/traffic/');
+  radar = createScope(running.context, 'Radar', HOST, '/weather/radar/');
   manager = await createScopedAdmin(running.context, { email: 'manager@example.com', scopes: [weather], permissions: ['admin_manage', 'analytics'] });
   trafficTeam = await createScopedAdmin(running.context, { email: 'traffic@example.com', scopes: [traffic], permissions: ['analytics'] });
   client = await signedIn('manager@example.com');
 });
 afterEach(() => running.close());
-
-function scope(name: string, host: string, path_prefix: string): ApiScope {
-  const created = running.context.adminGroups.createScope({ name, host, path_prefix });
-  if (!created.ok) throw new Error(JSON.stringify(created.errors));
-  return created.value;
-}
-
-function group(name: string, scopes: readonly ApiScope[], permission_ids: readonly Permission[]): AdminGroup {
-  const created = running.context.adminGroups.createGroup({ name, api_scope_ids: scopes.map((s) => s.id), permission_ids });
-  if (!created.ok) throw new Error(JSON.stringify(created.errors));
-  return created.value;
-}
-
-/** An admin in the given groups (a superuser when asked). */
-async function member(email: string, groupIds: readonly string[], superuser = false): Promise<Admin> {
-  const { admin } = (await running.context.admins.create({ email, password: PASSWORD, superuser }))!;
-  running.context.adminGroups.setGroupsOf(admin.id, groupIds);
-  return admin;
-}
 
 async function signedIn(email: string): Promise<AdminClient> {
   const signed = new AdminClient(running.app);
@@ -72,18 +53,6 @@ async function submit(as: AdminClient, path: string, fields: Record<string, stri
 function expectRefused(response: LightMyRequestResponse, what = ''): void {
   expect(response.statusCode, what).toBe(403);
   expect(textOf(response.body), what).not.toContain('This form has expired');
-}
-
-function menuOf(html: string): string[] {
-  const nav = /<nav class="container" aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)![1]!;
-  return [...nav.matchAll(/<a href="(\/admin\/[^"]*)"/g)].map((match) => match[1]!);
-}
-
-/** The checkbox of `value` under `name`, and whether it is checked. */
-function box(html: string, name: string, value: string): 'checked' | 'unchecked' | 'absent' {
-  const input = new RegExp(`<input type="checkbox"[^>]*name="${name}" value="${value}"([^>]*)>`).exec(html);
-  if (input === null) return 'absent';
-  return input[1]!.includes('checked') ? 'checked' : 'unchecked';
 }
 
 describe('the menu', () => {
@@ -135,12 +104,12 @@ describe('API Scopes for an admin_manage holder', () => {
 
 describe('Admin Groups for an admin_manage holder', () => {
   it('offers only the scopes within their scopes, and adds a group on one', async () => {
-    group('Mixed team', [weather, traffic], ['analytics']);
+    createGroup(running.context, 'Mixed team', [weather, traffic], ['analytics']);
     const form = await client.get('/admin/admin_groups/new');
     expect(form.statusCode).toBe(200);
-    expect(box(form.body, 'api_scope_ids', weather.id)).toBe('unchecked');
-    expect(box(form.body, 'api_scope_ids', radar.id)).toBe('unchecked');
-    expect(box(form.body, 'api_scope_ids', traffic.id)).toBe('absent');
+    expect(checkbox(form.body, 'api_scope_ids', weather.id)).toBe('unchecked');
+    expect(checkbox(form.body, 'api_scope_ids', radar.id)).toBe('unchecked');
+    expect(checkbox(form.body, 'api_scope_ids', traffic.id)).toBe('absent');
 
     const added = await client.post('/admin/admin_groups', { name: 'Radar team', api_scope_ids: radar.id, permission_ids: 'analytics' });
     expect(added.statusCode).toBe(303);
@@ -169,7 +138,7 @@ describe('Admin Groups for an admin_manage holder', () => {
   });
 
   it('refuses to edit or delete a group outside their reach, or to move one of theirs out of it, changing nothing', async () => {
-    const radarTeam = group('Radar team', [radar], ['analytics']);
+    const radarTeam = createGroup(running.context, 'Radar team', [radar], ['analytics']);
     const trafficGroup = running.context.adminGroups.getGroup(trafficTeam.groupId)!;
     // Their own team's group they may open: the refusals below are about reach, not a blanket no.
     expect((await client.get(`/admin/admin_groups/${radarTeam.id}/edit`)).statusCode).toBe(200);
@@ -184,9 +153,9 @@ describe('Admin Groups for an admin_manage holder', () => {
 
 describe('Admin Accounts for an admin_manage holder', () => {
   it('shows Add Admin, and Edit and Delete only on the rows of the admins they manage', async () => {
-    const weatherMember = await member('weather-member@example.com', [manager.groupId]);
-    const both = await member('both@example.com', [manager.groupId, trafficTeam.groupId]);
-    const weatherRoot = await member('weather-root@example.com', [manager.groupId], true);
+    const weatherMember = await createMember(running.context, 'weather-member@example.com', [manager.groupId]);
+    const both = await createMember(running.context, 'both@example.com', [manager.groupId, trafficTeam.groupId]);
+    const weatherRoot = await createMember(running.context, 'weather-root@example.com', [manager.groupId], true);
     const list = await client.get('/admin/admins');
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain('href="/admin/admins/new"');
@@ -202,15 +171,15 @@ describe('Admin Accounts for an admin_manage holder', () => {
   });
 
   it('offers no Superuser box and only the groups wholly within their scopes, and adds an admin in one', async () => {
-    const radarTeam = group('Radar team', [radar], ['analytics']);
-    const mixed = group('Mixed team', [weather, traffic], ['analytics']);
+    const radarTeam = createGroup(running.context, 'Radar team', [radar], ['analytics']);
+    const mixed = createGroup(running.context, 'Mixed team', [weather, traffic], ['analytics']);
     const form = await client.get('/admin/admins/new');
     expect(form.statusCode).toBe(200);
     expect(form.body).not.toContain('name="superuser"');
-    expect(box(form.body, 'group_ids', manager.groupId)).toBe('unchecked');
-    expect(box(form.body, 'group_ids', radarTeam.id)).toBe('unchecked');
-    expect(box(form.body, 'group_ids', trafficTeam.groupId)).toBe('absent');
-    expect(box(form.body, 'group_ids', mixed.id)).toBe('absent');
+    expect(checkbox(form.body, 'group_ids', manager.groupId)).toBe('unchecked');
+    expect(checkbox(form.body, 'group_ids', radarTeam.id)).toBe('unchecked');
+    expect(checkbox(form.body, 'group_ids', trafficTeam.groupId)).toBe('absent');
+    expect(checkbox(form.body, 'group_ids', mixed.id)).toBe('absent');
 
     const added = await client.post('/admin/admins', { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1', group_ids: radarTeam.id });
     expect(added.statusCode).toBe(303);
@@ -221,13 +190,13 @@ describe('Admin Accounts for an admin_manage holder', () => {
     // A superuser's form still has the box and every group.
     const rootForm = await root.get('/admin/admins/new');
     expect(rootForm.body).toContain('name="superuser"');
-    expect(box(rootForm.body, 'group_ids', trafficTeam.groupId)).toBe('unchecked');
+    expect(checkbox(rootForm.body, 'group_ids', trafficTeam.groupId)).toBe('unchecked');
   });
 
   it('refuses forms beyond their reach, changing nothing, and saves an admin they manage', async () => {
-    const weatherMember = await member('weather-member@example.com', [manager.groupId]);
-    const both = await member('both@example.com', [manager.groupId, trafficTeam.groupId]);
-    const weatherRoot = await member('weather-root@example.com', [manager.groupId], true);
+    const weatherMember = await createMember(running.context, 'weather-member@example.com', [manager.groupId]);
+    const both = await createMember(running.context, 'both@example.com', [manager.groupId, trafficTeam.groupId]);
+    const weatherRoot = await createMember(running.context, 'weather-root@example.com', [manager.groupId], true);
     const newAdmin = { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' };
     expectRefused(await submit(client, '/admin/admins', { ...newAdmin, group_ids: trafficTeam.groupId }), 'another team');
     expectRefused(await submit(client, '/admin/admins', { ...newAdmin, superuser: '1', group_ids: manager.groupId }), 'superuser');

@@ -95,3 +95,16 @@ export function textOf(html: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ');
 }
+
+/** The paths of the main menu's entries, in order. */
+export function menuOf(html: string): string[] {
+  const nav = /<nav class="container" aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)![1]!;
+  return [...nav.matchAll(/<a href="(\/admin\/[^"]*)"/g)].map((match) => match[1]!);
+}
+
+/** The checkbox of `value` under `name`, and whether it is checked. */
+export function checkbox(html: string, name: string, value: string): 'checked' | 'unchecked' | 'absent' {
+  const input = new RegExp(`<input type="checkbox"[^>]*name="${name}" value="${value}"([^>]*)>`).exec(html);
+  if (input === null) return 'absent';
+  return input[1]!.includes('checked') ? 'checked' : 'unchecked';
+}
