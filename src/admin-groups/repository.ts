@@ -24,10 +24,13 @@ export class ScopeInUseError extends Error {
 
 /** Why a scope in use cannot go, naming the groups the reader may know of and counting the others. */
 export function scopeInUseMessage(named: readonly string[], others: number): string {
+  const plural = (count: number) => (count === 1 ? 'group' : 'groups');
+  const users = [
+    ...(named.length === 0 ? [] : [`the admin ${plural(named.length)} ${named.map((name) => `"${name}"`).join(', ')}`]),
+    ...(others === 0 ? [] : [`${others} admin ${plural(others)} you do not manage`]),
+  ];
   const total = named.length + others;
-  const listed = named.map((name) => `"${name}"`);
-  if (others > 0) listed.push(`${others} ${others === 1 ? 'group' : 'groups'} you do not manage`);
-  return `This API scope is used by the admin group${total === 1 ? '' : 's'} ${listed.join(', ')}; take it out of ${total === 1 ? 'that group' : 'those groups'} first.`;
+  return `This API scope is used by ${users.join(' and ')}; take it out of ${total === 1 ? 'that group' : 'those groups'} first.`;
 }
 
 const TAKEN = 'has already been taken';

@@ -100,6 +100,16 @@ describe('API Scopes for an admin_manage holder', () => {
     expect(added.statusCode).toBe(303);
     expect(running.context.adminGroups.listScopes().some((known) => known.path_prefix === '/weather/satellite/')).toBe(true);
   });
+  it("counts, but does not name, another team's groups using one of their scopes, also when refusing to delete it", async () => {
+    createGroup(running.context, 'Mixed team', [radar, traffic], ['analytics']);
+    const list = textOf((await client.get('/admin/api_scopes')).body);
+    expect(list).toMatch(/Radar api\.example\.com \/weather\/radar\/ 1 other/);
+    expect(list).not.toContain('Mixed team');
+    expect(textOf((await client.get(`/admin/api_scopes/${radar.id}/delete`)).body)).toContain('used by 1 admin group you do not manage');
+    const refused = await client.follow(await submit(client, `/admin/api_scopes/${radar.id}/delete`, {}));
+    expect(textOf(refused.body)).toContain('This API scope is used by 1 admin group you do not manage; take it out of that group first.');
+    expect(running.context.adminGroups.getScope(radar.id)).not.toBeNull();
+  });
 });
 
 describe('Admin Groups for an admin_manage holder', () => {
