@@ -1,6 +1,7 @@
 // A superuser hands one team its corner of the gateway, in a real browser:
-// an API scope, an admin group granting backends and analytics within it, an
-// admin in that group — who then sees only that, and cannot step outside it.
+// an API scope, an admin group granting backends, analytics and admin
+// accounts within it, an admin in that group — who then sees only that,
+// cannot step outside it, and adds a colleague to the team.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/serve.js';
@@ -56,6 +57,7 @@ describe('admin groups journey', () => {
     await page.getByLabel('Weather').check();
     await page.getByLabel('API Backend Configuration - View & Manage').check();
     await page.getByLabel('Analytics').check();
+    await page.getByLabel('Admin Accounts - Manage').check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Added the admin group “Weather team”').waitFor();
     await screenshot(page, '20-admin-groups');
@@ -78,7 +80,7 @@ describe('admin groups journey', () => {
     await signIn('weather@example.com');
     await page.getByRole('heading', { name: 'API Backends', exact: true }).waitFor();
     const menus = await page.locator('nav[aria-label="Main"] summary').allTextContents();
-    expect(menus.map((text) => text.trim())).toEqual(['Configuration', 'Analytics', 'weather@example.com']);
+    expect(menus.map((text) => text.trim())).toEqual(['Configuration', 'Analytics', 'Users', 'weather@example.com']);
 
     await page.getByRole('button', { name: 'Add API Backend' }).first().click();
     await page.getByLabel('Name').fill('Forecasts');
@@ -102,5 +104,23 @@ describe('admin groups journey', () => {
     expect(await page.getByText('- api.example.com/weather/').isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Back to the admin' }).isVisible()).toBe(true);
     await screenshot(page, '22-admin-groups-not-authorized');
+  });
+
+  it('the team admin adds a colleague to the team, and can make no superuser', async () => {
+    await openMenu('Users', 'Admin Accounts');
+    // The superuser is listed by nobody in the team's scope: only the team admin's own row.
+    expect(await page.getByRole('row', { name: /root@example\.com/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Add Admin' }).first().click();
+    expect(await page.getByLabel('Superuser').count()).toBe(0);
+    await page.getByLabel('Email').fill('forecaster@example.com');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password Confirmation').fill(PASSWORD);
+    await page.getByLabel('Weather team').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Added the admin forecaster@example.com').waitFor();
+    const row = page.getByRole('row', { name: /forecaster@example\.com/ });
+    expect(await row.textContent()).toContain('Weather team');
+    expect(await row.getByRole('button', { name: 'Edit' }).isVisible()).toBe(true);
+    await screenshot(page, '23-admin-groups-team-admin-adds-admin');
   });
 });
