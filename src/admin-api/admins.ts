@@ -6,7 +6,7 @@
 // admin's clear token is answered once, when it is made.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
-import { accessOf, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { accessOf, guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
 import { accountErrors, createAccount, deleteAccount, mayChangeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
 import type { Admin } from '../admins/repository.js';
@@ -22,7 +22,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
   const minLength = context.config.admin.password_min_length;
 
   app.register(async (viewers) => {
-    viewers.addHook('onRequest', requirePermission(context, ...ADMIN_READERS));
+    guard(viewers, requirePermission(context, ...ADMIN_READERS));
 
     withJsonSuffix(viewers, 'GET', '/admins', async (request) => dataTablesPage(request.query as Record<string, unknown>, seenBy(request).map((account) => toApiAdmin(account, request.admin!))));
 
@@ -34,16 +34,20 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
   });
 
   app.register(async (managers) => {
-    // Before the body is read: a refused admin gets the same answer whatever they send.
-    managers.addHook('onRequest', requirePermission(context, 'admin_manage'));
+    // Before the body is read (a refused admin gets the same answer whatever they send), and again after.
+    guard(managers, requirePermission(context, 'admin_manage'));
 
     withJsonSuffix(managers, 'POST', '/admins', async (request, reply) => {
       const account = newAccount(unwrap(request.body, 'admin'));
       if (!account.ok) return invalid(reply, account.errors);
       if (!mayChange(request, null, account.value)) return refuse(request, reply);
-      const { admin, authToken } = await createAccount(context, account.value);
+      const created = await createAccount(context, account.value);
+      if (!created.ok) return invalid(reply, created.errors);
+      const { admin, authToken } = created.value;
       // The clear token, never stored, is shown this once: no cache may keep it.
-      return reply.code(201).header('cache-control', 'no-store').send({ admin: { ...seenAs(request, admin.id)!, authentication_token: authToken } });
+      // Without its groups if they were deleted meanwhile (the viewer may then no longer see it).
+      const answer = seenAs(request, admin.id) ?? toApiAdmin({ admin, groups: [], otherGroups: 0 }, request.admin!);
+      return reply.code(201).header('cache-control', 'no-store').send({ admin: { ...answer, authentication_token: authToken } });
     });
 
     managers.put<IdParams>('/admins/:id', async (request, reply) => {

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AdminAccess } from '../admin-groups/admin-access.js';
 import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.js';
-import { accessOf, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { accessOf, guard, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import type { ApiBackend } from '../api-backends/model.js';
 import { saveApiBackend } from '../api-backends/service.js';
@@ -16,7 +16,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   const { backends } = context;
 
   app.register(async (managers) => {
-    managers.addHook('onRequest', requirePermission(context, 'backend_manage'));
+    guard(managers, requirePermission(context, 'backend_manage'));
 
     // Only the backends within the admin's reach: the others are not theirs to see.
     withJsonSuffix(managers, 'GET', '/apis', async (request) => {

@@ -22,3 +22,16 @@ export function requireAdminToken(admins: AdminRepository) {
     if (request.admin === null) await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
   };
 }
+
+/**
+ * preHandler: the admin read again once the body is in, so that an admin
+ * disabled or deleted while a slow body arrived is refused (401), and the
+ * checks after this one (see guard) judge the admin's rights as they are now.
+ */
+export function reauthenticate(admins: AdminRepository) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const admin = admins.get(request.admin!.id);
+    request.admin = admin?.enabled === true ? admin : null;
+    if (request.admin === null) await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+  };
+}

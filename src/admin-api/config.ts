@@ -1,7 +1,7 @@
 // /api-umbrella/v1/config: pending changes and publishing (backend_publish,
 // within the admin's reach), versions and rollback (superusers).
 import type { FastifyInstance } from 'fastify';
-import { accessOf, requirePermission, requireSuperuser, sendForbidden } from '../admin-groups/request-access.js';
+import { accessOf, guard, requirePermission, requireSuperuser, sendForbidden } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
@@ -11,7 +11,7 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
   const { publisher } = context;
 
   app.register(async (publishers) => {
-    publishers.addHook('onRequest', requirePermission(context, 'backend_publish'));
+    guard(publishers, requirePermission(context, 'backend_publish'));
 
     withJsonSuffix(publishers, 'GET', '/config/pending_changes', async (request) => ({ config: { apis: pendingChangesFor(publisher, accessOf(context, request)) } }));
 
@@ -27,7 +27,7 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
 
   // A version holds every backend, and rolling back replaces them all: superusers only.
   app.register(async (superusers) => {
-    superusers.addHook('onRequest', requireSuperuser(context));
+    guard(superusers, requireSuperuser(context));
 
     withJsonSuffix(superusers, 'GET', '/config/versions', async () => ({ versions: publisher.versions() }));
 

@@ -5,7 +5,7 @@
 // who holds which keys to which APIs.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
-import { managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { dataTablesPage, notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
 
@@ -30,8 +30,8 @@ type IdParams = { Params: { id: string } };
 export function managedResourceRoutes<T extends object>(app: FastifyInstance, context: AppContext, resource: JsonResource<T>): void {
   const { path, key } = resource;
   app.register(async (managers) => {
-    // Before the body is read: a refused admin gets the same answer whatever they send.
-    managers.addHook('onRequest', requirePermission(context, 'admin_manage'));
+    // Before the body is read (a refused admin gets the same answer whatever they send), and again after.
+    guard(managers, requirePermission(context, 'admin_manage'));
 
     withJsonSuffix(managers, 'GET', path, async (request) => {
       const policy = managePolicyOf(context, request);

@@ -2,7 +2,7 @@
 // user_view or user_manage permission, changing them user_manage
 // (superusers hold both).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
+import { guard, requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import type { ApiUser } from '../api-users/model.js';
 import { KEY_STATUSES } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
@@ -16,7 +16,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
   app.register(async (viewers) => {
-    viewers.addHook('onRequest', requirePermission(context, 'user_view', 'user_manage'));
+    guard(viewers, requirePermission(context, 'user_view', 'user_manage'));
 
     withJsonSuffix(viewers, 'GET', '/users', async (request, reply) => {
       const query = request.query as Record<string, unknown>;
@@ -35,7 +35,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   });
 
   app.register(async (managers) => {
-    managers.addHook('onRequest', requirePermission(context, 'user_manage'));
+    guard(managers, requirePermission(context, 'user_manage'));
 
     managers.put<IdParams>('/users/:id', async (request, reply) => {
       const existing = users.get(stripJson(request.params.id));

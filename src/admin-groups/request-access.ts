@@ -1,6 +1,8 @@
 // The signed-in admin's access, read once per request however many checks
-// the request makes, and API Umbrella's answer when an action is refused.
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+// the request makes (and again when the admin is read again), and API
+// Umbrella's answer when an action is refused.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { forbiddenMessage, type AdminAccess } from './admin-access.js';
 import { ManagePolicy } from './manage-policy.js';
@@ -8,16 +10,32 @@ import type { Permission } from './model.js';
 import { roleRequirers } from './role-policy.js';
 import { userChangeRefusal } from './user-policy.js';
 
-const byRequest = new WeakMap<FastifyRequest, AdminAccess>();
+/** The access of the admin object it was read for: an admin read again (see guard) is judged afresh. */
+const byRequest = new WeakMap<FastifyRequest, { readonly admin: Admin; readonly access: AdminAccess }>();
 
 /** For a request that passed the admin authentication (request.admin is set). */
 export function accessOf(context: AppContext, request: FastifyRequest): AdminAccess {
-  let access = byRequest.get(request);
-  if (access === undefined) {
-    access = context.adminGroups.accessOf(request.admin!);
-    byRequest.set(request, access);
-  }
+  const admin = request.admin!;
+  const cached = byRequest.get(request);
+  if (cached?.admin === admin) return cached.access;
+  const access = context.adminGroups.accessOf(admin);
+  byRequest.set(request, { admin, access });
   return access;
+}
+
+/** A check of the request's admin: it answers (and so ends the request) or lets it go on. */
+export type AccessCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/**
+ * Runs the check twice: before the body is read (onRequest), so a refused
+ * admin gets the same answer whatever they send, and once it is in
+ * (preHandler), after the admin was read again (reauthenticate in
+ * src/admin-api/auth.ts), so that rights taken away while a slow body
+ * arrived count.
+ */
+export function guard(instance: FastifyInstance, check: AccessCheck): void {
+  instance.addHook('onRequest', check);
+  instance.addHook('preHandler', check);
 }
 
 /** 403 in API Umbrella's shape: {"errors":[{"code":"FORBIDDEN","message":…}]}. */
@@ -30,16 +48,16 @@ export function sendForbiddenBecause(reply: FastifyReply, message: string): Fast
   return reply.code(403).send({ errors: [{ code: 'FORBIDDEN', message }] });
 }
 
-/** onRequest hook for admin API routes (before the body is read): 403 unless the admin holds one of the permissions in some scope. */
-export function requirePermission(context: AppContext, ...permissions: Permission[]): onRequestAsyncHookHandler {
+/** For guard(): 403 unless the admin holds one of the permissions in some scope. */
+export function requirePermission(context: AppContext, ...permissions: Permission[]): AccessCheck {
   return async (request, reply) => {
     const access = accessOf(context, request);
     if (!access.has(...permissions)) return sendForbidden(reply, access);
   };
 }
 
-/** onRequest hook for admin API routes only superusers may call, reading included. */
-export function requireSuperuser(context: AppContext): onRequestAsyncHookHandler {
+/** For guard() on admin API routes only superusers may call, reading included. */
+export function requireSuperuser(context: AppContext): AccessCheck {
   return async (request, reply) => {
     if (!request.admin!.superuser) return sendForbidden(reply, accessOf(context, request));
   };

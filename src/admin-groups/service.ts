@@ -2,7 +2,9 @@
 // API and the web admin: parse the input, judge it (manage-policy.ts), then
 // let the store refuse what only it can tell (a host and prefix or a group
 // name already taken, a scope in use). The judgement comes before the store,
-// so that another team's scopes and group names cannot be probed.
+// so that an admin learns nothing from an action refused them. (Group names
+// are unique across the gateway, as in API Umbrella: a name another team's
+// group has is refused as taken, which tells that it exists.)
 import { ungrantableRefusal, type Judged, type ManagePolicy } from './manage-policy.js';
 import type { AdminGroup, ApiScope } from './model.js';
 import { ScopeInUseError, type AdminGroupRepository } from './repository.js';

@@ -59,7 +59,8 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
       if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target: null, errors }, 422);
       if (!mayChangeAccount(context, policy, null, form)) return renderForm(reply, policy, { form, target: null, errors: { base: [policy.refusal().refused] } }, 403);
       // A new admin is enabled: the form has no such box (a post without the field is no request to disable).
-      await createAccount(context, { ...form, enabled: true, password });
+      const created = await createAccount(context, { ...form, enabled: true, password });
+      if (!created.ok) return renderForm(reply, policy, { form, target: null, errors: created.errors }, 422);
       return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. They can sign in with the password you set.`);
     });
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import type { FieldErrors, Parsed } from '../lib/validation-errors.js';
 import { passwordProblem } from './password.js';
-import { LastSuperuserError, type Admin } from './repository.js';
+import { EmailTakenError, LastSuperuserError, type Admin } from './repository.js';
 
 type Stores = Pick<AppContext, 'admins' | 'adminGroups'>;
 
@@ -58,11 +58,16 @@ export function mayChangeAccount(stores: Stores, policy: ManagePolicy, target: A
   return policy.managesAdmin({ superuser: changes.superuser ?? target?.superuser ?? false }, changes.group_ids ?? groupsBefore);
 }
 
-/** For an account accountErrors and newPasswordErrors passed: the admin and their clear API token. */
-export async function createAccount(stores: Stores, account: NewAccount): Promise<{ admin: Admin; authToken: string }> {
-  const created = (await stores.admins.create(account))!;
-  stores.adminGroups.setGroupsOf(created.admin.id, account.group_ids);
-  return created;
+/** For an account accountErrors and newPasswordErrors passed: the admin and their clear API token (errors if another creation took the email meanwhile). */
+export async function createAccount(stores: Stores, account: NewAccount): Promise<Parsed<{ admin: Admin; authToken: string }>> {
+  try {
+    const created = (await stores.admins.create(account))!;
+    stores.adminGroups.setGroupsOf(created.admin.id, account.group_ids);
+    return { ok: true, value: created };
+  } catch (error) {
+    if (!(error instanceof EmailTakenError)) throw error;
+    return { ok: false, errors: { email: [error.message] } };
+  }
 }
 
 /** null when there is no such account; the last enabled superuser stays one (errors under "superuser", groups unchanged). */

@@ -36,6 +36,13 @@ export class LastSuperuserError extends Error {
   }
 }
 
+/** An email another admin has. */
+export class EmailTakenError extends Error {
+  constructor() {
+    super('has already been taken');
+  }
+}
+
 export class AdminRepository {
   constructor(
     private readonly db: Db,
@@ -50,7 +57,8 @@ export class AdminRepository {
    * Creates an admin (enabled unless input.enabled is false) with a fresh API
    * token. With onlyIfNone, the insert happens only while no admin exists
    * (checked inside the write transaction), so two racing "first admin" forms
-   * cannot both succeed; null tells the loser.
+   * cannot both succeed; null tells the loser. Throws EmailTakenError when
+   * another admin has the email.
    */
   async create(input: { email: string; password: string; superuser: boolean; enabled?: boolean }, options: { onlyIfNone?: boolean } = {}): Promise<{ admin: Admin; authToken: string } | null> {
     const passwordHash = await hashPassword(input.password);
@@ -60,6 +68,8 @@ export class AdminRepository {
     const id = randomUUID();
     const inserted = this.db.transaction(() => {
       if (options.onlyIfNone && this.count() > 0) return false;
+      // Checked again here: another creation may have taken the email while the password was hashed.
+      if (this.rowByEmail(input.email.trim()) !== undefined) throw new EmailTakenError();
       this.db
         .prepare(
           `INSERT INTO admins (id, email, password_hash, superuser, enabled, auth_token_prefix, auth_token_hash, auth_token_preview, created_at, updated_at)

@@ -3,8 +3,8 @@
 // CORS is open, as the embedding page lives on another origin.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accessOf, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
-import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
+import { adminFromToken, reauthenticate, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
@@ -38,8 +38,12 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
     app.decorateRequest('admin', null);
     app.addHook('onRequest', async (request, reply) => {
       reply.header('access-control-allow-origin', '*');
-      // An admin without user_manage is refused before the body is read, as in the admin API.
       request.admin = adminFromToken(request, context.admins);
+    });
+    const reauthenticateAdmin = reauthenticate(context.admins);
+    app.addHook('preHandler', async (request, reply) => request.admin !== null && reauthenticateAdmin(request, reply));
+    // An admin without user_manage is refused before the body is read, and after, as in the admin API.
+    guard(app, async (request, reply) => {
       if (request.admin === null) return;
       const access = accessOf(context, request);
       if (!access.has('user_manage')) return sendForbidden(reply, access);
