@@ -25,6 +25,7 @@ export interface CsvBatch {
 
 export type ToReader =
   | { type: 'query'; id: number; name: QueryName; query: LogQuery | DrilldownQuery | MapQuery }
+  | { type: 'location-page'; id: number; query: MapQuery }
   | { type: 'csv-open'; cursor: number; query: LogQuery }
   | { type: 'csv-next'; id: number; cursor: number }
   | { type: 'csv-close'; cursor: number }

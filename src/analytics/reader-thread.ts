@@ -8,6 +8,7 @@ import { startWorker } from '../lib/worker-script.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { MapQuery } from './query/map-region.js';
 import type { LogQuery } from './query/log-query.js';
+import type { LocationModel } from './routes/location-view.js';
 import type { Answer, CsvBatch, FromReader, QueryName, ReaderData, ToReader } from './reader-protocol.js';
 
 const WORKER_URL = new URL('./reader-worker.js', import.meta.url);
@@ -58,6 +59,11 @@ export class ReaderThread {
 
   locations(query: MapQuery): Promise<Answer<'locations'>> {
     return this.query('locations', query);
+  }
+
+  /** What the By Location page shows (its map drawn in the thread). */
+  locationPage(query: MapQuery): Promise<LocationModel> {
+    return this.request(this.running(), { type: 'location-page', id: ++this.lastId, query }) as Promise<LocationModel>;
   }
 
   /** Every matching entry as CSV (see AnalyticsQueries.csvRows), read and formatted by the thread a batch at a time as the cursor is pulled. */

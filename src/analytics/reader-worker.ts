@@ -9,6 +9,7 @@ import { entryCsvLines } from './csv.js';
 import { AnalyticsQueries } from './log-queries.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { MapQuery } from './query/map-region.js';
+import { locationModel } from './routes/location-view.js';
 import { CSV_BATCH_ROWS, type CsvBatch, type FromReader, type ReaderData, type ToReader } from './reader-protocol.js';
 
 const { dataDir } = workerData as ReaderData;
@@ -26,6 +27,9 @@ port.on('message', (message: ToReader) => {
     case 'query':
       // The main thread pairs each name with its query's type (ReaderThread's methods).
       return answer(message.id, () => queries[message.name](message.query as DrilldownQuery & MapQuery));
+    case 'location-page':
+      // The map's outlines are projected here too: the first of each takes tens of milliseconds or more.
+      return answer(message.id, () => locationModel(message.query, queries.locations(message.query)));
     case 'csv-open':
       return void cursors.set(message.cursor, { rows: queries.csvRows(message.query, CSV_BATCH_ROWS), started: false });
     case 'csv-next':

@@ -127,7 +127,11 @@ describe('analytics journey', () => {
     );
     await page.getByRole('navigation', { name: 'Analytics views' }).getByRole('link', { name: 'By Location' }).click();
     await page.getByRole('heading', { name: 'By Location' }).waitFor();
-    await page.getByTestId('locations-table').getByRole('link', { name: 'United Kingdom' }).click();
+    // The map shades the country and links it to its level, as the table's row does.
+    const onMap = page.getByTestId('location-map-svg').locator('a', { has: page.locator('title', { hasText: 'United Kingdom' }) });
+    expect(await onMap.getAttribute('href')).toBe(await page.getByTestId('locations-table').getByRole('link', { name: 'United Kingdom' }).getAttribute('href'));
+    await screenshot(page, 'analytics-06-by-location-world');
+    await onMap.click();
     await page.getByTestId('locations-table').getByText('No request in this view has a known city.').waitFor();
     expect((await page.getByTestId('location-levels').textContent())!.replace(/\s+/g, ' ').trim()).toBe('World › United Kingdom');
     expect(page.url()).toContain('region=GB');

@@ -16,7 +16,7 @@ import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { withinAnalyticsScopes } from './analytics-access.js';
 import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
-import { LOCATIONS_PATH, locationModel } from './location-view.js';
+import { LOCATIONS_PATH } from './location-view.js';
 import {
   chartModel,
   FORM_OPTIONS,
@@ -97,7 +97,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
     if (!region.ok) return renderLevelError(context, reply, LOCATIONS_PATH, 'By Location', view, region.error);
     const query: MapQuery = { ...view, region: region.region };
     return renderAnalyticsPage(context, reply, LOCATIONS_PATH, 'By Location', query, {
-      ...locationModel(query, await reader.locations(query)),
+      ...(await reader.locationPage(query)),
       geoip: context.config.analytics.geoip_file !== null,
       csvUrl: unpagedUrl('/admin/stats/map.csv', query),
     });
