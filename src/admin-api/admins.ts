@@ -5,7 +5,7 @@
 // (src/admins/accounts.ts). No answer holds a password or token hash; a new
 // admin's clear token is answered once, when it is made.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
+import { accountSeenBy, accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
 import { accessOf, guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
 import { accountErrors, createAccount, deleteAccount, mayChangeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
@@ -86,11 +86,11 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
 
   /** An account the request's admin sees: one they do not is answered as one that is not there. */
   function seenAdmin(request: FastifyRequest, id: string): Admin | undefined {
-    return seenBy(request).find((seen) => seen.admin.id === id)?.admin;
+    return accountSeenBy(context, request.admin!, accessOf(context, request), id)?.admin;
   }
 
   function seenAs(request: FastifyRequest, id: string): ReturnType<typeof toApiAdmin> | null {
-    const account = seenBy(request).find((seen) => seen.admin.id === id);
+    const account = accountSeenBy(context, request.admin!, accessOf(context, request), id);
     return account === undefined ? null : toApiAdmin(account, request.admin!);
   }
 

@@ -16,6 +16,12 @@ export function adminFromToken(request: FastifyRequest, admins: AdminRepository)
   return typeof token === 'string' && token !== '' ? admins.findByToken(token) : null;
 }
 
+/**
+ * onRequest, and again as a preHandler once the body is in: an admin whose
+ * token was regenerated, or who was disabled or deleted, while a slow body
+ * arrived is refused then, and the checks after it (see guard) judge the
+ * admin's rights as they are now.
+ */
 export function requireAdminToken(admins: AdminRepository) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     request.admin = adminFromToken(request, admins);
@@ -23,15 +29,3 @@ export function requireAdminToken(admins: AdminRepository) {
   };
 }
 
-/**
- * preHandler: the admin read again once the body is in, so that an admin
- * disabled or deleted while a slow body arrived is refused (401), and the
- * checks after this one (see guard) judge the admin's rights as they are now.
- */
-export function reauthenticate(admins: AdminRepository) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const admin = admins.get(request.admin!.id);
-    request.admin = admin?.enabled === true ? admin : null;
-    if (request.admin === null) await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
-  };
-}

@@ -6,7 +6,7 @@ import { adminGroupRoutes } from './admin-groups.js';
 import { adminRoutes } from './admins.js';
 import { apiScopeRoutes } from './api-scopes.js';
 import { apiBackendRoutes } from './apis.js';
-import { reauthenticate, requireAdminToken } from './auth.js';
+import { requireAdminToken } from './auth.js';
 import { configRoutes } from './config.js';
 import { parseFormBody } from './form-body.js';
 import { notFound, withJsonSuffix } from './routes.js';
@@ -25,7 +25,7 @@ export function adminApiPlugin(context: AppContext) {
 
   await app.register(async (authenticated) => {
     authenticated.addHook('onRequest', requireAdminToken(context.admins));
-    authenticated.addHook('preHandler', reauthenticate(context.admins));
+    authenticated.addHook('preHandler', requireAdminToken(context.admins));
     apiBackendRoutes(authenticated, context);
     apiUserRoutes(authenticated, context);
     configRoutes(authenticated, context);

@@ -45,13 +45,10 @@ export class AdminAccess {
    * nobody's but a superuser's.
    */
   allowsBackend(backend: BackendPlace, permission: Permission): boolean {
-    const scopes = this.scopesWith(permission);
-    if (scopes === null) return true;
-    return (
-      backend.url_matches.length > 0 &&
-      backend.url_matches.every((match) => scopes.some((scope) => hostInScope(backend.frontend_host, scope) && match.frontend_prefix.startsWith(scope.path_prefix)))
-    );
+    if (this.superuser) return true;
+    return backend.url_matches.length > 0 && backend.url_matches.every((match) => this.covers({ host: backend.frontend_host, path_prefix: match.frontend_prefix }, permission));
   }
+
 
   /** Whether the place lies within a scope holding one of the permissions (a superuser: anywhere). */
   covers(place: Place, ...permissions: Permission[]): boolean {
@@ -73,7 +70,7 @@ export function hostInScope(host: string, scope: Pick<ApiScope, 'host'>): boolea
 }
 
 /** The outer scope's host (a port-less one covering every port), and a path prefix starting with the outer scope's. */
-export function placeWithin(place: Place, outer: Place): boolean {
+function placeWithin(place: Place, outer: Place): boolean {
   return hostInScope(place.host, outer) && place.path_prefix.startsWith(outer.path_prefix);
 }
 

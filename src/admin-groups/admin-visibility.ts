@@ -38,7 +38,12 @@ export function accountsSeenBy(stores: Pick<AppContext, 'admins' | 'adminGroups'
     });
 }
 
-/** Every admin with their groups, each with its scopes (what admin_view is judged by). */
+/** One account `viewer` sees by id; undefined for one they do not see, as for one that is not there. */
+export function accountSeenBy(stores: Pick<AppContext, 'admins' | 'adminGroups'>, viewer: Admin, access: AdminAccess, id: string): SeenAccount | undefined {
+  return accountsSeenBy(stores, viewer, access).find((row) => row.admin.id === id);
+}
+
+/** Every admin with their groups, each with its scopes (what admin_view and admin_manage are judged by). */
 function accountRows({ admins, adminGroups }: Pick<AppContext, 'admins' | 'adminGroups'>) {
   const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
   const groups = adminGroups.listGroups().map((group) => ({ ...group, scopes: group.api_scope_ids.map((id) => scopes.get(id)!) }));

@@ -29,9 +29,9 @@ export type AccessCheck = (request: FastifyRequest, reply: FastifyReply) => Prom
 /**
  * Runs the check twice: before the body is read (onRequest), so a refused
  * admin gets the same answer whatever they send, and once it is in
- * (preHandler), after the admin was read again (reauthenticate in
- * src/admin-api/auth.ts), so that rights taken away while a slow body
- * arrived count.
+ * (preHandler), after the admin was read again from their token
+ * (requireAdminToken in src/admin-api/auth.ts), so that rights taken away
+ * while a slow body arrived count.
  */
 export function guard(instance: FastifyInstance, check: AccessCheck): void {
   instance.addHook('onRequest', check);
@@ -70,7 +70,14 @@ export function userRefusal(context: AppContext, request: FastifyRequest, user: 
   return access.superuser ? null : userChangeRefusal(access, user, after, roleRequirers(context));
 }
 
-/** What the request's admin may manage with admin_manage (everything, for a superuser). */
+const policies = new WeakMap<FastifyRequest, ManagePolicy>();
+
+/** What the request's admin may manage with admin_manage (everything, for a superuser); one per request, as long as the admin's access is the same. */
 export function managePolicyOf(context: AppContext, request: FastifyRequest): ManagePolicy {
-  return new ManagePolicy(accessOf(context, request), context.adminGroups);
+  const access = accessOf(context, request);
+  const cached = policies.get(request);
+  if (cached?.access === access) return cached;
+  const policy = new ManagePolicy(access, context.adminGroups);
+  policies.set(request, policy);
+  return policy;
 }

@@ -4,7 +4,7 @@
 // scopes, and with admin_manage adds and changes the ones they manage
 // (src/admins/accounts.ts). The last superuser can never be removed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accountsSeenBy, ADMIN_READERS } from '../admin-groups/admin-visibility.js';
+import { accountSeenBy, accountsSeenBy, ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
 import { accountErrors, createAccount, deleteAccount, mayChangeAccount, newPasswordErrors, updateAccount } from '../admins/accounts.js';
@@ -34,7 +34,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
   const { adminGroups } = context;
   const minLength = context.config.admin.password_min_length;
 
-  // The default way back (the admin's start page): an admin without admin_view has no list to go back to.
+  // The default way back (the admin's start page): an admin without admin_view or admin_manage has no list to go back to.
   app.get('/admins', { preHandler: requirePagePermission(context, { section: 'admins' }, ...ADMIN_READERS) }, async (request, reply) => {
     const policy = managePolicyOf(context, request);
     const rows = accountsSeenBy(context, request.admin!, policy.access).map((row) => ({ ...row, manageable: mayChangeAccount(context, policy, row.admin, {}) }));
@@ -100,7 +100,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
   /** The account, when the admin sees it (else 404) and manages it as it is (else 403). */
   async function withTarget(request: FastifyRequest<IdParams>, reply: FastifyReply, then: (target: Admin, policy: ManagePolicy) => Promise<FastifyReply>) {
     const policy = managePolicyOf(context, request);
-    const target = accountsSeenBy(context, request.admin!, policy.access).find((row) => row.admin.id === request.params.id)?.admin;
+    const target = accountSeenBy(context, request.admin!, policy.access, request.params.id)?.admin;
     if (target === undefined) return notFound(reply);
     if (!mayChangeAccount(context, policy, target, {})) return renderForbiddenPage(context, reply, BACK, policy.refusal().refused);
     return then(target, policy);
@@ -117,7 +117,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     const message = 'Only superusers, and admins whose group grants "Admin Accounts - Manage", can add, change or delete admin accounts. Ask a superuser to do it for you.';
     // Back to the list only for those who may see it.
     const back = accessOf(context, reply.request).has(...ADMIN_READERS) ? BACK : { section: 'admins' as const };
-    return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...back });
+    return renderErrorPage(context, reply, 403, { title: 'Not authorized', message, ...back });
   }
 
   function notFound(reply: FastifyReply) {

@@ -28,7 +28,12 @@ export function apiScopePages(app: FastifyInstance, context: AppContext): void {
       const all = adminGroups.listGroups();
       const named = policy.manageableGroups();
       const scopes = adminGroups.listScopes().filter((scope) => policy.managesScope(scope));
-      return { scopes: scopes.map((scope) => ({ scope, groups: groupsUsing(named, scope.id), otherGroups: groupsUsing(all, scope.id).length - groupsUsing(named, scope.id).length })) };
+      return {
+        scopes: scopes.map((scope) => {
+          const groups = groupsUsing(named, scope.id);
+          return { scope, groups, otherGroups: groupsUsing(all, scope.id).length - groups.length };
+        }),
+      };
     },
     formChoices: () => ({}),
     deleteConsequences: (policy, scope) => {

@@ -75,8 +75,8 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
     });
 
     managers.get<IdParams>(`/${resource.path}/:id/delete`, async (request, reply) =>
-      withTarget(reply, policyOf(request), request.params.id, async (target) => {
-        const consequences = resource.deleteConsequences(policyOf(request), target);
+      withTarget(reply, policyOf(request), request.params.id, async (target, policy) => {
+        const consequences = resource.deleteConsequences(policy, target);
         return renderAdminPage(context, reply, 'admin/confirm-delete', { title: `Delete ${target.name}`, section: SECTION, target, consequences, listPath, plural: resource.plural, titled });
       }),
     );
@@ -97,10 +97,10 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
   }
 
   /** The record, when it exists and the admin manages it; the 404 or 403 page otherwise. */
-  async function withTarget(reply: FastifyReply, policy: ManagePolicy, id: string, then: (target: T) => Promise<FastifyReply>) {
+  async function withTarget(reply: FastifyReply, policy: ManagePolicy, id: string, then: (target: T, policy: ManagePolicy) => Promise<FastifyReply>) {
     const target = resource.get(id);
     if (target === null) return notFound(reply);
-    return resource.manages(policy, target) ? then(target) : renderForbiddenPage(context, reply, back, policy.refusal().refused);
+    return resource.manages(policy, target) ? then(target, policy) : renderForbiddenPage(context, reply, back, policy.refusal().refused);
   }
 
   async function submit(reply: FastifyReply, policy: ManagePolicy, body: unknown, target: T | null) {

@@ -2,7 +2,8 @@
 // the same way from the web admin's Admin Accounts and the admin API, with
 // API Umbrella's messages (My Account and the first admin's sign-up share the
 // email and password checks); what only the store can tell (the last
-// superuser) comes back as 422 field errors.
+// superuser, an email another creation took while the password was hashed)
+// comes back as 422 field errors.
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import type { AppContext } from '../context.js';
 import { isEmailAddress } from '../lib/email-address.js';

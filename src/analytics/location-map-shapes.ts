@@ -24,7 +24,7 @@ import { feature } from 'topojson-client';
 import { path, type Draw } from './svg-path-data.js';
 
 /** The frame's width; the height follows from the shape. */
-export const MAP_WIDTH = 960;
+const MAP_WIDTH = 960;
 const MAX_HEIGHT = 500;
 const PADDING = 6;
 /** An area smaller than this (square units of the frame) is hard to see or point at: a marker stands in for it. */

@@ -8,7 +8,7 @@ import { COUNTRY_WITH_REGIONS, type MapRegion } from './query/map-region.js';
 
 /** 0: no hits; 1–5: more hits, darker. */
 export type MapShade = 0 | 1 | 2 | 3 | 4 | 5;
-export const SHADES = 5;
+const SHADES = 5;
 
 /** A country or a state of the level, with its hits and the link to its own level. */
 export interface AreaHits {
@@ -108,8 +108,13 @@ export function areaMap(region: MapRegion, areas: readonly AreaHits[]): Location
   for (const area of areas) {
     // A database that names states gives "US-Colorado": its name finds it.
     const drawn = shape.find(area.id, states ? area.name : '');
+    // Two rows for one area ("US-CO" and "US-Colorado" after a change of GeoIP database): the second is only in the table.
+    if (drawn !== undefined && hit.has(drawn)) {
+      unplaced++;
+      continue;
+    }
     const marker = drawn === undefined ? markerFor(shape, states, area.id) : drawn.small ? drawn.center : null;
-    if (drawn !== undefined && !hit.has(drawn)) hit.set(drawn, area);
+    if (drawn !== undefined) hit.set(drawn, area);
     if (marker !== null) dots.push({ city: false, x: marker[0], y: marker[1], r: 4, shade: shadeOf(area.hits, max), href: area.url, title: `${area.name}: ${hitsText(area.hits)}` });
     else if (drawn === undefined) unplaced++;
   }

@@ -4,7 +4,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
-import { adminFromToken, reauthenticate, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
@@ -40,8 +40,9 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
       reply.header('access-control-allow-origin', '*');
       request.admin = adminFromToken(request, context.admins);
     });
-    const reauthenticateAdmin = reauthenticate(context.admins);
-    app.addHook('preHandler', async (request, reply) => request.admin !== null && reauthenticateAdmin(request, reply));
+    const adminToken = requireAdminToken(context.admins);
+    // Read again once the body is in (see guard): a token that no longer works is refused, not taken for a key creator's call.
+    app.addHook('preHandler', async (request, reply) => request.admin !== null && adminToken(request, reply));
     // An admin without user_manage is refused before the body is read, and after, as in the admin API.
     guard(app, async (request, reply) => {
       if (request.admin === null) return;

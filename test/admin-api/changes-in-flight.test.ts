@@ -62,6 +62,14 @@ describe('a call whose body arrives after the admin lost their rights', () => {
     expect(gw.context.admins.findByEmail('backdoor@example.com')).toBeNull();
   });
 
+  it('is refused when the admin token was regenerated meanwhile', async () => {
+    const created = await slowCall('POST', '/admins', { admin: { email: 'leaked@example.com', password: PASSWORD, group_ids: [manager.groupId] } }, () => {
+      gw.context.admins.regenerateToken(manager.admin.id);
+    });
+    expect(created.status).toBe(401);
+    expect(gw.context.admins.findByEmail('leaked@example.com')).toBeNull();
+  });
+
   it('is refused when the permission was taken away meanwhile, and changes nothing', async () => {
     const group = gw.context.adminGroups.getGroup(manager.groupId)!;
     const restored = await slowCall('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: ['admin_manage', 'user_manage', 'analytics'] } }, () => {

@@ -1,4 +1,4 @@
-// Users › API Scopes and Admin Groups in the web admin: superusers only.
+// Users › API Scopes and Admin Groups in the web admin: superusers (admin_manage holders: test/admin-ui/admin-manage.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGroup, createScope, createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 import { AdminClient, checkbox, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
@@ -124,7 +124,7 @@ describe('Admin Groups', () => {
   });
 });
 
-describe('superusers only', () => {
+describe('admins without admin_manage', () => {
   it('shows every other admin the 403 page on every page and form, and changes nothing', async () => {
     const kept = createScope(running.context, 'Kept', 'api.example.com', '/kept/');
     const keptGroup = createGroup(running.context, 'Kept group', [kept], ['analytics']);

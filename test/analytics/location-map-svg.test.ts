@@ -60,6 +60,15 @@ describe('the world map', () => {
     expect(render(map)).toMatch(/<a href="[^"]+region=SG" tabindex="-1"><circle cx="[\d.]+" cy="[\d.]+" r="4" class="marker shade-5"><title>Singapore: 30 hits<\/title><\/circle><\/a>/);
   });
 
+  it('shades an area once when two rows name it (a state by code and by name, after a change of GeoIP database), the second only in the table', () => {
+    const map = areaMap(US, [
+      { id: 'US-CO', name: 'Colorado', hits: 5, url: '/co' },
+      { id: 'US-Colorado', name: 'Colorado', hits: 2, url: '/colorado' },
+    ])!;
+    expect(map.paths.filter((path) => path.shade !== 0)).toEqual([expect.objectContaining({ href: '/co', title: 'Colorado: 5 hits' })]);
+    expect(map.unplaced).toBe(1);
+  });
+
   it('counts a location it has no place for, which is then only in the table', () => {
     const map = areaMap(WORLD, [country('EU', 'Europe', 4), country('GB', 'United Kingdom', 1)])!;
     expect(map.unplaced).toBe(1);

@@ -153,7 +153,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
     });
 
-    // Deleting cannot be undone (disabling can): superusers only, as with admin accounts.
+    // Deleting cannot be undone (disabling can): superusers only.
     managers.get<IdParams>('/api_users/:id/delete', async (request, reply) => {
       if (!request.admin!.superuser) return superusersOnly(reply);
       const user = users.get(request.params.id);
