@@ -34,7 +34,8 @@ export interface LocationMap {
   readonly map_breadcrumbs: readonly MapBreadcrumb[];
 }
 
-interface Row {
+/** One location of a level, as the query sums it. */
+export interface PlaceHits {
   readonly id: string;
   /** The name of the row's state (the database's, where it has one). */
   readonly region_name: string | null;
@@ -54,17 +55,21 @@ function countryName(code: string): string {
   }
 }
 
-/** `ipHits` selects request_ip and hits for the view; its parameters come first. */
-export function locationMap(db: Db, query: MapQuery, ipHits: SqlCondition): LocationMap {
-  const { region } = query;
-  const level = levelOf(region);
-  const rows = db
+/** `ipHits` selects request_ip and hits for the view; its parameters come first. Most hits first. */
+export function locationRows(db: Db, query: MapQuery, ipHits: SqlCondition): PlaceHits[] {
+  const level = levelOf(query.region);
+  return db
     .prepare(
       `SELECT ${level.id} AS id, max(l.region_name) AS region_name, sum(h.hits) AS hits, round(avg(l.latitude), 4) AS latitude, round(avg(l.longitude), 4) AS longitude
        FROM (${ipHits.sql}) AS h JOIN analytics_ip_locations AS l USING (request_ip)
        WHERE ${level.where} GROUP BY ${level.groupBy} ORDER BY hits DESC, id, region_name`,
     )
-    .all(...ipHits.params, ...level.params) as Row[];
+    .all(...ipHits.params, ...level.params) as PlaceHits[];
+}
+
+/** The level's rows in API Umbrella's map.json shape. */
+export function locationMap(region: MapRegion, rows: readonly PlaceHits[]): LocationMap {
+  const level = levelOf(region);
   const count = (hits: number): GeoChartCell => ({ v: hits, f: hits.toLocaleString('en-US') });
   if (level.field === 'request_ip_city') {
     return {

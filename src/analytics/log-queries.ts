@@ -12,7 +12,7 @@ import { buckets } from './query/intervals.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { LogQuery } from './query/log-query.js';
 import type { MapQuery } from './query/map-region.js';
-import { locationMap, type LocationMap } from './location-queries.js';
+import { locationMap, locationRows, type LocationMap, type PlaceHits } from './location-queries.js';
 
 export interface UserHits {
   readonly user_id: string;
@@ -139,7 +139,12 @@ export class AnalyticsQueries {
 
   /** By Location: hits per country, state or city. */
   locations(query: MapQuery): LocationMap {
-    return locationMap(this.db, query, ipHitsSql(query));
+    return locationMap(query.region, this.locationRows(query));
+  }
+
+  /** The level's locations with their hits, coordinates and states, as locations() sums them. */
+  locationRows(query: MapQuery): PlaceHits[] {
+    return locationRows(this.db, query, ipHitsSql(query));
   }
 
   private grouped(column: 'user_id' | 'request_ip', aggregates: string, query: LogQuery): unknown[] {

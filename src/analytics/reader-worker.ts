@@ -29,7 +29,7 @@ port.on('message', (message: ToReader) => {
       return answer(message.id, () => queries[message.name](message.query as DrilldownQuery & MapQuery));
     case 'location-page':
       // The map's outlines are projected here too: the first of each takes tens of milliseconds or more.
-      return answer(message.id, () => locationModel(message.query, queries.locations(message.query)));
+      return answer(message.id, () => locationModel(message.query, queries.locationRows(message.query)));
     case 'csv-open':
       return void cursors.set(message.cursor, { rows: queries.csvRows(message.query, CSV_BATCH_ROWS), started: false });
     case 'csv-next':

@@ -5,9 +5,9 @@ import { Eta } from 'eta';
 import { describe, expect, it } from 'vitest';
 import { countryShape, stateShape, unitedStatesShape, worldShape } from '../../src/analytics/location-map-shapes.js';
 import { areaMap, cityMap, legendSteps, shadeOf, type AreaHits, type CityHits, type LocationMapSvg } from '../../src/analytics/location-map-svg.js';
-import type { LocationMap } from '../../src/analytics/location-queries.js';
-import { WORLD, type MapRegion } from '../../src/analytics/query/map-region.js';
-import { placedCities } from '../../src/analytics/routes/location-view.js';
+import type { PlaceHits } from '../../src/analytics/location-queries.js';
+import { parseMapQuery, WORLD, type MapRegion } from '../../src/analytics/query/map-region.js';
+import { locationModel } from '../../src/analytics/routes/location-view.js';
 import { packagePath } from '../../src/lib/package-path.js';
 
 const eta = new Eta({ views: packagePath('views') });
@@ -191,31 +191,20 @@ describe("a country's or a state's map", () => {
   });
 });
 
-describe('the cities a level places', () => {
-  it('pairs each placed city with its state, unless cities of one name and count are not all placed', () => {
-    const map: LocationMap = {
-      region_field: 'request_ip_city',
-      regions: [
-        { id: 'Toronto', name: 'Toronto', hits: 2, region: 'Ontario' },
-        { id: 'Richmond', name: 'Richmond', hits: 1, region: 'British Columbia' },
-        { id: 'Richmond', name: 'Richmond', hits: 1, region: 'Quebec' },
-        { id: 'London', name: 'London', hits: 1, region: 'Ontario' },
-        { id: 'London', name: 'London', hits: 1, region: 'Unknown Place' },
-      ],
-      // The second London has no coordinates: which London is placed cannot be told.
-      map_regions: [
-        { c: [{ v: 43.6949 }, { v: -79.5323 }, { v: 'Toronto' }, { v: 2, f: '2' }] },
-        { c: [{ v: 49.1666 }, { v: -123.1336 }, { v: 'Richmond' }, { v: 1, f: '1' }] },
-        { c: [{ v: 45.6668 }, { v: -72.1497 }, { v: 'Richmond' }, { v: 1, f: '1' }] },
-        { c: [{ v: 42.9834 }, { v: -81.233 }, { v: 'London' }, { v: 1, f: '1' }] },
-      ],
-      map_breadcrumbs: [],
-    };
-    expect(placedCities(map)).toEqual([
-      { name: 'Toronto', region: 'Ontario', hits: 2, latitude: 43.6949, longitude: -79.5323 },
-      { name: 'Richmond', region: 'British Columbia', hits: 1, latitude: 49.1666, longitude: -123.1336 },
-      { name: 'Richmond', region: 'Quebec', hits: 1, latitude: 45.6668, longitude: -72.1497 },
-      { name: 'London', region: null, hits: 1, latitude: 42.9834, longitude: -81.233 },
+describe('the page model of a city level', () => {
+  it('draws each placed city with its state, and counts the one without coordinates as only in the table', () => {
+    const parsed = parseMapQuery({ range: 'last_7_days', region: 'CA' }, Date.UTC(2026, 10, 25));
+    if (!parsed.ok) throw new Error(parsed.error);
+    const city = (id: string, region: string, hits: number, latitude: number | null, longitude: number | null): PlaceHits => ({ id, region_name: region, hits, latitude, longitude });
+    const model = locationModel(parsed.query, [
+      city('Toronto', 'Ontario', 2, 43.6949, -79.5323),
+      city('Richmond', 'British Columbia', 1, 49.1666, -123.1336),
+      city('Richmond', 'Quebec', 1, 45.6668, -72.1497),
+      city('London', 'Ontario', 1, 42.9834, -81.233),
+      city('London', 'Unknown Place', 1, null, null),
     ]);
+    expect(model.rows.map((row) => `${row.name}, ${row.detail}`)).toEqual(['Toronto, Ontario', 'Richmond, British Columbia', 'Richmond, Quebec', 'London, Ontario', 'London, Unknown Place']);
+    expect(model.map!.dots.map((dot) => dot.title).sort()).toEqual(['London, Ontario: 1 hit', 'Richmond, British Columbia: 1 hit', 'Richmond, Quebec: 1 hit', 'Toronto, Ontario: 2 hits']);
+    expect(model.map!.unplaced).toBe(1);
   });
 });

@@ -2,7 +2,7 @@
 // table, with their share of the hits and the link one level down, and the
 // trail of levels back up.
 import { areaMap, cityMap, type CityHits, type LocationMapSvg } from '../location-map-svg.js';
-import type { LocationHits, LocationMap } from '../location-queries.js';
+import { locationMap, type PlaceHits } from '../location-queries.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import { viewUrl } from './view-model.js';
 
@@ -36,7 +36,9 @@ export interface LocationModel {
 
 const HEADINGS = { request_ip_country: 'Country', request_ip_region: 'State', request_ip_city: 'City' } as const;
 
-export function locationModel(query: MapQuery, map: LocationMap): LocationModel {
+/** `places`: the level's rows, as the query sums them (locationRows). */
+export function locationModel(query: MapQuery, places: readonly PlaceHits[]): LocationModel {
+  const map = locationMap(query.region, places);
   const at = (region: string) => {
     const parsed = parseMapRegion(region);
     return parsed.ok ? viewUrl(LOCATIONS_PATH, { ...query, region: parsed.region } as MapQuery) : null;
@@ -60,33 +62,13 @@ export function locationModel(query: MapQuery, map: LocationMap): LocationModel 
         ? null
         : drills
           ? areaMap(query.region, map.regions.map((region, index) => ({ id: region.id, name: region.name, hits: region.hits, url: rows[index]!.url })))
-          : cityMap(query.region, placedCities(map), rows.length),
+          : cityMap(query.region, placedCities(places), rows.length),
   };
 }
 
-/**
- * The cities with coordinates, each with its state or province. map_regions
- * has the placed ones in the order of regions, without their state: a run of
- * cities of one name and count is given theirs only when all of them are
- * placed, for then the two lists pair one to one.
- */
-export function placedCities(map: LocationMap): CityHits[] {
-  const key = (name: unknown, hits: unknown) => `${String(hits)}\u0000${String(name)}`;
-  const runs = new Map<string, LocationHits[]>();
-  for (const region of map.regions) {
-    const run = runs.get(key(region.id, region.hits));
-    if (run === undefined) runs.set(key(region.id, region.hits), [region]);
-    else run.push(region);
-  }
-  const placed = map.map_regions.map(({ c }) => ({ latitude: Number(c[0]?.v), longitude: Number(c[1]?.v), name: String(c[2]?.v), hits: Number(c[3]?.v) }));
-  const placedPerRun = new Map<string, number>();
-  for (const city of placed) placedPerRun.set(key(city.name, city.hits), (placedPerRun.get(key(city.name, city.hits)) ?? 0) + 1);
-  const seen = new Map<string, number>();
-  return placed.map((city) => {
-    const k = key(city.name, city.hits);
-    const run = runs.get(k) ?? [];
-    const index = seen.get(k) ?? 0;
-    seen.set(k, index + 1);
-    return { ...city, region: placedPerRun.get(k) === run.length ? (run[index]?.region ?? null) : null };
-  });
+/** A city level's cities with coordinates, each with its state or province: what the map draws. */
+function placedCities(rows: readonly PlaceHits[]): CityHits[] {
+  return rows.flatMap((row) =>
+    row.latitude === null || row.longitude === null ? [] : [{ name: row.id, region: row.region_name, hits: row.hits, latitude: row.latitude, longitude: row.longitude }],
+  );
 }
