@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
 import { accessOf, guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
-import { accountErrors, createAccount, deleteAccount, mayChangeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
+import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
@@ -40,7 +40,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     withJsonSuffix(managers, 'POST', '/admins', async (request, reply) => {
       const account = newAccount(unwrap(request.body, 'admin'));
       if (!account.ok) return invalid(reply, account.errors);
-      if (!mayChange(request, null, account.value)) return refuse(request, reply);
+      if (!mayBecomeAccount(context, managePolicyOf(context, request), null, account.value)) return refuse(request, reply);
       const created = await createAccount(context, account.value);
       if (!created.ok) return invalid(reply, created.errors);
       const { admin, authToken } = created.value;
@@ -53,10 +53,10 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     managers.put<IdParams>('/admins/:id', async (request, reply) => {
       const target = seenAdmin(request, stripJson(request.params.id));
       if (target === undefined) return notFound(reply);
-      if (!mayChange(request, target, {})) return refuse(request, reply);
+      if (!managesAccount(context, managePolicyOf(context, request), target)) return refuse(request, reply);
       const changes = accountChanges(unwrap(request.body, 'admin'), target);
       if (!changes.ok) return invalid(reply, changes.errors);
-      if (!mayChange(request, target, changes.value)) return refuse(request, reply);
+      if (!mayBecomeAccount(context, managePolicyOf(context, request), target, changes.value)) return refuse(request, reply);
       const saved = updateAccount(context, target.id, changes.value);
       if (saved === null) return notFound(reply);
       return saved.ok ? reply.code(204).send() : invalid(reply, saved.errors);
@@ -65,16 +65,12 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     managers.delete<IdParams>('/admins/:id', async (request, reply) => {
       const target = seenAdmin(request, stripJson(request.params.id));
       if (target === undefined) return notFound(reply);
-      if (!mayChange(request, target, {})) return refuse(request, reply);
+      if (!managesAccount(context, managePolicyOf(context, request), target)) return refuse(request, reply);
       const deleted = deleteAccount(context, target.id);
       if (!deleted.ok) return invalid(reply, deleted.errors);
       return deleted.value ? reply.code(204).send() : notFound(reply);
     });
   });
-
-  function mayChange(request: FastifyRequest, target: Admin | null, changes: AccountChanges): boolean {
-    return mayChangeAccount(context, managePolicyOf(context, request), target, changes);
-  }
 
   function refuse(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     return sendForbiddenBecause(reply, managePolicyOf(context, request).refusal().refused);

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
-import { accountErrors, createAccount, deleteAccount, mayChangeAccount, newPasswordErrors, updateAccount } from '../admins/accounts.js';
+import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount } from '../admins/accounts.js';
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
@@ -37,7 +37,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
   // The default way back (the admin's start page): an admin without admin_view or admin_manage has no list to go back to.
   app.get('/admins', { preHandler: requirePagePermission(context, { section: 'admins' }, ...ADMIN_READERS) }, async (request, reply) => {
     const policy = managePolicyOf(context, request);
-    const rows = accountsSeenBy(context, request.admin!, policy.access).map((row) => ({ ...row, manageable: mayChangeAccount(context, policy, row.admin, {}) }));
+    const rows = accountsSeenBy(context, request.admin!, policy.access).map((row) => ({ ...row, manageable: managesAccount(context, policy, row.admin) }));
     return renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', rows, mayAdd: policy.access.has('admin_manage') });
   });
 
@@ -57,7 +57,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
       const password = formString(request.body, 'password');
       const errors = { ...accountErrors(context, form, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
       if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target: null, errors }, 422);
-      if (!mayChangeAccount(context, policy, null, form)) return renderForm(reply, policy, { form, target: null, errors: { base: [policy.refusal().refused] } }, 403);
+      if (!mayBecomeAccount(context, policy, null, form)) return renderForm(reply, policy, { form, target: null, errors: { base: [policy.refusal().refused] } }, 403);
       // A new admin is enabled: the form has no such box (a post without the field is no request to disable).
       const created = await createAccount(context, { ...form, enabled: true, password });
       if (!created.ok) return renderForm(reply, policy, { form, target: null, errors: created.errors }, 422);
@@ -73,7 +73,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
         const form = formFromBody(request.body);
         const errors = accountErrors(context, form, target);
         if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target, errors }, 422);
-        if (!mayChangeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, errors: { base: [policy.refusal().refused] } }, 403);
+        if (!mayBecomeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, errors: { base: [policy.refusal().refused] } }, 403);
         const saved = updateAccount(context, target.id, form);
         if (saved === null) return notFound(reply);
         if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors }, 422);
@@ -102,7 +102,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     const policy = managePolicyOf(context, request);
     const target = accountSeenBy(context, request.admin!, policy.access, request.params.id)?.admin;
     if (target === undefined) return notFound(reply);
-    if (!mayChangeAccount(context, policy, target, {})) return renderForbiddenPage(context, reply, BACK, policy.refusal().refused);
+    if (!managesAccount(context, policy, target)) return renderForbiddenPage(context, reply, BACK, policy.refusal().refused);
     return then(target, policy);
   }
 

@@ -47,16 +47,19 @@ export function accountErrors(stores: Stores, changes: AccountChanges, target: A
 }
 
 /**
- * Whether the admin of `policy` may make an account with `changes` (target
- * null) or change `target` so: a superuser may; an admin holding
- * admin_manage only an account they manage before and after (not a
- * superuser, in groups wholly within their admin_manage scopes).
+ * Whether the admin of `policy` manages `target` as it is: a superuser every
+ * account; an admin holding admin_manage one who is not a superuser and is
+ * in groups (one at least) wholly within their admin_manage scopes.
  */
-export function mayChangeAccount(stores: Stores, policy: ManagePolicy, target: Admin | null, changes: AccountChanges): boolean {
+export function managesAccount(stores: Stores, policy: ManagePolicy, target: Admin): boolean {
+  return policy.managesAdmin(target, stores.adminGroups.groupIdsOf(target.id));
+}
+
+/** Whether they may make an account with `changes` (target null) or change one they manage so: what it becomes must be theirs to manage too. */
+export function mayBecomeAccount(stores: Stores, policy: ManagePolicy, target: Admin | null, changes: AccountChanges): boolean {
   if (policy.superuser) return true;
-  const groupsBefore = target === null ? [] : stores.adminGroups.groupIdsOf(target.id);
-  if (target !== null && !policy.managesAdmin(target, groupsBefore)) return false;
-  return policy.managesAdmin({ superuser: changes.superuser ?? target?.superuser ?? false }, changes.group_ids ?? groupsBefore);
+  const groups = changes.group_ids ?? (target === null ? [] : stores.adminGroups.groupIdsOf(target.id));
+  return policy.managesAdmin({ superuser: changes.superuser ?? target?.superuser ?? false }, groups);
 }
 
 /** For an account accountErrors and newPasswordErrors passed: the admin and their clear API token (errors if another creation took the email meanwhile). */

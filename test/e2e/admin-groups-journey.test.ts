@@ -38,6 +38,16 @@ async function signIn(email: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** On the Add Admin form: fills it in for an admin in `group` and saves. */
+async function saveNewAdmin(email: string, group: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Password Confirmation').fill(PASSWORD);
+  await page.getByLabel(group).check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText(`Added the admin ${email}`).waitFor();
+}
+
 describe('admin groups journey', () => {
   it('a superuser adds an API scope, an admin group within it, and an admin in the group', async () => {
     await signIn('root@example.com');
@@ -64,12 +74,7 @@ describe('admin groups journey', () => {
 
     await openMenu('Users', 'Admin Accounts');
     await page.getByRole('button', { name: 'Add Admin' }).first().click();
-    await page.getByLabel('Email').fill('weather@example.com');
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByLabel('Password Confirmation').fill(PASSWORD);
-    await page.getByLabel('Weather team').check();
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Added the admin weather@example.com').waitFor();
+    await saveNewAdmin('weather@example.com', 'Weather team');
     expect(await page.getByRole('row', { name: /weather@example\.com/ }).textContent()).toContain('Weather team');
 
     await page.locator('summary', { hasText: 'root@example.com' }).click();
@@ -112,12 +117,7 @@ describe('admin groups journey', () => {
     expect(await page.getByRole('row', { name: /root@example\.com/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Add Admin' }).first().click();
     expect(await page.getByLabel('Superuser').count()).toBe(0);
-    await page.getByLabel('Email').fill('forecaster@example.com');
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByLabel('Password Confirmation').fill(PASSWORD);
-    await page.getByLabel('Weather team').check();
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Added the admin forecaster@example.com').waitFor();
+    await saveNewAdmin('forecaster@example.com', 'Weather team');
     const row = page.getByRole('row', { name: /forecaster@example\.com/ });
     expect(await row.textContent()).toContain('Weather team');
     expect(await row.getByRole('button', { name: 'Edit' }).isVisible()).toBe(true);
