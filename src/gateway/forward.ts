@@ -55,7 +55,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   private cacheKey: string | null = null;
   /** The upstream's response may go into the cache. */
   private mayStore = false;
-  /** This call fetches a key the cache has held: other requests for it wait. */
+  /** This call fetches a key the cache holds no fresh response for: other requests for it wait. */
   private fetching = false;
   private fill: CacheFill | null = null;
   /** Waiting for another request's fetch of the same key. */
@@ -74,8 +74,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.target = upstreamPath(exchange);
     if (cacheable(exchange)) {
       this.mayStore = mayFill(exchange);
-      // An empty cache answers nothing and has no fetch to wait for; the key is worked out once a response may be kept.
-      if (!exchange.cache!.empty && this.answeredFromCache(this.keyOfRequest())) return;
+      const cache = exchange.cache!;
+      // An empty cache answers nothing, and has no fetch to wait for nor one to begin for a backend that never sent anything to keep: the key is worked out once a response may be kept.
+      if ((!cache.empty || cache.keepsFrom(exchange.route.backend.cacheKeyPrefix)) && this.answeredFromCache(this.keyOfRequest())) return;
     }
     this.dispatch();
   }
@@ -278,7 +279,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
       this.waitTimer = setTimeout(() => this.fetchEnded(false), COLLAPSE_WAIT_MS);
       return true;
     }
-    this.fetching = cache.beginFetch(key);
+    this.fetching = cache.beginFetch(key, this.exchange.route.backend.cacheKeyPrefix);
     return false;
   }
 
@@ -335,6 +336,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     if (mayBeFresh(status, upstreamCaching)) {
       const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
       this.fill = CacheFill.begin(exchange.cache!, this.keyOfRequest(), head, this, exchange.compressBodies);
+      if (this.fill !== null) exchange.cache!.noteKeepable(exchange.route.backend.cacheKeyPrefix);
     }
     if (this.fill === null) this.endFill('uncacheable');
   }

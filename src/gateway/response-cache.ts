@@ -4,12 +4,18 @@
 // that every request goes through. Bounded by bytes; the least recently used
 // key goes first.
 //
-// Requests for a key the cache has held arrive together when its response
-// goes stale; they wait (at most COLLAPSE_WAIT_MS) for the one that fetches
-// it, rather than all reaching the backend at once. Requests for a key it
-// has never held do not wait for each other: holding them until the first
-// response shows whether it may be kept would slow every burst of requests
-// that are never cacheable.
+// Requests for a key the cache does not hold fresh (never fetched, evicted,
+// lost in a restart, or gone stale) wait (at most COLLAPSE_WAIT_MS) for the
+// one already fetching it, rather than all reaching the backend at once, as
+// Traffic Server's read-while-writer makes them in API Umbrella. Waiting
+// lasts until that fetch's headers show whether its answer may be kept. So
+// that requests which are never cacheable do not pay for it:
+// - a key never held waits only once its backend has sent an answer the
+//   cache may keep (a backend that never does has no herd to hold back, and
+//   its requests skip the bookkeeping);
+// - a key whose answer turned out not to be kept while others waited is
+//   remembered (the last MAX_UNCACHEABLE_KEYS), and its later bursts go to
+//   the backend together.
 import type { Clock } from '../lib/clock.js';
 
 /** How long a request waits for another one fetching its key before it goes to the backend itself (Traffic Server's read-while-writer retries: about 2 s). */
@@ -22,6 +28,10 @@ const MAX_FILLING_SHARE = 4;
 const MAX_VARIANTS = 5;
 /** Bytes counted per response on top of its body, headers and key: the objects that hold them (a 5-byte answer with 8 headers grew RSS by about 1,650 bytes). */
 const ENTRY_OVERHEAD = 1300;
+/** Keys remembered as answered with what may not be kept, so their requests no longer wait: about 2 MB at 100-character keys. */
+export const MAX_UNCACHEABLE_KEYS = 10_000;
+/** Backends remembered as sending answers the cache may keep; past this many (servers changed by many publishes), it starts over. */
+const MAX_KEEPING_ORIGINS = 10_000;
 
 export interface StoredResponse {
   readonly status: number;
@@ -69,12 +79,18 @@ export interface FetchWaiter {
 interface KeyEntry {
   responses: StoredResponse[];
   bytes: number;
-  /** Requests waiting for the fetch in progress; null when none is. */
+  /** A request is fetching the key: others wait for it. */
+  fetching: boolean;
+  /** Requests waiting for that fetch; null until the first. */
   waiters: Set<FetchWaiter> | null;
 }
 
 export class ResponseCache {
   private readonly keys = new Map<string, KeyEntry>();
+  /** Keys answered with what may not be kept while requests waited (see UncacheableKeys). */
+  private readonly uncacheable = new UncacheableKeys(MAX_UNCACHEABLE_KEYS);
+  /** The origins (a backend and where it sends requests: its keys' prefix) that have sent an answer the cache may keep. */
+  private readonly keepingOrigins = new Set<string>();
   private bytes = 0;
   private fillingBytes = 0;
   readonly maxObjectBytes: number;
@@ -96,11 +112,6 @@ export class ResponseCache {
 
   releaseFill(bytes: number): void {
     this.fillingBytes -= bytes;
-  }
-
-  /** Holds nothing: it answers no request, and no request waits. */
-  get empty(): boolean {
-    return this.keys.size === 0;
   }
 
   /** Bytes held, as counted against the bound. */
@@ -129,21 +140,46 @@ export class ResponseCache {
    * done, and this answers a function that stops the wait; else null.
    */
   waitFor(key: string, waiter: FetchWaiter): (() => void) | null {
-    const waiters = this.keys.get(key)?.waiters;
-    if (waiters === null || waiters === undefined) return null;
+    const entry = this.keys.get(key);
+    if (entry === undefined || !entry.fetching) return null;
+    const waiters = (entry.waiters ??= new Set());
     waiters.add(waiter);
     return () => waiters.delete(waiter);
   }
 
+  /** Holds nothing and no fetch: it answers no request, and no request waits. */
+  get empty(): boolean {
+    return this.keys.size === 0;
+  }
+
+  /** The origin has sent an answer the cache may keep (see noteKeepable). */
+  keepsFrom(origin: string): boolean {
+    return this.keepingOrigins.has(origin);
+  }
+
+  /** The origin (its keys' prefix) sent an answer the cache may keep: from now on requests for its keys never held wait for each other. */
+  noteKeepable(origin: string): void {
+    if (this.keepingOrigins.has(origin)) return;
+    if (this.keepingOrigins.size >= MAX_KEEPING_ORIGINS) this.keepingOrigins.clear();
+    this.keepingOrigins.add(origin);
+  }
+
   /**
-   * The caller fetches a key the cache holds only expired responses for:
-   * requests for it wait. Answers whether it does. (With a fresh response
-   * for other Vary values, the caller's answer may not serve the others.)
+   * The caller fetches a key of `origin` the cache holds no fresh response
+   * for: requests for it wait. Answers whether they do: not for a key never
+   * held of an origin that has sent nothing to keep, nor for a key
+   * remembered as uncacheable, nor while the key holds a fresh response for
+   * other Vary values (the caller's answer may not serve the others).
    */
-  beginFetch(key: string): boolean {
+  beginFetch(key: string, origin: string): boolean {
     const entry = this.keys.get(key);
-    if (entry === undefined || entry.waiters !== null || fresh(entry.responses, this.clock.now()).length > 0) return false;
-    entry.waiters = new Set();
+    if (entry === undefined) {
+      if (!this.keepsFrom(origin) || this.uncacheable.has(key)) return false;
+      this.keys.set(key, { responses: [], bytes: 0, fetching: true, waiters: null });
+      return true;
+    }
+    if (entry.fetching || fresh(entry.responses, this.clock.now()).length > 0) return false;
+    entry.fetching = true;
     return true;
   }
 
@@ -154,17 +190,22 @@ export class ResponseCache {
    */
   endFetch(key: string, outcome: FetchOutcome): void {
     const entry = this.keys.get(key);
-    if (entry === undefined || entry.waiters === null) return;
-    const waiters = entry.waiters;
+    if (entry === undefined || !entry.fetching) return;
+    const { waiters } = entry;
+    entry.fetching = false;
     entry.waiters = null;
-    if (outcome === 'uncacheable') this.keepOnly(key, entry, fresh(entry.responses, this.clock.now()));
-    for (const waiter of waiters) waiter.fetchEnded(outcome === 'stored');
+    // Remembered only when requests waited for it: a key requested one at a time costs no memory.
+    if (outcome === 'uncacheable' && waiters !== null) this.uncacheable.add(key);
+    // A key fetched for the first time holds nothing if its fetch stored nothing, and goes.
+    this.keepOnly(key, entry, outcome === 'uncacheable' ? fresh(entry.responses, this.clock.now()) : entry.responses);
+    if (waiters !== null) for (const waiter of waiters) waiter.fetchEnded(outcome === 'stored');
   }
 
   /** False when it is too large to keep (then nothing changes). */
   store(key: string, response: StoredResponse): boolean {
     if (sizeOf(key, response) > this.maxObjectBytes) return false;
-    const entry = this.keys.get(key) ?? { responses: [], bytes: 0, waiters: null };
+    this.uncacheable.delete(key);
+    const entry = this.keys.get(key) ?? { responses: [], bytes: 0, fetching: false, waiters: null };
     // A response for the same Vary values replaces the one before; expired ones go, and the oldest past MAX_VARIANTS.
     const others = fresh(entry.responses, this.clock.now()).filter((other) => !sameVariant(other, response));
     this.keepOnly(key, entry, [response, ...others].slice(0, MAX_VARIANTS));
@@ -180,7 +221,7 @@ export class ResponseCache {
     this.bytes += bytes - entry.bytes;
     entry.responses = responses;
     entry.bytes = bytes;
-    if (responses.length === 0 && entry.waiters === null) this.keys.delete(key);
+    if (responses.length === 0 && !entry.fetching) this.keys.delete(key);
     else if (!this.keys.has(key)) this.keys.set(key, entry);
   }
 
@@ -188,7 +229,7 @@ export class ResponseCache {
     for (const [key, entry] of this.keys) {
       if (this.bytes <= this.maxBytes) return;
       // A fetch in progress keeps its key: its waiters are told when it ends.
-      if (entry.waiters === null) {
+      if (!entry.fetching) {
         this.bytes -= entry.bytes;
         this.keys.delete(key);
       }
@@ -221,4 +262,37 @@ function sameVariant(a: StoredResponse, b: StoredResponse): boolean {
 
 function sizeOf(key: string, response: StoredResponse): number {
   return ENTRY_OVERHEAD + 2 * key.length + response.headerLines.length + response.body.length;
+}
+
+/**
+ * The last `max` keys added, the oldest forgotten first. A ring rather than
+ * an insertion-ordered Set: finding a Set's oldest item walks past every one
+ * deleted before it, about 10 µs a request at 10,000 keys.
+ */
+class UncacheableKeys {
+  /** Key → its place in the ring. */
+  private readonly places = new Map<string, number>();
+  private readonly ring: (string | undefined)[];
+  private next = 0;
+
+  constructor(private readonly max: number) {
+    this.ring = new Array<string | undefined>(max);
+  }
+
+  has(key: string): boolean {
+    return this.places.has(key);
+  }
+
+  add(key: string): void {
+    if (this.places.has(key)) return;
+    const oldest = this.ring[this.next];
+    if (oldest !== undefined && this.places.get(oldest) === this.next) this.places.delete(oldest);
+    this.ring[this.next] = key;
+    this.places.set(key, this.next);
+    this.next = (this.next + 1) % this.max;
+  }
+
+  delete(key: string): void {
+    this.places.delete(key);
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { ResponseCache, type CacheRequest, type StoredResponse } from '../../src/gateway/response-cache.js';
+import { MAX_UNCACHEABLE_KEYS, ResponseCache, type CacheRequest, type StoredResponse } from '../../src/gateway/response-cache.js';
 
 function response(clock: ManualClock, bodyBytes: number, extra: Partial<StoredResponse> = {}): StoredResponse {
   return { status: 200, statusText: 'OK', headerLines: '', body: Buffer.alloc(bodyBytes), storedAt: clock.now(), initialAge: 0, lifetimeSeconds: 60, vary: [], coded: false, unzippable: false, ...extra };
@@ -10,6 +10,8 @@ function request(headers: Record<string, string> = {}, overrides: Partial<CacheR
   return { method: 'GET', acceptsGzip: false, upstreamHeader: (name) => headers[name], ...overrides };
 }
 const plainRequest = request();
+/** The backend the keys are of. */
+const ORIGIN = 'backend\n';
 
 describe('ResponseCache', () => {
   it('stays within its bytes, dropping the least recently used key first', () => {
@@ -62,13 +64,13 @@ describe('ResponseCache', () => {
     expect(cache.find('k', plainRequest)).not.toBeNull();
   });
 
-  it('lets requests wait for a fetch of a key it holds, tells them how it went, and forgets a key found uncacheable', () => {
+  it('lets requests wait for a fetch of a key it holds only expired, tells them how it went, and forgets a key found uncacheable', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
-    expect(cache.beginFetch('never held')).toBe(false);
     cache.store('k', response(clock, 10, { lifetimeSeconds: 1 }));
     clock.advance(2_000);
-    expect(cache.beginFetch('k')).toBe(true);
+    expect(cache.beginFetch('k', ORIGIN)).toBe(true);
+    expect(cache.beginFetch('k', ORIGIN)).toBe(false);
     const told: boolean[] = [];
     const waiter = { fetchEnded: (stored: boolean) => told.push(stored) };
     const stop = cache.waitFor('k', waiter);
@@ -76,7 +78,50 @@ describe('ResponseCache', () => {
     stop!();
     cache.endFetch('k', 'uncacheable');
     expect(told).toEqual([true]);
-    expect([cache.size, cache.beginFetch('k'), cache.waitFor('k', waiter)]).toEqual([0, false, null]);
+    expect([cache.size, cache.beginFetch('k', ORIGIN), cache.waitFor('k', waiter)]).toEqual([0, false, null]);
+  });
+
+  it("lets requests wait for the first fetch of a key never held once its backend sent something to keep, and keeps nothing of it unless it stored a response", () => {
+    const clock = new ManualClock();
+    const cache = new ResponseCache(100_000, clock);
+    expect(cache.beginFetch('before', ORIGIN)).toBe(false);
+    cache.noteKeepable(ORIGIN);
+    expect([cache.beginFetch('another backend', 'another\n'), cache.waitFor('another backend', { fetchEnded: () => {} })]).toEqual([false, null]);
+    const told: string[] = [];
+    expect(cache.beginFetch('stored', ORIGIN)).toBe(true);
+    cache.waitFor('stored', { fetchEnded: (stored) => told.push(`stored: ${stored}`) });
+    cache.store('stored', response(clock, 10));
+    cache.endFetch('stored', 'stored');
+    expect(cache.find('stored', plainRequest)).not.toBeNull();
+    expect(cache.beginFetch('failed', ORIGIN)).toBe(true);
+    cache.waitFor('failed', { fetchEnded: (stored) => told.push(`failed: ${stored}`) });
+    cache.endFetch('failed', 'failed');
+    expect(told).toEqual(['stored: true', 'failed: false']);
+    // Nothing is left of a fetch that failed: the next request fetches, and others wait for it again.
+    expect([cache.waitFor('failed', { fetchEnded: () => {} }), cache.beginFetch('failed', ORIGIN)]).toEqual([null, true]);
+  });
+
+  it(`remembers the last ${MAX_UNCACHEABLE_KEYS} keys found uncacheable while requests waited, whose requests then do not wait, until one is stored`, () => {
+    const clock = new ManualClock();
+    const cache = new ResponseCache(100_000, clock);
+    cache.noteKeepable(ORIGIN);
+    const uncacheable = (key: string, waited = true) => {
+      cache.beginFetch(key, ORIGIN);
+      if (waited) cache.waitFor(key, { fetchEnded: () => {} });
+      cache.endFetch(key, 'uncacheable');
+    };
+    uncacheable('alone', false);
+    expect(cache.beginFetch('alone', ORIGIN)).toBe(true);
+    for (let index = 0; index <= MAX_UNCACHEABLE_KEYS; index++) uncacheable(`key ${index}`);
+    // The oldest was forgotten; the newest is remembered.
+    expect([cache.beginFetch('key 0', ORIGIN), cache.beginFetch(`key ${MAX_UNCACHEABLE_KEYS}`, ORIGIN)]).toEqual([true, false]);
+    expect(cache.size).toBe(0);
+
+    // Storing a response forgets it: once that is evicted, the next request fetches it for others again.
+    cache.store('key 1', response(clock, 10));
+    for (let index = 0; index < 10; index++) cache.store(`large ${index}`, response(clock, 10_000));
+    expect(cache.find('key 1', plainRequest)).toBeNull();
+    expect(cache.beginFetch('key 1', ORIGIN)).toBe(true);
   });
 
   it('lets no request wait while the key holds a fresh response for other Vary values', () => {
@@ -84,7 +129,7 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache(100_000, clock);
     cache.store('k', response(clock, 10, { vary: [['x-api-user-id', 'a']] }));
     expect(cache.find('k', request({ 'x-api-user-id': 'b' }))).toBeNull();
-    expect(cache.beginFetch('k')).toBe(false);
+    expect(cache.beginFetch('k', ORIGIN)).toBe(false);
   });
 
   it('bounds the bytes of responses being copied in to a quarter of its size', () => {
