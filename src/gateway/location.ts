@@ -1,23 +1,35 @@
 // A redirect from the upstream that points at the backend itself is turned
 // into the public URL the client used, so clients never learn the backend.
+import { hostnameOf } from './request-url.js';
 import type { GatewayRoute } from './routes.js';
 
-const ABSOLUTE_URL = /^https?:\/\/([^/?#]*)(.*)$/i;
+/** Scheme (none: protocol-relative), authority, and the rest. */
+const ABSOLUTE_URL = /^(?:(https?):)?\/\/([^/?#]*)(.*)$/i;
 
 /**
  * As API Umbrella does: an absolute URL on the backend's host gets the public
- * origin whatever its path ("http://backend/x" → "<public origin>/x"), and a
- * path under backend_prefix, absolute or relative, gets frontend_prefix
- * instead ("/api/x" → "/pub/x"). Other locations pass unchanged.
+ * host whatever its path ("http://backend/x" → "http://<public host>/x"),
+ * keeping its scheme, so a backend's redirect to https stays one (with the
+ * client's port only on the client's own scheme); and a path under
+ * backend_prefix, absolute or relative, gets frontend_prefix instead
+ * ("/api/x" → "/pub/x"). Other locations pass unchanged.
  */
-export function rewriteLocation(location: string, route: GatewayRoute, publicOrigin: string): string {
+export function rewriteLocation(location: string, route: GatewayRoute, protocol: string, host: string): string {
   const absolute = ABSOLUTE_URL.exec(location);
   if (absolute !== null) {
-    if (!route.backend.ownAuthorities.has(absolute[1]!.toLowerCase())) return location;
-    return publicOrigin + publicPath(absolute[2] === '' ? '/' : absolute[2]!, route);
+    const scheme = absolute[1]?.toLowerCase() ?? protocol;
+    if (!route.backend.ownAuthorities.has(withoutDefaultPort(absolute[2]!.toLowerCase(), scheme))) return location;
+    const publicHost = scheme === protocol ? host : hostnameOf(host);
+    return `${scheme}://${publicHost}${publicPath(absolute[3] === '' ? '/' : absolute[3]!, route)}`;
   }
-  if (location.startsWith('/') && !location.startsWith('//')) return publicPath(location, route);
+  if (location.startsWith('/')) return publicPath(location, route);
   return location;
+}
+
+/** "host:443" on https is "host" (ownAuthorities holds the backend protocol's default port only). */
+function withoutDefaultPort(authority: string, scheme: string): string {
+  const suffix = scheme === 'https' ? ':443' : ':80';
+  return authority.endsWith(suffix) ? authority.slice(0, -suffix.length) : authority;
 }
 
 function publicPath(path: string, route: GatewayRoute): string {

@@ -33,6 +33,12 @@ export function isHostValue(host: string): boolean {
   return HOST.test(host);
 }
 
+/** A Host value without its port ("[::1]:8080" → "[::1]"). */
+export function hostnameOf(host: string): string {
+  const colon = host.lastIndexOf(':');
+  return colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
+}
+
 /**
  * Resolves "." and ".." segments (also as %2e) as RFC 3986 does, so that
  * "/api/%2e%2e/admin" is matched as "/admin". null when a ".." climbs above "/".

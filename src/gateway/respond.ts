@@ -6,6 +6,7 @@ import type { RateLimitHeaders } from '../rate-limit/limiter.js';
 import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type ErrorFormat } from './errors.js';
 import { renderCustomError, type ErrorResponses, type ErrorUrls, type RenderedError } from './error-templates.js';
 import { REQUEST_ID_HEADER } from './headers.js';
+import { hostnameOf } from './request-url.js';
 import { baseUrl } from '../lib/base-url.js';
 import { contactUrl } from '../contact/contact-url.js';
 
@@ -66,12 +67,10 @@ function renderError(config: Config, request: ErrorRequest, code: ErrorCode, for
 /** base_url is public_url when set, else what the client called; signup and contact pages hang off it. */
 export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protocol' | 'host' | 'url'>): ErrorUrls {
   const base = baseUrl(config, request);
-  const colon = request.host.lastIndexOf(':');
-  const hostname = colon > request.host.lastIndexOf(']') ? request.host.slice(0, colon) : request.host;
   return {
     base_url: base,
     signup_url: `${base}/signup/`,
     contact_url: contactUrl(config, base),
-    https_url: `https://${hostname}${request.url}`,
+    https_url: `https://${hostnameOf(request.host)}${request.url}`,
   };
 }

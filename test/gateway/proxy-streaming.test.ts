@@ -140,6 +140,15 @@ describe('responses', () => {
     expect(await location('http://backend.example/other/next?x=1')).toBe('http://public.example/other/next?x=1');
     expect(await location('HTTP://Backend.Example:80')).toBe('http://public.example/');
     expect(await location('/other/next')).toBe('/other/next');
+    expect(await location('//backend.example/backend/next')).toBe('http://public.example/echo/next');
+  });
+
+  it("keep a Location's scheme, so a backend's redirect to https does not loop, with the client's port only on the client's scheme", async () => {
+    const location = async (to: string, host: string) =>
+      (await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host } })).headers.location;
+    expect(await location('https://backend.example/backend/next?x=1', 'public.example:8080')).toBe('https://public.example/echo/next?x=1');
+    expect(await location('https://backend.example:443/backend/next', 'public.example')).toBe('https://public.example/echo/next');
+    expect(await location('http://backend.example/backend/next', 'public.example:8080')).toBe('http://public.example:8080/echo/next');
   });
 
   it('leave a Location already under a frontend_prefix that contains the backend_prefix', async () => {
