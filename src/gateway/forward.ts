@@ -398,7 +398,8 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   const { keyInAuthorization } = exchange;
   const out: string[] = [];
   for (const name in headers) {
-    if (dropped.has(name) || (keyInAuthorization && name === 'authorization') || (listed !== null && listed.has(name))) continue;
+    // As nginx drops them in front of API Umbrella (underscores_in_headers off): a CGI-style backend reads "X_Api_User_Id" as X-Api-User-Id.
+    if (name.includes('_') || dropped.has(name) || (keyInAuthorization && name === 'authorization') || (listed !== null && listed.has(name))) continue;
     if (name === 'cookie') {
       const kept = exchange.upstreamCookie;
       if (kept !== null) out.push(name, kept);

@@ -114,6 +114,16 @@ describe('the headers the upstream sees', () => {
     expect(values('x-api-umbrella-request-id')).toEqual([reply.headers['x-api-umbrella-request-id']]);
   });
 
+  it('lack every client header with an underscore in its name, as nginx drops them, so none passes for X-Api-User-Id in a CGI-style backend', async () => {
+    const reply = await send(fx.gw.url, '/echo/h', {
+      headers: { 'X-Api-Key': rolesKey, X_Api_User_Id: 'forged', x_api_roles: 'admin', X_Forwarded_For: '1.2.3.4', 'X-Kept-Header': 'kept' },
+    });
+    const names = reply.echoed.rawHeaders.filter((_value, index) => index % 2 === 0).map((name) => name.toLowerCase());
+    expect(names.filter((name) => name.includes('_'))).toEqual([]);
+    expect(reply.echoed.headers['x-kept-header']).toBe('kept');
+    expect(reply.echoed.headers['x-api-user-id']).toBe(rolesUserId);
+  });
+
   it('have no X-Api-Roles for a user without roles', async () => {
     const reply = await send(fx.gw.url, '/echo/h', { headers: { 'X-Api-Key': fx.apiKey, 'X-Api-Roles': 'forged' } });
     expect(reply.echoed.headers['x-api-user-id']).toBe(fx.userId);
