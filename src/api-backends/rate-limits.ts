@@ -3,6 +3,11 @@ import type { LimitBy, RateLimit } from './model.js';
 
 const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
 
+/** API Umbrella's admin API answers "apiKey" (its legacy spelling) and takes it back. */
+function limitByOf(value: unknown): unknown {
+  return value === 'apiKey' ? 'api_key' : value;
+}
+
 /** Parses a rate_limits list (config, backend settings or user settings); field names are relative to `field`. */
 export function parseRateLimits(raw: unknown, field = 'rate_limits', collector = new ErrorCollector()): Parsed<RateLimit[]> {
   if (raw === undefined || raw === null) return { ok: true, value: [] };
@@ -11,15 +16,20 @@ export function parseRateLimits(raw: unknown, field = 'rate_limits', collector =
     return { ok: false, errors: collector.errors };
   }
   const limits: RateLimit[] = [];
+  /** limit_by and duration of the limits so far: as in API Umbrella, two limits may not count the same window. */
+  const windows = new Set<string>();
   raw.forEach((item: unknown, index) => {
     const at = `${field}[${index}]`;
     if (!isPlainObject(item)) return collector.add(at, 'must be an object');
     const duration = toInteger(item.duration);
     const limit = toInteger(item.limit ?? item.limit_to);
-    const limitBy = item.limit_by;
+    const limitBy = limitByOf(item.limit_by);
     if (duration === undefined || duration < 1) collector.add(`${at}.duration`, 'must be a positive number of milliseconds');
     if (limit === undefined || limit < 0) collector.add(`${at}.limit`, 'must be a number of requests (0 or more)');
     if (!LIMIT_BY.includes(limitBy as LimitBy)) collector.add(`${at}.limit_by`, 'is not included in the list');
+    const window = `${String(limitBy)} ${duration}`;
+    if (duration !== undefined && windows.has(window)) collector.add(`${at}.duration`, 'has already been taken');
+    windows.add(window);
     if (duration !== undefined && limit !== undefined && LIMIT_BY.includes(limitBy as LimitBy)) {
       limits.push({ duration, limit, limit_by: limitBy as LimitBy, response_headers: toBoolean(item.response_headers) ?? false });
     }

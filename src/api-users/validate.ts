@@ -51,6 +51,9 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   const emailVerified = 'email_verified' in input ? toBoolean(input.email_verified) : (existing?.email_verified ?? true);
   // It decides which keys backends with api_key_verification_level take: a value that says neither is refused, not guessed.
   if (emailVerified === null) errors.add('email_verified', 'must be true or false');
+  // Read as true, a mistyped "disable" would turn the key back on.
+  const enabled = 'enabled' in input ? toBoolean(input.enabled) : (existing?.enabled ?? true);
+  if (enabled === null) errors.add('enabled', 'must be true or false');
   const expiresAt = has('expires_at') ? parseInstantField(input.expires_at, 'expires_at', errors) : existing!.expires_at;
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return {
@@ -62,7 +65,7 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
       website,
       use_description: useDescription,
       roles: has('roles') ? stringList(input.roles) : existing!.roles,
-      enabled: has('enabled') ? (toBoolean(input.enabled) ?? true) : existing!.enabled,
+      enabled: enabled!,
       // A user an operator makes counts as verified, as in API Umbrella; signups decide for themselves (signups.ts).
       email_verified: emailVerified!,
       settings,

@@ -247,6 +247,23 @@ describe('/apis', () => {
     expect((await gw.adminApi('POST', '/apis', { api: { ...api, frontend_host: 'UNIQUE2.example.com' } })).status).toBe(201);
   });
 
+  it('refuses two rate limits counting the same window (limit_by and duration), as API Umbrella does, and takes its "apiKey" spelling', async () => {
+    const withLimits = (rate_limits: object[]) =>
+      gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: `limits-${rate_limits.length}.example.com`, settings: { rate_limit_mode: 'custom', rate_limits } } });
+    const same = await withLimits([
+      { duration: 5000, limit_by: 'ip', limit: 10 },
+      { duration: 60000, limit_by: 'ip', limit: 10 },
+      { duration: 5000, limit_by: 'ip', limit: 20 },
+    ]);
+    expect([same.status, same.body.errors]).toEqual([422, { 'settings.rate_limits[2].duration': ['has already been taken'] }]);
+    const created = await withLimits([
+      { duration: 5000, limit_by: 'ip', limit: 10 },
+      { duration: 5000, limit_by: 'apiKey', limit: 20 },
+    ]);
+    expect(created.status).toBe(201);
+    expect(created.body.api.settings.rate_limits.map((limit: { limit_by: string }) => limit.limit_by)).toEqual(['ip', 'api_key']);
+  });
+
   it('stores every settings field, even those a later feature acts on', async () => {
     const settings = {
       append_query_string: 'a=1&b=2',

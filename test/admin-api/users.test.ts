@@ -114,6 +114,16 @@ describe('/users', () => {
       ]),
     );
     expect((await gw.adminApi('PUT', `/users/${id}`, { user: { email_verified: null } })).status).toBe(422);
+    // A mistyped "disable" must not turn a disabled key back on.
+    expect((await gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false } })).status).toBe(200);
+    for (const enabled of ['no', null, [], {}]) {
+      const refused = await gw.adminApi('PUT', `/users/${id}`, { user: { enabled } });
+      expect([refused.status, refused.body.errors]).toEqual([422, [{ code: 'INVALID_INPUT', field: 'enabled', message: 'must be true or false', full_message: 'Enabled: must be true or false' }]]);
+    }
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user.enabled).toBe(false);
+    const twice = { rate_limit_mode: 'custom', rate_limits: [{ duration: 5000, limit_by: 'ip', limit: 10 }, { duration: 5000, limit_by: 'ip', limit: 20 }] };
+    const sameWindow = await gw.adminApi('PUT', `/users/${id}`, { user: { settings: twice } });
+    expect([sameWindow.status, sameWindow.body.errors?.[0]?.field]).toEqual([422, 'settings.rate_limits[1].duration']);
     expect((await gw.adminApi('GET', '/users/nope')).status).toBe(404);
     expect((await gw.adminApi('PUT', '/users/nope', { user: {} })).status).toBe(404);
     expect((await gw.adminApi('POST', '/users/nope/regenerate_key')).status).toBe(404);
