@@ -18,6 +18,7 @@ export function adminApiPlugin(context: AppContext) {
   // API Umbrella's admin API is a Rails app, which scripts may send form fields
   // (api[servers][0][host]=…, config[apis][<id>][publish]=1) instead of JSON.
   await app.register(formbody, { parser: parseFormBody });
+  acceptEmptyJson(app);
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler((_request, reply) => notFound(reply));
 
@@ -34,6 +35,21 @@ export function adminApiPlugin(context: AppContext) {
     adminRoutes(authenticated, context);
   });
   };
+}
+
+/**
+ * Many client libraries send Content-Type: application/json on every call,
+ * a DELETE or a publish without a body too: an empty body is no body rather
+ * than Fastify's 400. Anything else goes to its default (poisoning-safe) parser.
+ */
+function acceptEmptyJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    parse(request, text, done);
+  });
 }
 
 /** Malformed JSON and other client errors answer {"error": "..."} with their status, never a stack. */

@@ -53,7 +53,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     // Not in API Umbrella, whose users keep asking for it: the user, key and details go; past analytics stay.
     // It cannot be undone (disabling can): superusers only, as the web admin.
     managers.delete<IdParams>('/users/:id', async (request, reply) => {
-      if (!request.admin!.superuser) return reply.code(403).send({ error: 'Only superusers can delete API users; disable one instead (enabled: false).' });
+      if (!request.admin!.superuser) return sendForbiddenBecause(reply, 'Only superusers can delete API users; disable one instead (enabled: false).');
       return users.delete(stripJson(request.params.id), request.admin!.email) ? reply.code(204).send() : notFound(reply);
     });
 

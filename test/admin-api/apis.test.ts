@@ -51,6 +51,15 @@ describe('admin API authentication', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toHaveProperty('error');
     expect((await gw.adminApi('GET', '/apis')).body.recordsTotal).toBe(before);
+    const poisoned = await raw('/apis', { method: 'POST', headers: { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/json' }, body: '{"__proto__": {"x": 1}}' });
+    expect(poisoned.status).toBe(400);
+  });
+
+  it('takes a JSON content type without a body as no body, as many client libraries send one on every call', async () => {
+    const { body } = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'empty-body.example.com' } });
+    const json = { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/json' };
+    expect((await raw(`/apis/${body.api.id}`, { method: 'DELETE', headers: json })).status).toBe(204);
+    expect((await raw('/config/publish', { method: 'POST', headers: json, body: ' ' })).status).toBe(201);
   });
 });
 

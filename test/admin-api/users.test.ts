@@ -171,7 +171,7 @@ describe('DELETE /users/:id', () => {
     const { authToken } = await createScopedAdmin(gw.context, { email: 'helper@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/' }], permissions: ['user_view', 'user_manage'] });
     const response = await request(`${gw.url}/api-umbrella/v1/users/${id}`, { method: 'DELETE', headers: { 'X-Admin-Auth-Token': authToken } });
     expect(response.statusCode).toBe(403);
-    expect(await response.body.json()).toEqual({ error: 'Only superusers can delete API users; disable one instead (enabled: false).' });
+    expect(await response.body.json()).toEqual({ errors: [{ code: 'FORBIDDEN', message: 'Only superusers can delete API users; disable one instead (enabled: false).' }] });
     expect(gw.context.keyIndex.find(apiKey)).not.toBeNull();
   });
 
