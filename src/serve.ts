@@ -41,6 +41,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let reloader: CertificateReloader | null = null;
   try {
     context = createContext(config, options);
+    // Started now rather than by the first entry, which would wait for it: an entry is queryable within a second from the first one on, and pruning runs 5 s after the start.
+    context.analytics.start();
     app = await buildServer(context);
     url = await app.listen({ host: config.listen.host, port: config.listen.port });
     const https = await openHttpsListener(app, config);

@@ -39,6 +39,8 @@ export class AnalyticsLog implements AnalyticsRecorder {
   private readonly retentionDays: number;
   private readonly timers: NodeJS.Timeout[] = [];
   private closed = false;
+  /** A prune came due while the writer thread was starting. */
+  private pruneDue = false;
   private droppedLogged = 0;
   private droppedLoggedAt = -Infinity;
 
@@ -46,8 +48,11 @@ export class AnalyticsLog implements AnalyticsRecorder {
     const { db, config, logger, clock } = options;
     this.enabled = config.enabled;
     this.thread = new WriterThread(options.dataDir, config.geoip_file, {
-      // Entries held back while it started go at once, not a flush interval later.
-      onReady: () => this.drain(),
+      // Entries held back while it started go at once, not a flush interval later; so does a prune due meanwhile.
+      onReady: () => {
+        this.drain();
+        if (this.pruneDue) this.prune();
+      },
       onWritten: (batch) => {
         this.buffer.reuse(batch);
         this.countHeldByThread();
@@ -79,10 +84,20 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.timers.push(setInterval(() => this.prune(), PRUNE_EVERY_MS).unref());
   }
 
+  /** Starts the writer thread (else the first entry does). */
+  start(): void {
+    if (this.enabled) this.thread.readyToWrite();
+  }
+
   record(entry: AnalyticsEntry): void {
     if (!this.enabled) return;
     if (this.closed) this.buffer.countDropped(1);
     else this.buffer.push(entry);
+  }
+
+  /** The writer thread is up and takes entries. */
+  get writerReady(): boolean {
+    return this.thread.isReady;
   }
 
   /** Entries waiting to be written, in the buffer or in the writer thread. */
@@ -162,6 +177,8 @@ export class AnalyticsLog implements AnalyticsRecorder {
 
   /** In the writer thread, with the cutoff from this clock (tests move it). */
   private prune(): void {
-    if (!this.closed && this.thread.readyToWrite()) this.thread.prune(retentionCutoff(this.clock.now(), this.retentionDays));
+    if (this.closed) return;
+    this.pruneDue = !this.thread.readyToWrite();
+    if (!this.pruneDue) this.thread.prune(retentionCutoff(this.clock.now(), this.retentionDays));
   }
 }

@@ -55,6 +55,11 @@ export class WriterThread {
    */
   readyToWrite(): boolean {
     if (this.worker === null && !this.broken) this.start();
+    return this.isReady;
+  }
+
+  /** The thread has opened its store and not failed (without starting it). */
+  get isReady(): boolean {
     return this.ready && !this.broken;
   }
 

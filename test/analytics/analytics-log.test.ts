@@ -97,6 +97,14 @@ describe('analytics log: buffer and writer', () => {
     expect(types).toEqual([['text', 'text', 'text', 'text', 'text']]);
   });
 
+  it('starts the writer thread on start(), before any entry, which would otherwise wait for it', async () => {
+    const idle = analyticsLog(tempStore());
+    const started = analyticsLog(tempStore());
+    started.start();
+    await expect.poll(() => started.writerReady, { timeout: 2_000, interval: 10 }).toBe(true);
+    expect(idle.writerReady).toBe(false);
+  });
+
   it('flushes on its own within flush_interval_ms, through the writer thread', async () => {
     const db = tempStore();
     const log = analyticsLog(db, { flush_interval_ms: 50 });

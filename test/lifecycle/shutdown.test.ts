@@ -32,6 +32,18 @@ function get(url: string, headers: Record<string, string>): Promise<{ status: nu
   });
 }
 
+describe('start', () => {
+  it('starts the analytics writer thread with the server, so the first entry need not wait for it', async () => {
+    const gw = await startTestGateway();
+    try {
+      await expect.poll(() => gw.context.analytics.writerReady, { timeout: 2_000, interval: 10 }).toBe(true);
+      expect(gw.context.analytics.pending).toBe(0);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe('graceful stop', () => {
   it('lets a request in flight finish on the upstream, then closes', async () => {
     let release: () => void = () => undefined;
