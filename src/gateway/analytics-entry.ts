@@ -6,6 +6,9 @@ import type { AnalyticsEntry } from '../analytics/log-entry.js';
 import { redactApiKeys } from '../lib/log-redaction.js';
 import type { Exchange } from './exchange.js';
 
+/** nginx's status for a client that left before the answer's headers (which would otherwise log the 200 it never got). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
   const endedAt = performance.now();
   const responseTime = endedAt - exchange.startedAt;
@@ -29,7 +32,7 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
     request_user_agent: headers['user-agent'] ?? null,
     request_referer: headers.referer ?? null,
     request_size: requestSize,
-    response_status: exchange.res.statusCode,
+    response_status: exchange.res.headersSent || exchange.upgrade !== null ? exchange.res.statusCode : CLIENT_CLOSED_REQUEST,
     response_size: responseSize,
     response_time: roundMs(responseTime),
     upstream_time: upstreamTime === null ? null : roundMs(upstreamTime),

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -6,8 +7,17 @@ import { echoBackend, send, startProxyFixture, type ProxyFixture } from './suppo
 const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
 let fx: ProxyFixture;
 let backendId: string;
+/** Called when the upstream holds a request for a path with /held/, which it never answers. */
+let held: () => void = () => undefined;
 beforeAll(async () => {
-  fx = await startProxyFixture({ context: { clock } });
+  fx = await startProxyFixture({
+    context: { clock },
+    upstream: (request) => {
+      if (!request.url!.includes('/held/')) return false;
+      held();
+      return true;
+    },
+  });
   backendId = await fx.gw.publishBackend(echoBackend(fx.echo));
   await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/quiet/', backend_prefix: '/' }], settings: { disable_analytics: true } }));
 });
@@ -52,6 +62,18 @@ describe('analytics entries', () => {
     expect(entry!.upstream_time).toBeGreaterThan(0);
     expect(entry!.response_time).toBeGreaterThanOrEqual(entry!.upstream_time!);
     expect(entry!.gateway_overhead).toBeCloseTo(entry!.response_time - entry!.upstream_time!, 2);
+  });
+
+  it("records a client that left before the answer as 499, nginx's status for it, not the 200 it never got", async () => {
+    const arrived = new Promise<void>((resolve) => (held = resolve));
+    const client = httpRequest(`${fx.gw.url}/echo/held/x?api_key=${fx.apiKey}`);
+    client.on('error', () => undefined);
+    client.end();
+    await arrived;
+    client.destroy();
+    let entry: AnalyticsEntry | undefined;
+    await expect.poll(() => (entry = loggedEntries().find((row) => row.request_path === '/echo/held/x')), { timeout: 2_000, interval: 10 }).toBeDefined();
+    expect([entry!.response_status, entry!.gatekeeper_denied_code]).toEqual([499, null]);
   });
 
   it('records the client named by a trusted proxy (loopback) as request_ip', async () => {
