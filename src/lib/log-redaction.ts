@@ -32,9 +32,23 @@ function redactUrl(value: unknown): unknown {
   return typeof value === 'string' ? redactApiKeys(value) : value;
 }
 
-const API_KEY_PARAM = /((?:^|[?&;])api_key=)[^&#;]*/gi;
+/** A character of a parameter name, as itself or percent-encoded (either case: the pattern is /i). */
+function nameCharacter(character: string): string {
+  const code = `%${character.charCodeAt(0).toString(16)}`;
+  const upper = `%${character.toUpperCase().charCodeAt(0).toString(16)}`;
+  return `(?:${character === '_' ? '_' : character}|${code}|${upper})`;
+}
+
+/**
+ * An api_key parameter in any case, with any of its characters
+ * percent-encoded ("api%5Fkey", as a query decoder reads it too), and an
+ * array form ("api_key[]"): its value is a key all the same.
+ */
+const API_KEY_PARAM = new RegExp(`((?:^|[?&;])${[...'api_key'].map(nameCharacter).join('')}(?:(?:\\[|%5b)[^=&#;]*)?=)[^&#;]*`, 'gi');
+/** A cheap test before the pattern: no "api_key" and no escape, no key. */
+const MAYBE_API_KEY = /api_key|%/i;
 
 /** "/x?api_key=abc&y=1" → "/x?api_key=[REDACTED]&y=1". */
 export function redactApiKeys(url: string): string {
-  return url.includes('api_key') ? url.replace(API_KEY_PARAM, '$1[REDACTED]') : url;
+  return MAYBE_API_KEY.test(url) ? url.replace(API_KEY_PARAM, '$1[REDACTED]') : url;
 }

@@ -50,4 +50,12 @@ describe('log redaction', () => {
   it('strips every api_key parameter but keeps foo_api_key', () => {
     expect(redactApiKeys('/x?api_key=a&foo_api_key=b;API_KEY=c#f')).toBe('/x?api_key=[REDACTED]&foo_api_key=b;API_KEY=[REDACTED]#f');
   });
+
+  it('strips an api_key parameter in any case, percent-encoded in any character, or as an array', () => {
+    expect(redactApiKeys('API_KEY=c')).toBe('API_KEY=[REDACTED]');
+    for (const name of ['api%5Fkey', 'api%5fkey', '%61pi_key', '%41%50%49%5F%4B%45%59', 'api_key[]', 'api_key%5B%5D', 'api_key[0]']) {
+      expect(redactApiKeys(`x=1&${name}=SECRET&y=2`), name).toBe(`x=1&${name}=[REDACTED]&y=2`);
+    }
+    for (const kept of ['search=api_key', 'foo_api_key=bar', 'api_key_foo=bar', 'api%5Fkeys=bar', 'q=%20api_key']) expect(redactApiKeys(kept)).toBe(kept);
+  });
 });
