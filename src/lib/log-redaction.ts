@@ -36,7 +36,7 @@ function redactUrl(value: unknown): unknown {
 function nameCharacter(character: string): string {
   const code = `%${character.charCodeAt(0).toString(16)}`;
   const upper = `%${character.toUpperCase().charCodeAt(0).toString(16)}`;
-  return `(?:${character === '_' ? '_' : character}|${code}|${upper})`;
+  return `(?:${character}|${code}|${upper})`;
 }
 
 /**
