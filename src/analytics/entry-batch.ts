@@ -83,6 +83,14 @@ const MAX_UTF8_PER_UNIT = 3;
 /** Strings up to this long are copied byte by byte when ASCII; longer ones go through Buffer's encoder, which is faster for them. */
 const MAX_COPIED_UNITS = 64;
 
+type TextEncoding = 'utf8' | 'latin1';
+/**
+ * Node reads a header's bytes as latin1, one character each: written back as
+ * latin1 they are the client's own bytes, so a UTF-8 user agent ("café") is
+ * stored as the text it is instead of as "cafÃ©".
+ */
+const HEADER_BYTES: TextEncoding = 'latin1';
+
 /** Collects entries into the next EntryBatch. */
 export class EntryBatchBuilder {
   private count = 0;
@@ -129,8 +137,8 @@ export class EntryBatchBuilder {
     this.text(span, 1, entry.request_scheme);
     this.text(span, 2, capped(entry.request_host, CAP.request_host));
     this.text(span, 3, entry.request_ip);
-    this.text(span, 4, capped(entry.request_user_agent, CAP.request_user_agent));
-    this.text(span, 5, capped(entry.request_referer, CAP.request_referer));
+    this.text(span, 4, capped(entry.request_user_agent, CAP.request_user_agent), HEADER_BYTES);
+    this.text(span, 5, capped(entry.request_referer, CAP.request_referer), HEADER_BYTES);
     this.text(span, 6, entry.api_backend_id);
     this.text(span, 7, entry.user_id);
     this.text(span, 8, capped(entry.user_email, CAP.user_email));
@@ -186,7 +194,7 @@ export class EntryBatchBuilder {
     return undefined;
   }
 
-  private text(span: number, column: number, value: string | null): void {
+  private text(span: number, column: number, value: string | null, encoding: TextEncoding = 'utf8'): void {
     const at = span + 2 * column;
     const last = 2 * column;
     if (value === null) {
@@ -196,19 +204,19 @@ export class EntryBatchBuilder {
     }
     if (value !== this.lastValues[column]) {
       this.lastSpans[last] = this.byteLength;
-      this.lastSpans[last + 1] = this.write(value);
+      this.lastSpans[last + 1] = this.write(value, encoding);
       this.lastValues[column] = value;
     }
     this.spans[at] = this.lastSpans[last]!;
     this.spans[at + 1] = this.lastSpans[last + 1]!;
   }
 
-  /** Appends the string's UTF-8 bytes; answers where they end. */
-  private write(value: string): number {
+  /** Appends the string's bytes in `encoding`; answers where they end. */
+  private write(value: string, encoding: TextEncoding): number {
     const room = this.byteLength + value.length * MAX_UTF8_PER_UNIT;
     if (room > this.bytes.length) this.setBytes(grown(this.bytes, room, this.byteLength));
     const end = value.length <= MAX_COPIED_UNITS ? copyAscii(value, this.bytes, this.byteLength) : -1;
-    this.byteLength = end >= 0 ? end : this.byteLength + this.writer.write(value, this.byteLength);
+    this.byteLength = end >= 0 ? end : this.byteLength + this.writer.write(value, this.byteLength, encoding);
     return this.byteLength;
   }
 

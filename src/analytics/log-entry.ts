@@ -11,6 +11,7 @@ export interface AnalyticsEntry {
   /** Query string without "?", every api_key value replaced by [REDACTED]. */
   readonly request_url_query: string;
   readonly request_ip: string;
+  /** This header and the next as Node reads them: a character per byte (stored as those bytes, so UTF-8 stays UTF-8). */
   readonly request_user_agent: string | null;
   readonly request_referer: string | null;
   readonly request_size: number;

@@ -8,7 +8,7 @@ import { WriterThread } from '../../src/analytics/writer-thread.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Config } from '../../src/config/schema.js';
 import type { Db } from '../../src/store/db.js';
-import { DAY, entry, storedCount, T0, tempStore } from './fixtures.js';
+import { asReceived, DAY, entry, storedCount, T0, tempStore } from './fixtures.js';
 
 const SCHED_IDLE = 5;
 
@@ -67,7 +67,7 @@ describe('analytics log: buffer and writer', () => {
       entry({ request_path: '/é/日本/😀', request_url_query: '', request_user_agent: 'Mozilla/5.0 (ü)', user_email: null, request_referer: '' }),
       entry({ request_path: '/é/日本/😀', request_url_query: 'q=%C3%BC&x=ü', request_user_agent: null, user_email: 'zoë@example.com', request_referer: '' }),
     ];
-    for (const item of recorded) log.record(item);
+    for (const item of recorded) log.record(asReceived(item));
     log.flush();
     const rows = db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as Record<string, unknown>[];
     expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, ...item })));
@@ -89,7 +89,7 @@ describe('analytics log: buffer and writer', () => {
       // Fifty from another client, then a few more than a whole insert.
       ...Array.from({ length: 57 }, (_, index) => entry({ ...own(index), request_ip: '198.51.100.7', user_id: 'user-2', user_email: 'two@example.com' })),
     ];
-    for (const item of recorded) log.record(item);
+    for (const item of recorded) log.record(asReceived(item));
     log.flush();
     const rows = db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as Record<string, unknown>[];
     expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, ...item })));

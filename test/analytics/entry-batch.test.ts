@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchOf, EntryBatchBuilder, entryAt, fieldReader, firstEntries, PACKED_ORDER, type EntryBatch } from '../../src/analytics/entry-batch.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
-import { entry } from './fixtures.js';
+import { asReceived, entry } from './fixtures.js';
 
 function entriesOf(batch: EntryBatch): AnalyticsEntry[] {
   return Array.from({ length: batch.count }, (_, index) => entryAt(batch, index));
@@ -24,13 +24,14 @@ describe('entry batches', () => {
     expect(entriesOf(batchOf(entries))).toEqual(entries);
   });
 
-  it('give back short strings byte for byte whether ASCII or not, in every text column', () => {
+  it('give back short strings byte for byte whether ASCII or not, in every text column (headers as the bytes the client sent)', () => {
     const entries = [
       entry({ request_id: 'ascii-0001', user_email: 'ana@example.com', request_user_agent: 'curl/8.5.0', request_referer: 'https://example.com/a' }),
       entry({ request_id: 'ünï-0002', user_email: 'josé@example.com', request_user_agent: 'Bücher/1.0 日本', request_referer: 'https://例え.jp/' }),
       entry({ request_id: 'ascii-0003', user_email: 'bo@example.com', request_user_agent: 'x'.repeat(64), request_referer: `${'y'.repeat(63)}é` }),
+      entry({ request_id: 'long-0004', request_user_agent: `café ${'z'.repeat(100)}` }),
     ];
-    expect(entriesOf(batchOf(entries))).toEqual(entries);
+    expect(entriesOf(batchOf(entries.map(asReceived)))).toEqual(entries);
   });
 
   it('write a string that repeats in its column once', () => {

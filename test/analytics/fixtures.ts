@@ -9,6 +9,12 @@ export const DAY = 86_400_000;
 
 let sequence = 0;
 
+/** The entry as the proxy records it: its header fields as Node reads a header's bytes, a character per byte. */
+export function asReceived(recorded: AnalyticsEntry): AnalyticsEntry {
+  const header = (value: string | null) => (value === null ? null : Buffer.from(value, 'utf8').toString('latin1'));
+  return { ...recorded, request_user_agent: header(recorded.request_user_agent), request_referer: header(recorded.request_referer) };
+}
+
 export function entry(overrides: Partial<AnalyticsEntry> = {}): AnalyticsEntry {
   sequence++;
   return {

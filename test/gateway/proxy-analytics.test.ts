@@ -76,6 +76,13 @@ describe('analytics entries', () => {
     expect([entry!.response_status, entry!.gatekeeper_denied_code]).toEqual([499, null]);
   });
 
+  it('records a UTF-8 user agent and referer as the text they are', async () => {
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    const reply = await send(fx.gw.url, `/echo/utf8?api_key=${fx.apiKey}`, { headers: { 'user-agent': bytes('café/1.0 日本'), referer: bytes('https://例え.jp/ü') } });
+    const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
+    expect([entry!.request_user_agent, entry!.request_referer]).toEqual(['café/1.0 日本', 'https://例え.jp/ü']);
+  });
+
   it('records the client named by a trusted proxy (loopback) as request_ip', async () => {
     const reply = await send(fx.gw.url, '/echo/proxied', { headers: { 'X-Api-Key': fx.apiKey, 'x-forwarded-for': '203.0.113.9' } });
     expect(reply.echoed.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
