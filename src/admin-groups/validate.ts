@@ -1,6 +1,6 @@
 // API scope and admin group input, with API Umbrella's field names and
 // messages (422 {"errors": {field: [message]}}).
-import { BLANK, FRONTEND_HOST, isWildcardHost, stringList } from '../api-backends/validate.js';
+import { BLANK, FRONTEND_HOST, HOST_FORMAT, isHost, isWildcardHost, stringList } from '../api-backends/validate.js';
 import { blankToNull, ErrorCollector, isPlainObject, type Parsed } from '../lib/validation-errors.js';
 import { isPermission, PERMISSION_IDS, type AdminGroupInput, type ApiScopeInput, type Permission } from './model.js';
 
@@ -12,7 +12,7 @@ export function parseApiScope(raw: unknown): Parsed<ApiScopeInput> {
   const name = checkedName(input.name, errors);
   const host = (blankToNull(input.host) ?? '').toLowerCase();
   if (host === '') errors.add('host', BLANK);
-  else if (!FRONTEND_HOST.test(host)) errors.add('host', 'must be in the format of "example.com"');
+  else if (!isHost(host, FRONTEND_HOST)) errors.add('host', HOST_FORMAT);
   // A wildcard backend takes requests for other hosts too (the gateway picks the longest prefix across host patterns): superusers' alone.
   else if (isWildcardHost(host)) errors.add('host', 'must name one host, without wildcards: API backends on a wildcard host are managed by superusers');
   const pathPrefix = blankToNull(input.path_prefix) ?? '';

@@ -1,5 +1,6 @@
 // Turns an admin's API backend input (API Umbrella's JSON shape) into a typed
 // ApiBackendConfig, or field errors with API Umbrella's messages.
+import { isIPv6 } from 'node:net';
 import { isAddressOrRange } from '../lib/address-ranges.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { parseInstant } from '../lib/iso-instant.js';
@@ -39,6 +40,21 @@ const HOST_LABEL = '[a-z0-9]([a-z0-9-]*[a-z0-9])?';
 export const FRONTEND_HOST = new RegExp(`^(\\*|(\\*\\.|\\.)?${HOST_LABEL}(\\.${HOST_LABEL})*)(:\\d{1,5})?$`, 'i');
 const BACKEND_HOST = new RegExp(`^(${HOST_LABEL}(\\.${HOST_LABEL})*|\\[[0-9a-f:.]+\\])(:\\d{1,5})?$`, 'i');
 
+export const HOST_FORMAT = 'must be in the format of "example.com"';
+
+/** Whether `host` fits `pattern` with a port, if any, from 1 to 65535. */
+export function isHost(host: string, pattern: RegExp): boolean {
+  if (!pattern.test(host)) return false;
+  const port = /:(\d+)$/.exec(host)?.[1];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
+/** A backend host or server as API Umbrella takes it: a bare IPv6 address ("::1") is written as a URL writes it ("[::1]"). */
+function backendHostOf(raw: unknown): string {
+  const host = blankToNull(raw) ?? '';
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
 export function isWildcardHost(frontendHost: string): boolean {
   return frontendHost === '*' || frontendHost.startsWith('*.') || frontendHost.startsWith('.');
 }
@@ -51,11 +67,11 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
 
   const frontendHost = (blankToNull(input.frontend_host) ?? '').toLowerCase();
   if (frontendHost === '') errors.add('frontend_host', BLANK);
-  else if (!FRONTEND_HOST.test(frontendHost)) errors.add('frontend_host', 'must be in the format of "example.com"');
+  else if (!isHost(frontendHost, FRONTEND_HOST)) errors.add('frontend_host', HOST_FORMAT);
 
-  const backendHost = blankToNull(input.backend_host) ?? '';
+  const backendHost = backendHostOf(input.backend_host);
   if (backendHost === '' && frontendHost !== '' && !isWildcardHost(frontendHost)) errors.add('backend_host', BLANK);
-  else if (backendHost !== '' && !BACKEND_HOST.test(backendHost)) errors.add('backend_host', 'must be in the format of "example.com"');
+  else if (backendHost !== '' && !isHost(backendHost, BACKEND_HOST)) errors.add('backend_host', HOST_FORMAT);
 
   const backendProtocol = oneOf(input.backend_protocol, BACKEND_PROTOCOLS, 'http', 'backend_protocol', errors);
   const balanceAlgorithm = oneOf(input.balance_algorithm, BALANCE_ALGORITHMS, 'least_conn', 'balance_algorithm', errors);
@@ -105,10 +121,10 @@ function parseServers(raw: unknown, errors: ErrorCollector): ServerAddress[] {
   const items = listOf(raw, 'servers', errors);
   if (items.length === 0) errors.add('servers', 'Must have at least one servers');
   return items.map((item, index) => {
-    const host = blankToNull(item.host) ?? '';
+    const host = backendHostOf(item.host);
     const port = toInteger(item.port);
     if (host === '') errors.add(`servers[${index}].host`, BLANK);
-    else if (!BACKEND_HOST.test(host)) errors.add(`servers[${index}].host`, 'must be in the format of "example.com"');
+    else if (!isHost(host, BACKEND_HOST) || /:\d+$/.test(host)) errors.add(`servers[${index}].host`, HOST_FORMAT);
     if (item.port === undefined || item.port === null || item.port === '') errors.add(`servers[${index}].port`, BLANK);
     else if (port === undefined || port < 1 || port > 65535) errors.add(`servers[${index}].port`, 'must be a port number from 1 to 65535');
     return { host, port: port ?? 0 };

@@ -54,6 +54,7 @@ describe('/api_scopes', () => {
       status: 422,
       body: { errors: { name: ["can't be blank"], host: ['must be in the format of "example.com"'], path_prefix: ['must start with "/"'] } },
     });
+    expect((await api('POST', '/api_scopes', { api_scope: { name: 'Port', host: 'port.example.com:70000', path_prefix: '/' } })).body).toEqual({ errors: { host: ['must be in the format of "example.com"'] } });
     const scope = await createScope({ name: 'Taken', host: 'taken.example.com', path_prefix: '/t/' });
     expect(await api('POST', '/api_scopes', { api_scope: { name: 'Again', host: 'taken.example.com', path_prefix: '/t/' } })).toEqual({
       status: 422,

@@ -218,6 +218,17 @@ describe('/apis', () => {
     expect((await gw.adminApi('GET', '/apis')).body.recordsTotal).toBe(before);
   });
 
+  it("checks hosts as API Umbrella does: a bare IPv6 backend host or server is taken (and written as a URL writes it), a port out of range or in a server's host is not", async () => {
+    const save = (overrides: object) => gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: `hosts-${Math.random().toString(36).slice(2)}.example.com`, ...overrides } });
+    const ipv6 = await save({ backend_host: '::1', servers: [{ host: '2001:db8:85a3::8a2e:370:7334', port: 80 }] });
+    expect([ipv6.status, ipv6.body.api?.backend_host, ipv6.body.api?.servers[0].host]).toEqual([201, '[::1]', '[2001:db8:85a3::8a2e:370:7334]']);
+    const format = ['must be in the format of "example.com"'];
+    expect((await save({ frontend_host: 'api.example.com:99999' })).body.errors).toEqual({ frontend_host: format });
+    expect((await save({ frontend_host: 'api.example.com:0', backend_host: 'example.com:65536' })).body.errors).toEqual({ frontend_host: format, backend_host: format });
+    expect((await save({ servers: [{ host: 'example.com:8080', port: 80 }] })).body.errors).toEqual({ 'servers[0].host': format });
+    expect((await save({ frontend_host: 'ports.example.com:8443', backend_host: 'example.com:65535' })).status).toBe(201);
+  });
+
   it('requires at least one url_matches and valid server ports', async () => {
     const response = await gw.adminApi('POST', '/apis', { api: { ...validApi, url_matches: [], servers: [{ host: 'x.com', port: 'abc' }] } });
     expect(response.status).toBe(422);
