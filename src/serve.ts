@@ -44,8 +44,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Started now rather than by the first entry, which would wait for it: an entry is queryable within a second from the first one on, and pruning runs 5 s after the start.
     context.analytics.start();
     app = await buildServer(context);
-    url = await app.listen({ host: config.listen.host, port: config.listen.port });
-    const https = await openHttpsListener(app, config);
+    url = await app.listen({ host: config.listen.host, port: config.listen.port }).catch((error: unknown) => {
+      throw listenError(error, 'listen.port', config.listen.host, config.listen.port);
+    });
+    const https = await openHttpsListener(app, config).catch((error: unknown) => {
+      throw listenError(error, 'listen.https_port', config.listen.host, config.listen.https_port!);
+    });
     if (https !== null) {
       tls = https.listener;
       const reloadOptions = { logger: context.logger, clock: context.clock, checkEveryMs: options.certificateCheckMs };
@@ -81,6 +85,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     return stopping;
   };
   return { app, context: running, url, httpsUrl: tls?.url ?? null, stop };
+}
+
+/** A listener the system refused, as one line naming the key at fault; any other error as it is. */
+function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port', host: string, port: number): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(`${portKey}: ${port} is in use on ${host} (EADDRINUSE)`);
+    case 'EACCES':
+      return new ConfigError(`${portKey}: ${port} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError(`listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`listen.host: ${host} does not resolve to an address (${(error as NodeJS.ErrnoException).code})`);
+    default:
+      return error;
+  }
 }
 
 interface HttpsListener {

@@ -4,6 +4,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { geoIpFileProblem } from '../analytics/geoip.js';
+import { dataDirProblemOf } from '../store/data-dir.js';
 import type { Config } from './schema.js';
 import { httpsKeysProblem } from './tls-files.js';
 
@@ -19,6 +20,8 @@ export function crossKeyProblem(config: Config): string | null {
   if (config.signup.send_notify_email && config.signup.notify_email === null && config.contact_email === null) {
     return 'signup.send_notify_email: true needs signup.notify_email (or contact_email) to send the notices to';
   }
+  const dataDir = dataDirProblemOf(config.data_dir);
+  if (dataDir !== null) return dataDir;
   const homepage = config.homepage.file;
   if (homepage !== null) {
     // Resolved as the homepage reads it: against the working directory.

@@ -1,6 +1,7 @@
 // The data directory holds the store and the secret key: made, when missing,
 // for its owner alone.
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** data_dir cannot be used; the message names it and says why, in one line. */
 export class DataDirError extends Error {}
@@ -10,6 +11,33 @@ export function ensureDataDir(dataDir: string): void {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new DataDirError(dataDirProblem(dataDir, (error as NodeJS.ErrnoException).code));
+  }
+}
+
+/**
+ * Why ensureDataDir() and the store would fail, found without making
+ * anything (for `parasol config check`); null when they would not.
+ */
+export function dataDirProblemOf(dataDir: string): string | null {
+  const wanted = resolve(dataDir);
+  // The directory itself, else the nearest one above it that exists: where it would be made.
+  for (let path = wanted; ; path = dirname(path)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && dirname(path) !== path) continue;
+      return dataDirProblem(dataDir, code);
+    }
+    if (!isDirectory) return dataDirProblem(dataDir, path === wanted ? 'EEXIST' : 'ENOTDIR');
+    try {
+      accessSync(path, constants.W_OK | constants.X_OK);
+      return null;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return path === wanted ? `data_dir ${dataDir} is not writable by this user (${code})` : dataDirProblem(dataDir, code);
+    }
   }
 }
 

@@ -65,6 +65,29 @@ describe('parasol CLI', () => {
     expect(result.stderr).toBe(`parasol: ${config}: homepage.file: cannot read ${missing}: ENOENT\n`);
   });
 
+  it('serve names the key at fault, in one line, when the system refuses its listener', async () => {
+    const config = join(dir, 'bad-host.yml');
+    writeFileSync(config, `data_dir: ${join(dir, 'bad-host-data')}\nlisten:\n  host: no-such-host.invalid\n  port: 0\n`);
+    const result = await parasol(['serve', '--config', config]);
+    expect(result.code).toBe(1);
+    // ENOTFOUND, or EAI_AGAIN on a machine without a resolver.
+    expect(result.stderr).toMatch(/^parasol: listen\.host: no-such-host\.invalid does not resolve to an address \((ENOTFOUND|EAI_AGAIN)\)\n$/);
+  });
+
+  it('config check refuses a data_dir that is a file, or lies under one, as serve would', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    for (const [dataDir, problem] of [
+      [file, `data_dir ${file} is not a directory`],
+      [join(file, 'data'), `data_dir ${join(file, 'data')} cannot be created: part of its path is a file`],
+    ]) {
+      const config = join(dir, 'data-dir.yml');
+      writeFileSync(config, `data_dir: ${dataDir}\n`);
+      const result = await parasol(['config', 'check', '--config', config]);
+      expect([result.code, result.stderr]).toEqual([1, `parasol: ${config}: ${problem}\n`]);
+    }
+  });
+
   it('config check refuses an HTTPS listener whose key is not the certificate\'s, in one line naming the key', async () => {
     const config = join(dir, 'tls.yml');
     writeFileSync(config, `listen:\n  https_port: 8443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${OTHER_KEY_FILE}\n`);

@@ -115,7 +115,7 @@ describe('start-up with HTTPS', () => {
     const httpPort = await freePort();
     const config = testConfig(httpsConfig({ listen: { host: '127.0.0.1', port: httpPort, https_port: takenPort } }));
     try {
-      await expect(startServer(config)).rejects.toThrow(/EADDRINUSE/);
+      await expect(startServer(config)).rejects.toThrow(`listen.https_port: ${takenPort} is in use on 127.0.0.1 (EADDRINUSE)`);
     } finally {
       taken.close();
     }
