@@ -5,6 +5,7 @@ import { adminApiPlugin } from './admin-api/plugin.js';
 import { adminUiRoutes } from './admin-ui/plugin.js';
 import { analyticsRoutes } from './analytics/routes/index.js';
 import type { AppContext } from './context.js';
+import { answerClientError } from './gateway/client-errors.js';
 import { refuseMalformedUrl } from './gateway/gateway.js';
 import { gatewayPlugin } from './gateway/plugin.js';
 import { contactPage } from './contact/contact-page.js';
@@ -24,6 +25,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     routerOptions: { maxParamLength: 1000 },
     http: { maxHeaderSize: config.proxy.max_header_size },
     frameworkErrors: (_error, request, reply) => refuseMalformedUrl(config, request, reply),
+    clientErrorHandler: answerClientError,
   });
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);

@@ -101,6 +101,20 @@ describe('bad input', () => {
     }
   });
 
+  it("answers what the HTTP parser refuses in API Umbrella's error shapes, in the client's format, with the headers of every gateway error", async () => {
+    const bodyOf = (raw: string) => raw.slice(raw.indexOf('\r\n\r\n') + 4);
+    const oversized = await rawStatus(request('/api/x', `X-Big: ${'a'.repeat(8000)}\r\n`));
+    expect(JSON.parse(bodyOf(oversized.raw))).toEqual({ error: { code: 'REQUEST_HEADERS_TOO_LARGE', message: 'The request headers are too large.' } });
+    for (const header of ['Access-Control-Allow-Origin: *', 'X-Content-Type-Options: nosniff', 'X-Frame-Options: DENY', 'Content-Type: application/json']) {
+      expect(oversized.raw).toContain(`\r\n${header}\r\n`);
+    }
+    const rawUtf8Query = await rawStatus(request('/api/x.xml?q=\u00e9'));
+    expect(rawUtf8Query.status).toBe(400);
+    expect(bodyOf(rawUtf8Query.raw)).toBe('<?xml version="1.0" encoding="UTF-8"?><response><error><code>BAD_REQUEST</code><message>The request URL is malformed.</message></error></response>');
+    const framedTwice = await rawStatus(`POST /api/x HTTP/1.1\r\nHost: gw\r\nAccept: text/csv\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`);
+    expect([framedTwice.status, bodyOf(framedTwice.raw)]).toEqual([400, 'Error Code,Error Message\nBAD_REQUEST,The request is malformed.\n']);
+  });
+
   it('keeps serving after all of it', async () => {
     const reply = await send(fx.gw.url, '/api/still-alive', { headers: { 'X-Api-Key': fx.apiKey } });
     expect(reply.status).toBe(200);

@@ -1,0 +1,53 @@
+// Requests Node's HTTP parser refuses before any route sees them (headers
+// too large, a byte a URL may not hold, a body framed two ways, a request
+// too slow to arrive): answered in API Umbrella's error shapes and format,
+// with the headers every gateway error has, instead of Fastify's own JSON.
+import type { Socket } from 'node:net';
+import type { ConnectionError } from 'fastify';
+import { negotiateFormat, renderErrorBody } from './errors.js';
+
+interface Refusal {
+  readonly status: number;
+  readonly reason: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+const MALFORMED: Refusal = { status: 400, reason: 'Bad Request', code: 'BAD_REQUEST', message: 'The request is malformed.' };
+
+const REFUSALS: Readonly<Record<string, Refusal>> = {
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'REQUEST_HEADERS_TOO_LARGE', message: 'The request headers are too large.' },
+  HPE_INVALID_URL: { ...MALFORMED, message: 'The request URL is malformed.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive.' },
+};
+
+/** What of the refused request was read: enough for its path, query and Accept. */
+const MAX_HEAD_READ = 16 * 1024;
+
+/** For Fastify's clientErrorHandler (the HTTPS listener relays its errors there too). */
+export function answerClientError(error: ConnectionError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const refusal = REFUSALS[error.code] ?? MALFORMED;
+    // Node's rawPacket is a Buffer (Fastify's type says otherwise).
+    const packet: unknown = error.rawPacket;
+    const { path, query, accept } = headOf(Buffer.isBuffer(packet) ? packet : undefined);
+    const { format, contentType } = negotiateFormat(path, query, accept);
+    const body = renderErrorBody(format, refusal.code, refusal.message);
+    socket.write(
+      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\nConnection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}
+
+/** The request line's path and query and the Accept header, as far as they arrived. */
+function headOf(packet: Buffer | undefined): { path: string; query: string; accept: string | undefined } {
+  const head = packet === undefined ? '' : packet.subarray(0, MAX_HEAD_READ).toString('latin1');
+  const target = /^[A-Z]+ (\S+)/.exec(head)?.[1] ?? '/';
+  const queryAt = target.indexOf('?');
+  const accept = /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
+  return { path: queryAt < 0 ? target : target.slice(0, queryAt), query: queryAt < 0 ? '' : target.slice(queryAt + 1), accept };
+}
