@@ -3,7 +3,7 @@
 // (superusers hold both).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { guard, requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
-import type { ApiUser } from '../api-users/model.js';
+import type { ApiUser, RegistrationDetails } from '../api-users/model.js';
 import { KEY_STATUSES } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
@@ -80,7 +80,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
 }
 
 /** `{"user":{…,"api_key":…}, …beside}`: an answer holding a clear key, which no cache may keep. */
-export function sendWithKey(reply: FastifyReply, status: number, user: ApiUser, apiKey: string, beside: Record<string, unknown> = {}): FastifyReply {
+export function sendWithKey(reply: FastifyReply, status: number, user: Omit<ApiUser, keyof RegistrationDetails>, apiKey: string, beside: Record<string, unknown> = {}): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').send({ user: { ...user, api_key: apiKey }, ...beside });
 }
 

@@ -23,6 +23,10 @@ export interface ApiUser {
   /** From this instant on (ISO 8601, UTC) the key is refused with API_KEY_EXPIRED; null: never. */
   readonly expires_at: string | null;
   readonly registration_source: string | null;
+  readonly registration_ip: string | null;
+  readonly registration_user_agent: string | null;
+  readonly registration_referer: string | null;
+  readonly registration_origin: string | null;
   readonly api_key_preview: string;
   /** The key replaced last with a grace period, and when that ends (or ended); null: none, or ended early. */
   readonly previous_api_key_preview: string | null;
@@ -55,6 +59,16 @@ export type ApiUserInput = Pick<
   | 'expires_at'
   | 'registration_source'
 >;
+
+/** Who a user signed up from, as API Umbrella records it: the request that created them (null fields: not known). */
+export type RegistrationDetails = Pick<ApiUser, 'registration_ip' | 'registration_user_agent' | 'registration_referer' | 'registration_origin'>;
+
+export const NO_REGISTRATION_DETAILS: RegistrationDetails = Object.freeze({
+  registration_ip: null,
+  registration_user_agent: null,
+  registration_referer: null,
+  registration_origin: null,
+});
 
 export const DEFAULT_USER_SETTINGS: ApiUserSettings = Object.freeze({
   rate_limit_mode: null,

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { digestToken, generateToken } from '../lib/secret-token.js';
-import type { ApiUser, ApiUserInput, ApiUserSettings } from './model.js';
+import { NO_REGISTRATION_DETAILS, type ApiUser, type ApiUserInput, type ApiUserSettings, type RegistrationDetails } from './model.js';
 
 interface UserRow {
   id: string;
@@ -28,6 +28,10 @@ interface UserRow {
   settings: string;
   expires_at: string | null;
   registration_source: string | null;
+  registration_ip: string | null;
+  registration_user_agent: string | null;
+  registration_referer: string | null;
+  registration_origin: string | null;
   created_at: string;
   updated_at: string;
   created_by: string | null;
@@ -90,7 +94,7 @@ export class ApiUserRepository {
   }
 
   /** Creates a user and its key; the clear key is returned here and nowhere else. */
-  create(input: ApiUserInput, createdBy: string | null): { user: ApiUser; apiKey: string } {
+  create(input: ApiUserInput, createdBy: string | null, registration: RegistrationDetails = NO_REGISTRATION_DETAILS): { user: ApiUser; apiKey: string } {
     const apiKey = generateToken();
     const digest = digestToken(this.secretKey, apiKey);
     const now = new Date().toISOString();
@@ -99,11 +103,13 @@ export class ApiUserRepository {
       this.db
         .prepare(
           `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
-             use_description, roles, enabled, email_verified, settings, expires_at, registration_source, created_at, updated_at, created_by, change_seq)
+             use_description, roles, enabled, email_verified, settings, expires_at, registration_source, registration_ip,
+             registration_user_agent, registration_referer, registration_origin, created_at, updated_at, created_by, change_seq)
            VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
-             @enabled, @email_verified, @settings, @expires_at, @registration_source, @now, @now, @createdBy, @changeSeq)`,
+             @enabled, @email_verified, @settings, @expires_at, @registration_source, @registration_ip,
+             @registration_user_agent, @registration_referer, @registration_origin, @now, @now, @createdBy, @changeSeq)`,
         )
-        .run({ id, ...digest, ...toColumns(input), now, createdBy, changeSeq }),
+        .run({ id, ...digest, ...toColumns(input), ...registration, now, createdBy, changeSeq }),
     );
     return { user: this.notify(id), apiKey };
   }
@@ -332,6 +338,10 @@ function toUser(row: UserRow): ApiUser {
     settings: Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
     expires_at: row.expires_at,
     registration_source: row.registration_source,
+    registration_ip: row.registration_ip,
+    registration_user_agent: row.registration_user_agent,
+    registration_referer: row.registration_referer,
+    registration_origin: row.registration_origin,
     api_key_preview: row.api_key_preview,
     previous_api_key_preview: row.previous_api_key_preview,
     previous_api_key_expires_at: row.previous_api_key_expires_at,

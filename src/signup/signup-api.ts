@@ -7,6 +7,7 @@ import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } fro
 import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
+import { registrationDetailsOf, withoutRegistrationDetails } from './registration-details.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
@@ -72,7 +73,8 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
     if (refusal !== null) return sendForbiddenBecause(reply, refusal);
     // As in API Umbrella, an admin gets the key back either way; options.verify_email only says whether the user counts as verified.
     const input = verifyEmail === undefined ? parsed.value : { ...parsed.value, email_verified: verifyEmail };
-    const created = signups.createByAdmin(input, caller.id, { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true, notify });
+    const asked = { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true, notify };
+    const created = signups.createByAdmin(input, caller.id, registrationDetailsOf(request), asked);
     return sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
   }
 
@@ -86,11 +88,11 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (!limit.allowed) {
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
-  const result = signups.signUp(parsed.value, caller.id, { byEmailOnly, notify });
+  const result = signups.signUp(parsed.value, caller.id, registrationDetailsOf(request), { byEmailOnly, notify });
   if (result.kind === 'emailed') {
     return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
   }
-  return sendWithKey(reply, 201, result.user, result.apiKey, { options: options(result.apiKey) });
+  return sendWithKey(reply, 201, withoutRegistrationDetails(result.user), result.apiKey, { options: options(result.apiKey) });
 }
 
 /**

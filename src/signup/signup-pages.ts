@@ -10,6 +10,7 @@ import { baseUrl } from '../lib/base-url.js';
 import { keyExamples } from './key-examples.js';
 import { parseSignup } from './signup-input.js';
 import type { Signups } from './signups.js';
+import { registrationDetailsOf } from './registration-details.js';
 
 export const BUILT_IN_TERMS_PATH = '/signup/terms/';
 const EXPIRED_FORM = 'This form had expired. Please check your details and submit it again.';
@@ -54,7 +55,7 @@ async function submit(context: AppContext, signups: Signups, request: FastifyReq
   if (filledHoneypot(body)) {
     return signups.keysByEmailOnly ? renderEmailed(reply, parsed.value.email) : renderCreated(context, request, reply, parsed.value.email, generateToken());
   }
-  const result = signups.signUp(parsed.value, null);
+  const result = signups.signUp(parsed.value, null, registrationDetailsOf(request));
   if (result.kind === 'emailed') return renderEmailed(reply, result.email);
   return renderCreated(context, request, reply, result.user.email, result.apiKey);
 }

@@ -1,6 +1,6 @@
 // Creating keys for developers, shared by the signup form and the JSON
 // signup API: the duplicate-email policy and the welcome email live here.
-import type { ApiUser, ApiUserInput } from '../api-users/model.js';
+import type { ApiUser, ApiUserInput, RegistrationDetails } from '../api-users/model.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import type { Mailer } from '../mailer/mailer.js';
@@ -60,7 +60,7 @@ export class Signups {
    * key). A user whose key went by email only has shown they own the
    * address: they count as verified, as in API Umbrella.
    */
-  signUp(input: ApiUserInput, createdBy: string | null, asked: Asked = {}): SignupResult {
+  signUp(input: ApiUserInput, createdBy: string | null, from: RegistrationDetails, asked: Asked = {}): SignupResult {
     const { users, config } = this.context;
     const emailOnly = asked.byEmailOnly === true || this.keysByEmailOnly;
     // Both answers alike; only the mailbox owner learns whether the address had a key.
@@ -68,15 +68,15 @@ export class Signups {
       this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
       return { kind: 'emailed', email: input.email };
     }
-    const created = users.create({ ...input, email_verified: emailOnly }, createdBy);
+    const created = users.create({ ...input, email_verified: emailOnly }, createdBy, from);
     this.sendWelcome(created.user, created.apiKey);
     this.notifyOperators(created.user, asked.notify === true);
     return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
   }
 
   /** An admin's creation through the JSON API: duplicates are fine, and mail goes only when asked for. */
-  createByAdmin(input: ApiUserInput, adminId: string, asked: Asked): { user: ApiUser; apiKey: string } {
-    const created = this.context.users.create(input, adminId);
+  createByAdmin(input: ApiUserInput, adminId: string, from: RegistrationDetails, asked: Asked): { user: ApiUser; apiKey: string } {
+    const created = this.context.users.create(input, adminId, from);
     if (asked.sendWelcome === true) this.sendWelcome(created.user, created.apiKey);
     this.notifyOperators(created.user, asked.notify === true);
     return created;

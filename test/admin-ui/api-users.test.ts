@@ -45,6 +45,20 @@ describe('API Users', () => {
     expect(beyond).toContain('Showing 26–27 of 27');
   });
 
+  it('shows the address, origin, referer and user agent a user was created from, escaped', async () => {
+    const { user } = running.context.users.create(apiUserInput({ email: 'from@example.com' }), null, {
+      registration_ip: '203.0.113.8',
+      registration_user_agent: '<script>alert(1)</script>',
+      registration_referer: 'https://example.com/signup',
+      registration_origin: 'https://example.com',
+    });
+    const page = (await client.get(`/admin/api_users/${user.id}`)).body;
+    expect(textOf(page)).toContain('Created from 203.0.113.8 · origin https://example.com · referer https://example.com/signup · <script>alert(1)</script>');
+    expect(page).not.toContain('<script>alert(1)');
+    const plain = addUser('plain@example.com').user;
+    expect(textOf((await client.get(`/admin/api_users/${plain.id}`)).body)).not.toContain('Created from');
+  });
+
   it('adds an API user and shows the new key once', async () => {
     await client.get('/admin/api_users/new');
     const created = await client.post('/admin/api_users', { email: 'dev@example.com', first_name: 'Dana', last_name: 'Dev', roles: 'beta, write', enabled: '1' });

@@ -51,6 +51,27 @@ describe('authentication', () => {
     expect(response.headers['access-control-allow-origin']).toBe('*');
   });
 
+  it("records who signed up from where, as API Umbrella does, and shows it to admins only", async () => {
+    const requester = {
+      'x-forwarded-for': '1.1.1.1, 2.2.2.2, 127.0.0.1',
+      'user-agent': Buffer.from('Mozilla/5.0 (é)').toString('latin1'),
+      referer: 'https://example.com/foo',
+      origin: 'https://example.com',
+    };
+    const byAdmin = await post({ 'x-admin-auth-token': adminToken, ...requester }, { user: { ...VALID_SIGNUP, email: 'from-admin@example.com' } });
+    expect(byAdmin.json().user).toMatchObject({
+      registration_ip: '2.2.2.2',
+      registration_user_agent: 'Mozilla/5.0 (é)',
+      registration_referer: 'https://example.com/foo',
+      registration_origin: 'https://example.com',
+    });
+    const byKey = await post({ 'x-api-key': keyCreatorKey, ...requester }, { user: { ...VALID_SIGNUP, email: 'from-embed@example.com' } });
+    expect(byKey.statusCode).toBe(201);
+    expect(Object.keys(byKey.json().user).filter((field) => field.startsWith('registration_') && field !== 'registration_source')).toEqual([]);
+    const stored = running.context.users.get(byKey.json().user.id)!;
+    expect([stored.registration_ip, stored.registration_origin]).toEqual(['2.2.2.2', 'https://example.com']);
+  });
+
   it('creates a key for a key-creator key: 201 with the user and its api_key', async () => {
     const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, email: 'new@example.com' } });
     expect(response.statusCode).toBe(201);

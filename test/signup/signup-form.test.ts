@@ -49,7 +49,7 @@ describe('GET /signup/', () => {
 
 describe('POST /signup/', () => {
   it('shows the new key once, with examples of the three ways to pass it, and stores only a web signup without roles', async () => {
-    const response = await submitSignup(running.app, { ...VALID_SIGNUP, roles: 'admin', enabled: '0' });
+    const response = await submitSignup(running.app, { ...VALID_SIGNUP, roles: 'admin', enabled: '0' }, { remoteAddress: '198.51.100.4' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.body).toContain('Your API key for <strong>ada@example.com</strong> is:');
@@ -62,6 +62,8 @@ describe('POST /signup/', () => {
 
     const user = running.context.users.get(running.context.keyIndex.find(key)!.user.id);
     expect(user).toMatchObject({ email: 'ada@example.com', first_name: 'Ada', registration_source: 'web', roles: [], enabled: true });
+    // Who signed up from where (the test client sends its own user agent, and no referer or origin).
+    expect(user).toMatchObject({ registration_ip: '198.51.100.4', registration_user_agent: 'lightMyRequest', registration_referer: null, registration_origin: null });
   });
 
   it('gives a new, different key on every signup, also for the same email', async () => {

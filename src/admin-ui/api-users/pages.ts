@@ -19,6 +19,7 @@ import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../l
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
+import { registrationDetailsOf } from '../../signup/registration-details.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -109,7 +110,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
       const refusal = userRefusal(context, request, null, parsed.value.roles);
       if (refusal !== null) return renderForm(reply, { form, user: null, errors: { roles: [refusal] } }, 403);
-      const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email);
+      const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email, registrationDetailsOf(request));
       return renderKey(reply, user, apiKey, 'created');
     });
 
