@@ -60,7 +60,7 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
 async function createUser(context: AppContext, signups: Signups, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const caller = callerOf(context, request);
   if (caller === null) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
-  const body = userFields(request.body);
+  const body = userFields(request.body, request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') === true);
 
   const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
   const verifyEmail = requestedOption(request.body, 'verify_email');
@@ -111,9 +111,17 @@ function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
 }
 
 /** {"user":{…}}, the bare object, or form fields named user[field]. */
-function userFields(body: unknown): Record<string, unknown> {
+/**
+ * The user's fields: under "user" (JSON or user[…] form fields), or, as the
+ * Rails app of API Umbrella wraps a JSON body, the body itself when it has no
+ * "user" or a null one. A "user" of another type, or a form without user[…]
+ * fields, holds no user (422 for the missing fields), as there.
+ */
+function userFields(body: unknown, asForm: boolean): Record<string, unknown> {
   if (!isPlainObject(body)) return {};
   if (isPlainObject(body.user)) return body.user;
   const bracketed = bracketedFields(body, 'user');
-  return Object.keys(bracketed).length > 0 ? bracketed : body;
+  if (Object.keys(bracketed).length > 0) return bracketed;
+  const wrapperless = body.user === undefined || body.user === null;
+  return wrapperless && !asForm ? body : {};
 }

@@ -72,6 +72,24 @@ describe('authentication', () => {
     expect([stored.registration_ip, stored.registration_origin]).toEqual(['2.2.2.2', 'https://example.com']);
   });
 
+  it("reads the user under \"user\", or a bare JSON object, as API Umbrella's Rails app does: a user of another type or bare form fields hold none", async () => {
+    const key = { 'x-api-key': keyCreatorKey };
+    const as = (email: string) => ({ ...VALID_SIGNUP, email });
+    expect((await post(key, as('bare@example.com'))).statusCode).toBe(201);
+    expect((await post(key, { ...as('null-user@example.com'), user: null })).statusCode).toBe(201);
+    for (const user of ['', 0, []]) {
+      const refused = await post(key, { ...as('typed@example.com'), user });
+      expect([refused.statusCode, refused.json().errors.map((error: { field: string }) => error.field)], JSON.stringify(user)).toEqual([422, expect.arrayContaining(['email'])]);
+    }
+    const form = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/users',
+      headers: { ...key, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...as('bare-form@example.com'), terms_and_conditions: '1' }).toString(),
+    });
+    expect(form.statusCode).toBe(422);
+  });
+
   it('creates a key for a key-creator key: 201 with the user and its api_key', async () => {
     const response = await post({ 'x-api-key': keyCreatorKey }, { user: { ...VALID_SIGNUP, email: 'new@example.com' } });
     expect(response.statusCode).toBe(201);
