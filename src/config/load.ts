@@ -37,9 +37,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const path = configFilePath(options.configPath ?? env.PARASOL_CONFIG, cwd);
   const fileValues = path === null ? {} : readYamlFile(path);
   const config = applySchema(configSchema, fileValues, [], path ?? 'defaults');
-  applyEnvironment(config, env);
+  const fromEnvironment = applyEnvironment(config, env);
   const problem = crossKeyProblem(config as unknown as Config);
-  if (problem !== null) throw new ConfigError(`${path ?? 'config'}: ${problem}`);
+  if (problem !== null) throw new ConfigError(`${sourcesOf(path, fromEnvironment)}: ${problem}`);
   return { config: deepFreeze(config) as unknown as Config, path };
 }
 
@@ -102,8 +102,18 @@ function parseField(node: Field<unknown>, value: unknown, keyPath: string[], sou
   return parsed;
 }
 
-/** PARASOL_LISTEN_PORT → listen.port; an unknown PARASOL_ variable is an error, so typos do not pass silently. */
-function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): void {
+/** Where a rule over several keys found its values: the file, and the variables that set some of them. */
+function sourcesOf(path: string | null, variables: readonly string[]): string {
+  const file = path ?? 'config';
+  return variables.length === 0 ? file : `${file} with environment ${variables.join(', ')}`;
+}
+
+/**
+ * PARASOL_LISTEN_PORT → listen.port; an unknown PARASOL_ variable is an
+ * error, so typos do not pass silently. Answers the variables applied.
+ */
+function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): string[] {
+  const applied: string[] = [];
   const known = envVariables(configSchema, []);
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined) continue;
@@ -113,7 +123,9 @@ function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): void {
     if (node.fromEnv === null) throw new ConfigError(`environment: ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
     const value = parseField(node, node.fromEnv(raw), keyPath, `environment ${name}`);
     setPath(config, keyPath, value);
+    applied.push(name);
   }
+  return applied;
 }
 
 function envVariables(schema: Schema, path: string[]): Map<string, [Field<unknown>, string[]]> {

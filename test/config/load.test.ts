@@ -191,6 +191,13 @@ describe('config errors name the source, the key and what was expected', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_ANALYTICS_ENABLED: 'maybe' }, cwd: tempDir() }))).toMatch(/expected true or false/);
   });
 
+  it('a rule over several keys names the variables that set some of them beside the file', () => {
+    const file = writeConfig(tempDir(), 'site_name: Example\n');
+    expect(loadError(() => loadConfig({ configPath: file, env: { PARASOL_SIGNUP_VERIFY_EMAIL: 'true' } }))).toBe(
+      `${file} with environment PARASOL_SIGNUP_VERIFY_EMAIL: signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email`,
+    );
+  });
+
   it('a bad secret is named but never repeated', () => {
     const cwd = tempDir();
     const message = loadError(() => loadConfig({ configPath: writeConfig(cwd, 'mailer:\n  smtp:\n    password: 987654321\n'), env: {}, cwd }));
