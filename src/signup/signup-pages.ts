@@ -14,6 +14,7 @@ import { registrationDetailsOf } from './registration-details.js';
 
 export const BUILT_IN_TERMS_PATH = '/signup/terms/';
 const EXPIRED_FORM = 'This form had expired. Please check your details and submit it again.';
+const TOO_LARGE_FORM = 'The form was too large to read. Please shorten what you entered and submit it again.';
 
 type FormBody = Record<string, unknown>;
 
@@ -33,6 +34,8 @@ export function signupPages(signups: Signups): PageRoutes {
   return async (web, context) => {
     await web.register(async (app: FastifyInstance) => {
       app.setErrorHandler((error: FastifyError, request, reply) => {
+        // A body past the limit is never read: the form comes back empty, as a page rather than Fastify's JSON.
+        if (error.statusCode === 413) return renderForm(context, reply.code(413), {}, {}, TOO_LARGE_FORM);
         // A missing or stale CSRF token (an old tab, cleared cookies) gets the form back, values kept.
         if (error.code?.startsWith('FST_CSRF') !== true) throw error;
         return renderForm(context, reply.code(403), formBody(request), {}, EXPIRED_FORM);

@@ -149,6 +149,18 @@ describe('validation', () => {
     expect(response.body).toMatch(/name="terms_and_conditions" type="checkbox" value="1" checked/);
   });
 
+  it('answers a form too large to read with the page and a message, not JSON', async () => {
+    const response = await running.app.inject({
+      method: 'POST',
+      url: '/signup/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `use_description=${'x'.repeat(2 * 1024 * 1024)}`,
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.body).toContain('The form was too large to read.');
+  });
+
   it('lists every problem at once', async () => {
     const response = await submitSignup(running.app, {});
     for (const message of ['Provide your first name.', 'Provide your last name.', 'Provide your email address.', 'Check the box to agree to the terms and conditions.']) {
