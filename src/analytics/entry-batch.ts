@@ -137,8 +137,8 @@ export class EntryBatchBuilder {
     this.text(span, 1, entry.request_scheme);
     this.text(span, 2, capped(entry.request_host, CAP.request_host));
     this.text(span, 3, entry.request_ip);
-    this.text(span, 4, capped(entry.request_user_agent, CAP.request_user_agent), HEADER_BYTES);
-    this.text(span, 5, capped(entry.request_referer, CAP.request_referer), HEADER_BYTES);
+    this.text(span, 4, cappedBytes(entry.request_user_agent, CAP.request_user_agent), HEADER_BYTES);
+    this.text(span, 5, cappedBytes(entry.request_referer, CAP.request_referer), HEADER_BYTES);
     this.text(span, 6, entry.api_backend_id);
     this.text(span, 7, entry.user_id);
     this.text(span, 8, capped(entry.user_email, CAP.user_email));
@@ -260,6 +260,23 @@ function fits(batch: EntryBatch, capacity: number, byteCapacity: number): boolea
 
 function capped(value: string | null, cap: number): string | null {
   return value !== null && value.length > cap ? value.slice(0, cap) : value;
+}
+
+/** A header's bytes (a character each) cut at `cap`, and before a UTF-8 character the cut would split. */
+function cappedBytes(value: string | null, cap: number): string | null {
+  if (value === null || value.length <= cap) return value;
+  // A UTF-8 character is at most 4 bytes: its lead byte, if split, is among the last 3 kept.
+  for (let at = cap - 1; at >= Math.max(0, cap - 3); at--) {
+    const byte = value.charCodeAt(at);
+    if (byte < 0x80) break;
+    if (byte >= 0xc0) return value.slice(0, at + utf8Length(byte) > cap ? at : cap);
+  }
+  return value.slice(0, cap);
+}
+
+/** The bytes of the UTF-8 character a lead byte starts. */
+function utf8Length(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
 }
 
 /** The batch of these entries (tests, the seed script). */

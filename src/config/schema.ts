@@ -99,7 +99,7 @@ export const configSchema = {
   default_api_backend_settings: {
     rate_limits: structured<readonly RateLimit[]>(
       DEFAULT_RATE_LIMITS,
-      'a list of {duration, limit_by: ip|api_key, limit, response_headers}',
+      'a list of {duration, limit_by: ip|api_key, limit, response_headers}, no two counting the same limit_by and duration',
       (raw) => {
         const parsed = parseRateLimits(raw);
         return parsed.ok ? parsed.value : undefined;

@@ -5,12 +5,15 @@
 import { freshLifetime, upstreamAge, varyNames, type CacheHeaders } from './cache-policy.js';
 import { chooseCoding, type BodyHeaders } from './compression.js';
 import { REQUEST_ID_HEADER } from './headers.js';
-import type { CacheRequest, ResponseCache, StoredResponse } from './response-cache.js';
+import type { CacheRequest, FetchOutcome, ResponseCache, StoredResponse } from './response-cache.js';
 
 /** A Vary on the request id could never match another request. */
 const UNMATCHABLE_VARY = REQUEST_ID_HEADER.toLowerCase();
 /** A client that does not take gzip, for what the cache may give one. */
 const WITHOUT_GZIP = { method: 'GET', acceptsGzip: false } as const;
+
+/** Why a response is not (or no longer) being kept, as the fetch it was for ends. */
+export type FillRefusal = Exclude<FetchOutcome, 'stored'>;
 
 /** What of the upstream's response a fill starts from: its head, noted while the headers were copied. */
 export interface ResponseHead {
@@ -35,17 +38,21 @@ export class CacheFill {
     private readonly body: Buffer | null,
   ) {}
 
-  /** A fill for the response, or null when it may not be kept (not fresh, stale already, too large, or no room for fills). */
-  static begin(cache: ResponseCache, key: string, head: ResponseHead, request: CacheRequest, compressBodies: boolean): CacheFill | null {
+  /**
+   * A fill for the response; else why it cannot be kept: 'uncacheable' (not
+   * fresh, stale already, too large), or 'failed' when fills in progress hold
+   * their share of memory already (the next answer may well be kept).
+   */
+  static begin(cache: ResponseCache, key: string, head: ResponseHead, request: CacheRequest, compressBodies: boolean): CacheFill | FillRefusal {
     const lifetimeSeconds = freshLifetime(head.status, head.caching, cache.clock);
     const initialAge = upstreamAge(head.caching);
     // Already stale: kept, it would only make requests for its key wait.
-    if (lifetimeSeconds <= initialAge) return null;
+    if (lifetimeSeconds <= initialAge) return 'uncacheable';
     const varied = varyNames(head.caching.vary);
-    if (varied.includes(UNMATCHABLE_VARY)) return null;
+    if (varied.includes(UNMATCHABLE_VARY)) return 'uncacheable';
     const length = head.body.length === undefined ? Number.NaN : Number(head.body.length);
     const announced = Number.isSafeInteger(length);
-    if (announced && length > cache.maxObjectBytes) return null;
+    if (announced && length > cache.maxObjectBytes) return 'uncacheable';
     const coded = head.body.encoding !== undefined && head.body.encoding !== '';
     const response = {
       status: head.status,
@@ -57,19 +64,19 @@ export class CacheFill {
       coded,
       unzippable: coded && chooseCoding({ ...WITHOUT_GZIP, compressBodies }, head.status, head.body) === 'gunzip',
     };
-    if (announced && !cache.reserveFill(length)) return null;
+    if (announced && !cache.reserveFill(length)) return 'failed';
     // undici's chunks may share memory it reuses: the body is copied, into memory of its own.
     const fill = new CacheFill(cache, key, response, announced ? Buffer.allocUnsafeSlow(length) : null);
     fill.reserved = announced ? length : 0;
     return fill;
   }
 
-  /** Copies a chunk; false when the response turned out too large, and the fill is over. */
-  add(chunk: Buffer): boolean {
+  /** Copies a chunk; else the fill is over: 'uncacheable' when the response turned out too large, 'failed' when fills ran out of memory. */
+  add(chunk: Buffer): true | FillRefusal {
     const { body } = this;
-    if (this.bytes + chunk.length > (body === null ? this.cache.maxObjectBytes : body.length)) return this.abandon();
+    if (this.bytes + chunk.length > (body === null ? this.cache.maxObjectBytes : body.length)) return this.abandon('uncacheable');
     if (body === null) {
-      if (!this.cache.reserveFill(chunk.length)) return this.abandon();
+      if (!this.cache.reserveFill(chunk.length)) return this.abandon('failed');
       this.reserved += chunk.length;
       this.chunks.push(Buffer.from(chunk));
     } else {
@@ -98,10 +105,10 @@ export class CacheFill {
   }
 
   /** Gives up: what was copied is let go. */
-  abandon(): false {
+  abandon<Outcome extends FillRefusal>(outcome: Outcome): Outcome {
     this.release();
     this.chunks.length = 0;
-    return false;
+    return outcome;
   }
 
   private release(): void {

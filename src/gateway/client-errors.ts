@@ -27,7 +27,9 @@ const MAX_HEAD_READ = 16 * 1024;
 /** For Fastify's clientErrorHandler (the HTTPS listener relays its errors there too). */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
+  // As Node's own handler: not into the middle of a response already going out on the connection.
+  const responding = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && responding?.headersSent !== true) {
     const refusal = REFUSALS[error.code] ?? MALFORMED;
     // Node's rawPacket is a Buffer (Fastify's type says otherwise).
     const packet: unknown = error.rawPacket;

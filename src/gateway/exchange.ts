@@ -120,6 +120,11 @@ export class Exchange implements ErrorRequest, CodingRequest {
   }
 
   /** proxy.gzip: read from the config, not copied into every exchange. */
+  /** listen.https_port: where a backend's redirect to https sends a client that came over http. */
+  get httpsPort(): number | null {
+    return this.deps.config.listen.https_port;
+  }
+
   get compressBodies(): boolean {
     return this.deps.config.proxy.gzip;
   }

@@ -113,7 +113,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.endWait();
     if (!this.finished) this.abortDispatch?.(clientGone());
     this.coder?.destroy();
-    this.fill?.abandon();
+    this.fill?.abandon('failed');
     this.endFill('failed');
   }
 
@@ -145,7 +145,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.fill !== null && !this.fill.add(chunk)) this.endFill('uncacheable');
+    if (this.fill !== null) {
+      const added = this.fill.add(chunk);
+      if (added !== true) this.endFill(added);
+    }
     if (this.coder !== null) {
       this.coded ||= chunk.length > 0;
       return this.coder.write(chunk);
@@ -185,7 +188,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   onError(error: Error): void {
     this.finish();
     if (this.failOver(error)) return;
-    this.fill?.abandon();
+    this.fill?.abandon('failed');
     this.endFill('failed');
     this.coder?.destroy();
     const { res } = this.exchange;
@@ -333,12 +336,13 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
 
   private startFill(status: number, statusText: string, rawHeaders: Buffer[]): void {
     const { exchange } = this;
-    if (mayBeFresh(status, upstreamCaching)) {
-      const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
-      this.fill = CacheFill.begin(exchange.cache!, this.keyOfRequest(), head, this, exchange.compressBodies);
-      if (this.fill !== null) exchange.cache!.noteKeepable(exchange.route.backend.cacheKeyPrefix);
-    }
-    if (this.fill === null) this.endFill('uncacheable');
+    if (!mayBeFresh(status, upstreamCaching)) return this.endFill('uncacheable');
+    const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
+    const begun = CacheFill.begin(exchange.cache!, this.keyOfRequest(), head, this, exchange.compressBodies);
+    // An answer kept but for want of memory for fills ends the fetch as failed: the next one may be kept.
+    if (begun !== 'uncacheable') exchange.cache!.noteKeepable(exchange.route.backend.cacheKeyPrefix);
+    if (typeof begun === 'string') this.endFill(begun);
+    else this.fill = begun;
   }
 }
 
@@ -468,7 +472,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       if (HOP_BY_HOP.has(lower)) continue;
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
-      if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host);
+      if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort);
       else if (lower !== 'set-cookie') body?.note(lower, value);
       else if (exchange.responseCookieStripper !== null) (setCookieAt ??= []).push(out.length);
     }

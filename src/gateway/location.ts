@@ -9,17 +9,19 @@ const ABSOLUTE_URL = /^(?:(https?):)?\/\/([^/?#]*)(.*)$/i;
 /**
  * As API Umbrella does: an absolute URL on the backend's host gets the public
  * host whatever its path ("http://backend/x" → "http://<public host>/x"),
- * keeping its scheme, so a backend's redirect to https stays one (with the
- * client's port only on the client's own scheme); and a path under
+ * keeping its scheme, so a backend's redirect to https stays one — on the
+ * client's own port for the client's scheme, else on listen.https_port (the
+ * default port for http, or without an HTTPS listener here); and a path under
  * backend_prefix, absolute or relative, gets frontend_prefix instead
  * ("/api/x" → "/pub/x"). Other locations pass unchanged.
  */
-export function rewriteLocation(location: string, route: GatewayRoute, protocol: string, host: string): string {
+export function rewriteLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null): string {
   const absolute = ABSOLUTE_URL.exec(location);
   if (absolute !== null) {
     const scheme = absolute[1]?.toLowerCase() ?? protocol;
     if (!route.backend.ownAuthorities.has(withoutDefaultPort(absolute[2]!.toLowerCase(), scheme))) return location;
-    const publicHost = scheme === protocol ? host : hostnameOf(host);
+    const port = scheme === 'https' && httpsPort !== null && httpsPort !== 443 ? `:${httpsPort}` : '';
+    const publicHost = scheme === protocol ? host : hostnameOf(host) + port;
     return `${scheme}://${publicHost}${publicPath(absolute[3] === '' ? '/' : absolute[3]!, route)}`;
   }
   if (location.startsWith('/')) return publicPath(location, route);

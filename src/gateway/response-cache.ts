@@ -28,7 +28,7 @@ const MAX_FILLING_SHARE = 4;
 const MAX_VARIANTS = 5;
 /** Bytes counted per response on top of its body, headers and key: the objects that hold them (a 5-byte answer with 8 headers grew RSS by about 1,650 bytes). */
 const ENTRY_OVERHEAD = 1300;
-/** Keys remembered as answered with what may not be kept, so their requests no longer wait: about 2 MB at 100-character keys. */
+/** Keys remembered as answered with what may not be kept, so their requests no longer wait (as hashes: about 1 MB). */
 export const MAX_UNCACHEABLE_KEYS = 10_000;
 /** Backends remembered as sending answers the cache may keep; past this many (servers changed by many publishes), it starts over. */
 const MAX_KEEPING_ORIGINS = 10_000;
@@ -265,34 +265,45 @@ function sizeOf(key: string, response: StoredResponse): number {
 }
 
 /**
- * The last `max` keys added, the oldest forgotten first. A ring rather than
- * an insertion-ordered Set: finding a Set's oldest item walks past every one
- * deleted before it, about 10 µs a request at 10,000 keys.
+ * The last `max` keys added, the oldest forgotten first, kept as 32-bit
+ * hashes: a key holds its whole URL (up to the header size limit), and
+ * 10,000 of them could otherwise take hundreds of MB the cache's bound does
+ * not count. Two keys sharing a hash only means one of them is not waited
+ * for. A ring rather than an insertion-ordered Set: finding a Set's oldest
+ * item walks past every one deleted before it.
  */
 class UncacheableKeys {
-  /** Key → its place in the ring. */
-  private readonly places = new Map<string, number>();
-  private readonly ring: (string | undefined)[];
+  /** Hash → its place in the ring. */
+  private readonly places = new Map<number, number>();
+  private readonly ring: Float64Array;
   private next = 0;
 
   constructor(private readonly max: number) {
-    this.ring = new Array<string | undefined>(max);
+    this.ring = new Float64Array(max).fill(Number.NaN);
   }
 
   has(key: string): boolean {
-    return this.places.has(key);
+    return this.places.has(hashOf(key));
   }
 
   add(key: string): void {
-    if (this.places.has(key)) return;
-    const oldest = this.ring[this.next];
-    if (oldest !== undefined && this.places.get(oldest) === this.next) this.places.delete(oldest);
-    this.ring[this.next] = key;
-    this.places.set(key, this.next);
+    const hash = hashOf(key);
+    if (this.places.has(hash)) return;
+    const oldest = this.ring[this.next]!;
+    if (this.places.get(oldest) === this.next) this.places.delete(oldest);
+    this.ring[this.next] = hash;
+    this.places.set(hash, this.next);
     this.next = (this.next + 1) % this.max;
   }
 
   delete(key: string): void {
-    this.places.delete(key);
+    this.places.delete(hashOf(key));
   }
+}
+
+/** FNV-1a over the key's UTF-16 code units. */
+function hashOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < key.length; index++) hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193);
+  return hash >>> 0;
 }

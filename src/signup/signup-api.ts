@@ -60,7 +60,7 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
 async function createUser(context: AppContext, signups: Signups, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const caller = callerOf(context, request);
   if (caller === null) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
-  const body = userFields(request.body, request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') === true);
+  const body = userFields(request.body, FORM_TYPE.test(request.headers['content-type'] ?? ''));
 
   const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
   const verifyEmail = requestedOption(request.body, 'verify_email');
@@ -111,6 +111,8 @@ function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
 }
 
 /** {"user":{…}}, the bare object, or form fields named user[field]. */
+const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+
 /**
  * The user's fields: under "user" (JSON or user[…] form fields), or, as the
  * Rails app of API Umbrella wraps a JSON body, the body itself when it has no

@@ -34,6 +34,18 @@ describe('entry batches', () => {
     expect(entriesOf(batchOf(entries.map(asReceived)))).toEqual(entries);
   });
 
+  it('cut a long user agent or referer before a UTF-8 character the cap would split, never inside it', () => {
+    const entries = [
+      entry({ request_user_agent: `${'a'.repeat(1023)}é`, request_referer: `${'b'.repeat(2047)}日本` }),
+      entry({ request_user_agent: `${'a'.repeat(1022)}é`, request_referer: `${'b'.repeat(2045)}日本` }),
+    ];
+    const stored = entriesOf(batchOf(entries.map(asReceived)));
+    expect(stored.map((each) => [each.request_user_agent, each.request_referer])).toEqual([
+      ['a'.repeat(1023), 'b'.repeat(2047)],
+      [`${'a'.repeat(1022)}é`, `${'b'.repeat(2045)}日`],
+    ]);
+  });
+
   it('write a string that repeats in its column once', () => {
     const batch = batchOf([entry({ request_ip: '192.0.2.9' }), entry({ request_ip: '192.0.2.9' }), entry({ request_ip: '192.0.2.10' })]);
     const text = Buffer.from(batch.bytes).toString('utf8');

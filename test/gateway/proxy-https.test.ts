@@ -8,14 +8,23 @@ import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { httpsConfig, TEST_CA } from '../helpers/tls.js';
-import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, errorCode, freePort, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let fx: ProxyFixture;
 let httpsUrl: string;
 let sockets: WebSocketServer;
 beforeAll(async () => {
   // Above Node's default (16 KB), so that the test can tell that the HTTPS listener takes the setting.
-  fx = await startProxyFixture({ config: httpsConfig({ proxy: { max_header_size: 32_768 } }) });
+  fx = await startProxyFixture({
+    // A fixed HTTPS port (not 0), as a deployment has, for redirects to name.
+    config: httpsConfig({ listen: { host: '127.0.0.1', port: 0, https_port: await freePort() }, proxy: { max_header_size: 32_768 } }),
+    // /redirect?to=URL answers 302 to URL.
+    upstream: (request, response) => {
+      if (!request.url!.includes('/redirect?')) return false;
+      response.writeHead(302, { location: new URL(request.url!, 'http://x').searchParams.get('to')! }).end();
+      return true;
+    },
+  });
   httpsUrl = fx.gw.httpsUrl!;
   await fx.gw.publishBackend(echoBackend(fx.echo));
   await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/secure/', backend_prefix: '/' }], settings: { require_https: true } }));
@@ -38,6 +47,12 @@ afterAll(async () => {
 const portOf = (url: string): string => new URL(url).port;
 
 describe('the HTTPS listener', () => {
+  it("is where a backend's redirect to https sends a client that came over plain HTTP", async () => {
+    const to = encodeURIComponent('https://backend.example/backend/next');
+    const reply = await send(fx.gw.url, `/echo/redirect?to=${to}`, { headers: { 'X-Api-Key': fx.apiKey, host: 'public.example:8080' } });
+    expect(reply.headers.location).toBe(`https://public.example:${portOf(httpsUrl)}/echo/next`);
+  });
+
   it('is a second listener of its own, on another port than plain HTTP', () => {
     expect(httpsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(portOf(httpsUrl)).not.toBe(portOf(fx.gw.url));

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { CacheFill } from '../../src/gateway/cache-fill.js';
+import { CacheHeaders } from '../../src/gateway/cache-policy.js';
+import { BodyHeaders } from '../../src/gateway/compression.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { MAX_UNCACHEABLE_KEYS, ResponseCache, type CacheRequest, type StoredResponse } from '../../src/gateway/response-cache.js';
 
@@ -137,5 +140,27 @@ describe('ResponseCache', () => {
     expect([cache.reserveFill(20_000), cache.reserveFill(5_000), cache.reserveFill(1)]).toEqual([true, true, false]);
     cache.releaseFill(20_000);
     expect(cache.reserveFill(20_000)).toBe(true);
+  });
+});
+
+describe('CacheFill', () => {
+  const headOf = (length: number | undefined) => {
+    const caching = new CacheHeaders();
+    caching.note('cache-control', 'max-age=60');
+    const body = new BodyHeaders();
+    if (length !== undefined) body.note('content-length', String(length));
+    return { status: 200, statusText: 'OK', rawHeaders: [], caching, body };
+  };
+
+  it('ends a fill for want of memory as failed, not uncacheable, so the key is not remembered as never kept', () => {
+    const cache = new ResponseCache(100_000, new ManualClock());
+    // Fills in progress may hold a quarter of the cache: 25,000 bytes.
+    const first = CacheFill.begin(cache, 'a', headOf(12_000), plainRequest, false);
+    const second = CacheFill.begin(cache, 'b', headOf(12_000), plainRequest, false);
+    expect([first, second].every((fill) => fill instanceof CacheFill)).toBe(true);
+    expect(CacheFill.begin(cache, 'c', headOf(12_000), plainRequest, false)).toBe('failed');
+    const streamed = CacheFill.begin(cache, 'd', headOf(undefined), plainRequest, false) as CacheFill;
+    expect(streamed.add(Buffer.alloc(2_000))).toBe('failed');
+    expect(CacheFill.begin(cache, 'e', headOf(20_000), plainRequest, false)).toBe('uncacheable');
   });
 });
