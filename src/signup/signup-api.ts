@@ -7,7 +7,6 @@ import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } fro
 import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
-import { registrationDetailsOf, withoutRegistrationDetails } from './registration-details.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
@@ -16,6 +15,7 @@ import { parseRequestTarget } from '../gateway/request-url.js';
 import { baseUrl } from '../lib/base-url.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import { checkSignupLimit } from './abuse.js';
+import { registrationDetailsOf, withoutRegistrationDetails } from './registration-details.js';
 import { bracketedFields, parseSignup } from './signup-input.js';
 import { requestedOption, signupOptions } from './signup-options.js';
 import type { Signups } from './signups.js';
@@ -110,7 +110,7 @@ function callerOf(context: AppContext, request: FastifyRequest): Caller | null {
   return usable && user.roles.includes(KEY_CREATOR_ROLE) ? { kind: 'key_creator', id: user.id } : null;
 }
 
-/** {"user":{…}}, the bare object, or form fields named user[field]. */
+/** A form body's content type, in any case and with any parameters. */
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 /**
