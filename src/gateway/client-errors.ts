@@ -5,6 +5,7 @@
 import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
 import { negotiateFormat, renderErrorBody } from './errors.js';
+import { ERROR_HEADERS } from './respond.js';
 
 interface Refusal {
   readonly status: number;
@@ -20,6 +21,9 @@ const REFUSALS: Readonly<Record<string, Refusal>> = {
   HPE_INVALID_URL: { ...MALFORMED, message: 'The request URL is malformed.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive.' },
 };
+
+/** The gateway's error headers as lines of a response head. */
+const ERROR_HEADER_LINES = ERROR_HEADERS.reduce((lines, item, index) => (index % 2 === 0 ? `${lines}${item}: ` : `${lines}${item}\r\n`), '');
 
 /** What of the refused request was read: enough for its path, query and Accept. */
 const MAX_HEAD_READ = 16 * 1024;
@@ -38,7 +42,7 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
     const body = renderErrorBody(format, refusal.code, refusal.message);
     socket.write(
       `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\nConnection: close\r\n\r\n' +
+        `${ERROR_HEADER_LINES}Connection: close\r\n\r\n` +
         body,
     );
   }

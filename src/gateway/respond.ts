@@ -30,6 +30,9 @@ export interface ErrorExtras {
   readonly retryAfterSeconds?: number;
 }
 
+/** What every error of the gateway carries besides its body's headers, as API Umbrella's do: [name, value, …]. */
+export const ERROR_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'X-Content-Type-Options', 'nosniff', 'X-Frame-Options', 'DENY'];
+
 export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): void {
   const negotiated = negotiateFormat(request.path, request.query, request.headers.accept);
   const { status, contentType, body } = renderError(config, request, code, negotiated.format);
@@ -38,12 +41,7 @@ export function writeError(res: ServerResponse, config: Config, request: ErrorRe
     contentType ?? negotiated.contentType,
     'Content-Length',
     String(Buffer.byteLength(body)),
-    'Access-Control-Allow-Origin',
-    '*',
-    'X-Content-Type-Options',
-    'nosniff',
-    'X-Frame-Options',
-    'DENY',
+    ...ERROR_HEADERS,
     REQUEST_ID_HEADER,
     request.requestId,
   ];
