@@ -11,6 +11,7 @@ import type { Config } from './config/schema.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
+import { ProxyTrust } from './gateway/proxy-trust.js';
 import { Publisher } from './publish/publisher.js';
 import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -33,6 +34,8 @@ export interface AppContext {
   /** The proxy calls analytics.record(entry); the admin reads its dropped count. */
   readonly analytics: AnalyticsLog;
   readonly rateLimiter: RateLimiter;
+  /** trusted_proxies: the client's IP, host and protocol behind them. */
+  readonly proxyTrust: ProxyTrust;
   /** Closes what the context opened; idempotent. */
   close(): void;
 }
@@ -76,6 +79,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     keyIndex,
     analytics,
     rateLimiter: createMemoryRateLimiter(clock),
+    proxyTrust: ProxyTrust.of(config.trusted_proxies),
     close() {
       if (closed) return;
       closed = true;

@@ -6,6 +6,7 @@ import { adminUiRoutes } from './admin-ui/plugin.js';
 import { analyticsRoutes } from './analytics/routes/index.js';
 import type { AppContext } from './context.js';
 import { answerClientError } from './gateway/client-errors.js';
+import { decorateClientIp } from './gateway/client-ip.js';
 import { refuseMalformedUrl } from './gateway/gateway.js';
 import { gatewayPlugin } from './gateway/plugin.js';
 import { contactPage } from './contact/contact-page.js';
@@ -19,7 +20,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     loggerInstance: context.logger as FastifyBaseLogger,
     // The proxy logs every request as analytics; per-request log lines would only cost time.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: ['127.0.0.1', '::1', ...config.trusted_proxies],
+    // One reading of trusted_proxies for the whole app; the gateway's (proxy-trust.ts) decides the client IP everywhere.
+    trustProxy: (address: string) => context.proxyTrust.isTrusted(address),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 1000 },
@@ -27,6 +29,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     frameworkErrors: (_error, request, reply) => refuseMalformedUrl(config, request, reply),
     clientErrorHandler: answerClientError,
   });
+  decorateClientIp(app, context.proxyTrust);
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });

@@ -50,7 +50,7 @@ export function authPages(app: FastifyInstance, context: AppContext): void {
   app.post('/login', async (request, reply) => {
     const email = formString(request.body, 'email').trim();
     const next = safeNextPath(formString(request.body, 'next'));
-    const admin = await throttle.attempt(email, request.ip, () => admins.authenticate(email, formString(request.body, 'password')));
+    const admin = await throttle.attempt(email, request.clientIp, () => admins.authenticate(email, formString(request.body, 'password')));
     if (admin === 'locked') {
       const minutes = context.config.admin.login_lockout_minutes;
       return renderLogin(reply, { email, next, problem: `Too many failed sign-in attempts. Try again in ${minutes} minutes.` }, 429);

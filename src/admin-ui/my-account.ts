@@ -25,7 +25,7 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
     const password = formString(request.body, 'password');
     const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
     // Counted like sign-ins, so that a session left open is no way to guess the password.
-    const current = await loginThrottle(context).attempt(admin.email, request.ip, () => admins.checkPassword(admin.email, formString(request.body, 'current_password')));
+    const current = await loginThrottle(context).attempt(admin.email, request.clientIp, () => admins.checkPassword(admin.email, formString(request.body, 'current_password')));
     if (current === 'locked') errors.current_password = [`was tried too often; try again in ${context.config.admin.login_lockout_minutes} minutes`];
     else if (current === null) errors.current_password = ['is not correct'];
     if (Object.keys(errors).length > 0) return renderAccount(reply, errors, 422);

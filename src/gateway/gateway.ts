@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
-import { ProxyTrust } from './proxy-trust.js';
+import type { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { nextRequestId } from './request-id.js';
 import { isHostValue, parseRequestTarget, type RequestTarget } from './request-url.js';
@@ -19,17 +19,13 @@ import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
 import { UpstreamPools } from './upstreams.js';
 
-/** For upgrades when trusted_proxies holds entries only Fastify reads: the peer itself is the client, forwarded headers are ignored. */
-const TRUST_NO_PROXY = ProxyTrust.compile([])!;
-
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown;
 
 export class Gateway {
   private table!: GatewayTable;
   private readonly pools: UpstreamPools;
   private readonly deps: ExchangeDeps;
-  /** null: trusted_proxies holds something only Fastify understands, so every request goes through it. */
-  private readonly trust: ProxyTrust | null;
+  private readonly trust: ProxyTrust;
   private closing = false;
   private readonly upgrades = new OpenUpgrades();
 
@@ -39,7 +35,7 @@ export class Gateway {
   ) {
     const { config } = context;
     this.pools = new UpstreamPools(config.proxy);
-    this.trust = ProxyTrust.compile(['127.0.0.1', '::1', ...config.trusted_proxies]);
+    this.trust = context.proxyTrust;
     this.deps = {
       config,
       keyIndex: new VerifiedKeyCache(context.keyIndex),
@@ -60,15 +56,15 @@ export class Gateway {
     const raw = request.raw;
     const target = parseRequestTarget(raw.url!);
     if (target === null) return this.refuse(request, reply, 'BAD_REQUEST', { path: '/', query: '' });
-    const host = request.host;
-    if (!isHostValue(host)) return this.refuse(request, reply, 'BAD_REQUEST', target);
-    const route = this.table.match(host, target.path);
+    const client = this.trust.clientOf(raw);
+    if (!isHostValue(client.host)) return this.refuse(request, reply, 'BAD_REQUEST', target);
+    const route = this.table.match(client.host, target.path);
     if (route === null) {
       if (target.path === '/' && (raw.method === 'GET' || raw.method === 'HEAD')) return this.homepage(request, reply);
       return this.refuse(request, reply, 'NOT_FOUND', target);
     }
     reply.hijack();
-    this.proxy({ raw, res: reply.raw, target, protocol: request.protocol, host, ip: request.ip }, route);
+    this.proxy({ raw, res: reply.raw, target, ...client }, route);
     return undefined;
   }
 
@@ -81,7 +77,7 @@ export class Gateway {
    * broken escapes) and everything while the server closes.
    */
   handleDirect(raw: IncomingMessage, res: ServerResponse): boolean {
-    if (this.closing || this.trust === null) return false;
+    if (this.closing) return false;
     const target = parseRequestTarget(raw.url!);
     if (target === null || target.path === '/' || target.path.includes('%') || isReserved(target.path)) return false;
     const client = this.trust.clientOf(raw);
@@ -106,7 +102,7 @@ export class Gateway {
     }
     this.upgrades.add(socket);
     const res = responseOnUpgrade(raw, socket);
-    const client = (this.trust ?? TRUST_NO_PROXY).clientOf(raw);
+    const client = this.trust.clientOf(raw);
     const parsed = parseRequestTarget(raw.url!);
     const target = parsed ?? { path: '/', query: '' };
     const refuse = (code: 'BAD_REQUEST' | 'NOT_FOUND') => writeError(res, this.context.config, errorRequestOf(raw, target, client.protocol, client.host), code);

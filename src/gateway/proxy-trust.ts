@@ -1,15 +1,15 @@
-// Who the client is when requests may come through trusted proxies: the same
-// answers Fastify's trustProxy (proxy-addr) gives for request.ip, .host and
-// .protocol, for the requests the gateway takes before Fastify routes them.
+// Who the client is when requests may come through trusted proxies. The IP
+// is read as nginx's realip module reads it in front of API Umbrella
+// (real_ip_recursive): X-Forwarded-For from the right while each hop is a
+// trusted proxy, a hop's port dropped (`203.0.113.9:50312`, as some cloud
+// load balancers write it), and a hop that is no address at all ends the walk
+// at the last trusted one. Host and protocol are Fastify's trustProxy rules.
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import { AddressRanges } from '../lib/address-ranges.js';
 
-/** proxy-addr's named ranges, which Fastify's trustProxy accepts too. */
-const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
-  loopback: ['127.0.0.1/8', '::1/128'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
-};
+/** Trusted whatever the config says, as in API Umbrella. */
+const ALWAYS_TRUSTED = ['127.0.0.1', '::1'];
 
 export interface ClientAddress {
   readonly ip: string;
@@ -21,10 +21,11 @@ export interface ClientAddress {
 export class ProxyTrust {
   private constructor(private readonly trusted: AddressRanges) {}
 
-  /** null when an entry is neither an address, a CIDR range nor a named range. */
-  static compile(entries: readonly string[]): ProxyTrust | null {
-    const trusted = AddressRanges.compile(entries.flatMap((item) => NAMED_RANGES[item] ?? [item]));
-    return trusted === null ? null : new ProxyTrust(trusted);
+  /** `trusted_proxies` as the config has checked it: addresses and CIDR ranges. */
+  static of(trustedProxies: readonly string[]): ProxyTrust {
+    const trusted = AddressRanges.compile([...ALWAYS_TRUSTED, ...trustedProxies]);
+    if (trusted === null) throw new Error('trusted_proxies: expected a list of IP addresses and CIDR ranges');
+    return new ProxyTrust(trusted);
   }
 
   isTrusted(address: string | undefined): boolean {
@@ -44,17 +45,48 @@ export class ProxyTrust {
     };
   }
 
-  /** Walks X-Forwarded-For from the right while each hop is a trusted proxy; the first one that is not is the client. */
+  ipOf(request: IncomingMessage): string {
+    const peer = request.socket.remoteAddress ?? '';
+    return this.isTrusted(peer) ? this.throughProxies(peer, text(request.headers['x-forwarded-for'])) : peer;
+  }
+
   private throughProxies(peer: string, forwardedFor: string | undefined): string {
     if (!forwardedFor) return peer;
-    const hops = forwardedFor.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+    const hops = forwardedFor.split(',');
     let client = peer;
     for (let index = hops.length - 1; index >= 0; index--) {
-      client = hops[index]!;
+      const hop = hops[index]!.trim();
+      if (hop === '') continue;
+      const address = addressOfHop(hop);
+      if (address === null) break;
+      client = address;
       if (!this.isTrusted(client)) break;
     }
     return client;
   }
+}
+
+const PORT = /^:\d{1,5}$/;
+
+/** `a.b.c.d`, `a.b.c.d:port`, an IPv6 address bare or `[…]` with or without a port; null for anything else. */
+function addressOfHop(hop: string): string | null {
+  if (isIP(hop) !== 0) return hop;
+  if (hop.startsWith('[')) {
+    const end = hop.indexOf(']');
+    const address = hop.slice(1, end);
+    return end > 0 && isIP(address) === 6 && isPort(hop.slice(end + 1), true) ? address : null;
+  }
+  const colon = hop.lastIndexOf(':');
+  const address = hop.slice(0, colon);
+  return colon > 0 && isIP(address) === 4 && isPort(hop.slice(colon), false) ? address : null;
+}
+
+/** ":1"–":65535" (nginx refuses port 0); "" only where the port may be left out. */
+function isPort(text: string, optional: boolean): boolean {
+  if (text === '') return optional;
+  if (!PORT.test(text)) return false;
+  const port = Number(text.slice(1));
+  return port >= 1 && port <= 65535;
 }
 
 /** Node joins repeated X-Forwarded-* headers into one string; anything else is ignored, as proxy-addr does. */

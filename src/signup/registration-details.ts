@@ -12,7 +12,7 @@ const MAX_URL = 2048;
 export function registrationDetailsOf(request: FastifyRequest): RegistrationDetails {
   const { headers } = request;
   return {
-    registration_ip: request.ip,
+    registration_ip: request.clientIp,
     registration_user_agent: headerText(headers['user-agent'], MAX_USER_AGENT),
     registration_referer: headerText(headers.referer, MAX_URL),
     registration_origin: headerText(headers.origin, MAX_URL),

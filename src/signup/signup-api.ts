@@ -84,7 +84,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
 
   const parsed = parseSignup(body, 'api');
   if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
-  const limit = await checkSignupLimit(context, request.ip);
+  const limit = await checkSignupLimit(context, request.clientIp);
   if (!limit.allowed) {
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }

@@ -52,7 +52,7 @@ async function submit(context: AppContext, signups: Signups, request: FastifyReq
   const body = formBody(request);
   const parsed = parseSignup(body, 'web');
   if (!parsed.ok) return renderForm(context, reply.code(422), body, parsed.errors);
-  const limit = await checkSignupLimit(context, request.ip);
+  const limit = await checkSignupLimit(context, request.clientIp);
   if (!limit.allowed) return renderForm(context, reply.code(429).header('retry-after', String(limit.retryAfterSeconds)), body, {}, limit.message);
   // A bot gets the page a person would, with a key that was never stored.
   if (filledHoneypot(body)) {

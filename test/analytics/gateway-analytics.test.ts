@@ -79,6 +79,15 @@ describe('analytics through the gateway', () => {
     expect((await loggedWithin1s(fx, '/echo/untrusted-proxy')).request_ip).toBe('127.0.0.2');
     expect((await loggedWithin1s(fx, '/echo/trusted-proxy')).request_ip).toBe('203.0.113.9');
   });
+
+  it("reads X-Forwarded-For as nginx's realip does: a hop's port dropped, a hop that is no address ending the walk", async () => {
+    await fx.call('/echo/hop-with-port', { 'x-api-key': fx.apiKey, 'x-forwarded-for': '203.0.113.9:50312' }, '127.0.0.3');
+    await fx.call('/echo/ipv6-hop-with-port', { 'x-api-key': fx.apiKey, 'x-forwarded-for': '[2001:db8::9]:443' }, '127.0.0.3');
+    await fx.call('/echo/garbage-hop', { 'x-api-key': fx.apiKey, 'x-forwarded-for': '203.0.113.9, unknown' }, '127.0.0.3');
+    expect((await loggedWithin1s(fx, '/echo/hop-with-port')).request_ip).toBe('203.0.113.9');
+    expect((await loggedWithin1s(fx, '/echo/ipv6-hop-with-port')).request_ip).toBe('2001:db8::9');
+    expect((await loggedWithin1s(fx, '/echo/garbage-hop')).request_ip).toBe('127.0.0.3');
+  });
 });
 
 describe('analytics on shutdown', () => {

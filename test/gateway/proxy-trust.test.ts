@@ -2,34 +2,48 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ProxyTrust, type ClientAddress } from '../../src/gateway/proxy-trust.js';
 
-const TRUSTED = ['127.0.0.1', '::1', '10.0.0.0/8', 'linklocal'];
+const TRUSTED = ['10.0.0.0/8', '169.254.0.0/16', '2001:db8:ffff::/48'];
 
 interface Case {
   readonly remoteAddress: string;
   readonly headers: Record<string, string>;
+  /** The client IP, as nginx's realip module (real_ip_recursive on) reads it. */
+  readonly ip: string;
 }
 
 const CASES: Case[] = [
-  { remoteAddress: '203.0.113.5', headers: {} },
-  { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } },
-  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7' } },
-  { remoteAddress: '::ffff:127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7' } },
-  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7, 10.0.0.2' } },
-  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7, 203.0.113.9, 10.0.0.2' } },
-  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '10.0.0.9, 10.0.0.2' } },
-  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': ' , 198.51.100.7 ,' } },
-  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': 'garbage, 169.254.1.1' } },
-  { remoteAddress: '::1', headers: { 'x-forwarded-for': '2001:db8::1', 'x-forwarded-host': 'a.example, b.example:8443', 'x-forwarded-proto': 'http, https' } },
-  { remoteAddress: '10.20.30.40', headers: { 'x-forwarded-proto': 'https' } },
+  { remoteAddress: '203.0.113.5', headers: {}, ip: '203.0.113.5' },
+  { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }, ip: '203.0.113.5' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7' }, ip: '198.51.100.7' },
+  { remoteAddress: '::ffff:127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7' }, ip: '198.51.100.7' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7, 10.0.0.2' }, ip: '198.51.100.7' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7, 203.0.113.9, 10.0.0.2' }, ip: '203.0.113.9' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '10.0.0.9, 10.0.0.2' }, ip: '10.0.0.9' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': ' , 198.51.100.7 ,,' }, ip: '198.51.100.7' },
+  // A hop's port is not part of the address (Azure's gateways write them).
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7:50312' }, ip: '198.51.100.7' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7:443, 10.0.0.2:8080' }, ip: '198.51.100.7' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '[2001:db8::7]:50312, [2001:db8:ffff::1]' }, ip: '2001:db8::7' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '2001:db8::7' }, ip: '2001:db8::7' },
+  // What is no address ends the walk at the last trusted hop.
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': 'garbage, 169.254.1.1' }, ip: '169.254.1.1' },
+  { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7, unknown' }, ip: '127.0.0.1' },
+  { remoteAddress: '10.0.0.3', headers: { 'x-forwarded-for': '198.51.100.7:0, 10.0.0.2' }, ip: '10.0.0.2' },
+  { remoteAddress: '10.0.0.3', headers: { 'x-forwarded-for': '198.51.100.7:65536' }, ip: '10.0.0.3' },
+  { remoteAddress: '10.0.0.3', headers: { 'x-forwarded-for': '198.51.100.7:' }, ip: '10.0.0.3' },
+  { remoteAddress: '10.0.0.3', headers: { 'x-forwarded-for': '[198.51.100.7]:80' }, ip: '10.0.0.3' },
+  { remoteAddress: '10.0.0.3', headers: { 'x-forwarded-for': '2001:db8::7:80:90:100:1:2:3' }, ip: '10.0.0.3' },
+  { remoteAddress: '::1', headers: { 'x-forwarded-for': '2001:db8::1', 'x-forwarded-host': 'a.example, b.example:8443', 'x-forwarded-proto': 'http, https' }, ip: '2001:db8::1' },
+  { remoteAddress: '10.20.30.40', headers: { 'x-forwarded-proto': 'https' }, ip: '10.20.30.40' },
 ];
 
 describe('ProxyTrust', () => {
-  it("answers ip, host and protocol exactly as Fastify's trustProxy does", async () => {
-    const trust = ProxyTrust.compile(TRUSTED)!;
-    const app = Fastify({ trustProxy: TRUSTED });
-    const seen: { ours: ClientAddress; fastify: ClientAddress }[] = [];
+  it('walks X-Forwarded-For as nginx realip does, and reads host and protocol as Fastify does with the same trust', async () => {
+    const trust = ProxyTrust.of(TRUSTED);
+    const app = Fastify({ trustProxy: (address: string) => trust.isTrusted(address) });
+    const seen: { ours: ClientAddress; ip: string; fastify: Omit<ClientAddress, 'ip'> }[] = [];
     app.get('/', (request) => {
-      seen.push({ ours: trust.clientOf(request.raw), fastify: { ip: request.ip, host: request.host, protocol: request.protocol } });
+      seen.push({ ours: trust.clientOf(request.raw), ip: trust.ipOf(request.raw), fastify: { host: request.host, protocol: request.protocol as 'http' | 'https' } });
       return 'ok';
     });
     for (const { remoteAddress, headers } of CASES) {
@@ -37,14 +51,23 @@ describe('ProxyTrust', () => {
     }
     await app.close();
     expect(seen).toHaveLength(CASES.length);
-    for (const [index, { ours, fastify }] of seen.entries()) expect(ours, JSON.stringify(CASES[index])).toEqual(fastify);
-    expect(seen.map(({ ours }) => ours.ip).slice(0, 6)).toEqual(['203.0.113.5', '203.0.113.5', '198.51.100.7', '198.51.100.7', '198.51.100.7', '203.0.113.9']);
-    expect(seen[9]!.ours).toEqual({ ip: '2001:db8::1', host: 'b.example:8443', protocol: 'https' });
+    for (const [index, { ours, ip, fastify }] of seen.entries()) {
+      const { ip: expected, ...asked } = CASES[index]!;
+      expect({ ip: ours.ip, host: ours.host, protocol: ours.protocol }, JSON.stringify(asked)).toEqual({ ip: expected, ...fastify });
+      expect(ip).toBe(expected);
+    }
+    expect(seen.at(-2)!.ours).toEqual({ ip: '2001:db8::1', host: 'b.example:8443', protocol: 'https' });
   });
 
-  it('refuses entries it cannot evaluate', () => {
-    expect(ProxyTrust.compile(['127.0.0.1', 'proxy.example.com'])).toBeNull();
-    expect(ProxyTrust.compile(['10.0.0.0/33'])).toBeNull();
-    expect(ProxyTrust.compile(['loopback', 'uniquelocal', 'fe80::/10'])).not.toBeNull();
+  it('always trusts loopback', () => {
+    const trust = ProxyTrust.of([]);
+    expect(trust.isTrusted('127.0.0.1')).toBe(true);
+    expect(trust.isTrusted('::1')).toBe(true);
+    expect(trust.isTrusted('10.0.0.1')).toBe(false);
+  });
+
+  it('refuses entries the config would refuse', () => {
+    expect(() => ProxyTrust.of(['proxy.example.com'])).toThrow('trusted_proxies');
+    expect(() => ProxyTrust.of(['10.0.0.0/33'])).toThrow('trusted_proxies');
   });
 });

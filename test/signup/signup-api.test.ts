@@ -53,7 +53,8 @@ describe('authentication', () => {
 
   it("records who signed up from where, as API Umbrella does, and shows it to admins only", async () => {
     const requester = {
-      'x-forwarded-for': '1.1.1.1, 2.2.2.2, 127.0.0.1',
+      // A hop's port is not part of the client's address.
+      'x-forwarded-for': '1.1.1.1, 2.2.2.2:50312, 127.0.0.1',
       'user-agent': Buffer.from('Mozilla/5.0 (é)').toString('latin1'),
       referer: 'https://example.com/foo',
       origin: 'https://example.com',
