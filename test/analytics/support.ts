@@ -2,6 +2,7 @@
 // analytics endpoints (admin token) and pages (admin session cookie).
 import { get } from 'node:http';
 import { request } from 'undici';
+import { expect, vi } from 'vitest';
 import { sessionStore, SESSION_COOKIE } from '../../src/admin-ui/session-auth.js';
 import type { ContextOptions } from '../../src/context.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
@@ -33,6 +34,8 @@ export async function startAnalyticsFixture(config: Record<string, unknown> = {}
     servers: [{ host: '127.0.0.1', port: echo.port }],
     url_matches: [{ frontend_prefix: '/echo/', backend_prefix: '/' }],
   });
+  // The writer thread hands on whatever is buffered once it is up: tests that hold entries back (a long flush interval) must record them after that.
+  if (gw.context.analytics.enabled) await vi.waitFor(() => expect(gw.context.analytics.writerReady).toBe(true), { timeout: 10_000, interval: 10 });
   const adminId = gw.context.admins.findByToken(gw.adminToken)!.id;
   const sessionCookie = `${SESSION_COOKIE}=${sessionStore(gw.context).create(adminId)}`;
   return {
