@@ -32,7 +32,7 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
     request_user_agent: headers['user-agent'] ?? null,
     request_referer: headers.referer ?? null,
     request_size: requestSize,
-    response_status: exchange.res.headersSent || exchange.upgrade !== null ? exchange.res.statusCode : CLIENT_CLOSED_REQUEST,
+    response_status: exchange.res.headersSent || exchange.switchedProtocols ? exchange.res.statusCode : CLIENT_CLOSED_REQUEST,
     response_size: responseSize,
     response_time: roundMs(responseTime),
     upstream_time: upstreamTime === null ? null : roundMs(upstreamTime),

@@ -90,6 +90,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   rateLimit: RateLimitHeaders | null = null;
   upstreamStartedAt = 0;
   upstreamEndedAt = 0;
+  /** An upgrade whose upstream switched protocols: the client got a 101 on its own connection, not through `res`. */
+  switchedProtocols = false;
   private call: UpstreamCall | null = null;
   private takesGzip: boolean | undefined;
   private keptCookie: string | null | undefined;

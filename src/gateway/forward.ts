@@ -172,6 +172,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
       return;
     }
     exchange.res.statusCode = statusCode;
+    exchange.switchedProtocols = true;
     client.write(switchingProtocolsHead(responseHeaders(exchange, (rawHeaders ?? []) as Buffer[]), protocol), 'latin1');
     if (head.length > 0) upstream.write(head);
     joinConnections(client, upstream);

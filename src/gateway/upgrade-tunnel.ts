@@ -23,6 +23,7 @@ export interface UpgradeRequest {
  * still comes when the connection closes, as the analytics entry expects.
  */
 export function responseOnUpgrade(request: IncomingMessage, socket: Duplex): ServerResponse {
+  socket.once('end', leave);
   const res = new ServerResponse(request);
   res.shouldKeepAlive = false;
   res.assignSocket(socket as Socket);
@@ -36,6 +37,17 @@ export function responseOnUpgrade(request: IncomingMessage, socket: Duplex): Ser
   return res;
 }
 
+/**
+ * Node's server leaves an upgrade's connection half-open when the client
+ * ends its side, so a client that gave up waiting for the upstream would
+ * neither close the response nor stop the upstream call. Before the switch
+ * an end means the client is gone, as nginx takes it in front of API
+ * Umbrella (499): the connection is closed, and with it the response.
+ */
+function leave(this: Duplex): void {
+  this.destroy();
+}
+
 /** The 101 head for the client: the upstream's headers as any response's, then the two that make the switch. */
 export function switchingProtocolsHead(headers: readonly string[], protocol: string): string {
   let head = 'HTTP/1.1 101 Switching Protocols\r\n';
@@ -45,6 +57,8 @@ export function switchingProtocolsHead(headers: readonly string[], protocol: str
 
 /** Bytes flow both ways with backpressure; an end or error on either side closes both. */
 export function joinConnections(client: Duplex, upstream: Duplex): void {
+  // Switched: an end from the client now goes on to the upstream, which may still answer.
+  client.off('end', leave);
   const closeBoth = (): void => {
     client.destroy();
     upstream.destroy();

@@ -2,7 +2,7 @@
 // an allowed one is joined to a real WebSocket upstream byte for byte.
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
@@ -45,6 +45,26 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   // The first message can come in the same tick as the upgrade: listen for both at once.
   const [[response], [first]] = (await Promise.all([once(socket, 'upgrade'), once(socket, 'message')])) as [[{ headers: IncomingHttpHeaders }], [Buffer]];
   return { socket, seen: JSON.parse(first.toString()) as { url: string; headers: IncomingHttpHeaders }, upgradeHeaders: response.headers };
+}
+
+/** An upstream that takes connections and reads requests but never answers them, and tells when each connection closes. */
+async function startSilentUpstream(): Promise<{ port: number; requested: Promise<Socket>; close(): Promise<void> }> {
+  const server = createTcpServer();
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => sockets.add(socket));
+  const requested = new Promise<Socket>((resolve) => server.on('connection', (socket) => socket.once('data', () => resolve(socket))));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    requested,
+    async close() {
+      // The gateway's pool may hold an idle connection here until its keep-alive timeout.
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
 }
 
 function handshake(path: string, extra = ''): string {
@@ -152,6 +172,29 @@ describe('WebSocket upgrades', () => {
     }
     expect(entry).toMatchObject({ response_status: 101, request_path: '/live/logged', request_url_query: 'api_key=[REDACTED]', user_id: fx.userId, gatekeeper_denied_code: null });
     expect(entry!.response_size).toBeGreaterThan(0);
+  });
+
+  it('takes a client that ends its side before the upstream switched as gone: the upstream call is aborted and logged as 499', async () => {
+    const silent = await startSilentUpstream();
+    try {
+      await fx.gw.publishBackend(echoBackend(fx.echo, { servers: [{ host: '127.0.0.1', port: silent.port }], url_matches: [{ frontend_prefix: '/silent/', backend_prefix: '/' }] }));
+      const { port } = new URL(fx.gw.url);
+      const client = connectTcp(Number(port), '127.0.0.1');
+      client.write(handshake(`/silent/wait?api_key=${fx.apiKey}`));
+      const upstreamSide = await silent.requested;
+      const upstreamClosed = once(upstreamSide, 'close');
+      client.end();
+      await upstreamClosed;
+      let entry: AnalyticsEntry | undefined;
+      for (const deadline = Date.now() + 2000; entry === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
+        fx.gw.context.analytics.flush();
+        entry = fx.gw.context.db.prepare("SELECT * FROM analytics_logs WHERE request_path = '/silent/wait'").get() as AnalyticsEntry | undefined;
+      }
+      expect(entry).toMatchObject({ response_status: 499, user_id: fx.userId });
+      client.destroy();
+    } finally {
+      await silent.close();
+    }
   });
 
   it('closes open connections when the gateway stops, and the stop completes', async () => {
