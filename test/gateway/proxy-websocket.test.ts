@@ -2,7 +2,7 @@
 // an allowed one is joined to a real WebSocket upstream byte for byte.
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
@@ -25,14 +25,21 @@ async function startWebSocketUpstream(): Promise<WebSocketUpstream> {
     socket.send(JSON.stringify({ url: request.url, headers: request.headers }));
     socket.on('message', (data, binary) => socket.send(data, { binary }));
   });
+  const listening = await listenOnLoopback(server, () => {
+    for (const client of sockets.clients) client.terminate();
+    sockets.close();
+  });
+  return { ...listening, handshakes };
+}
+
+/** Starts `server` on a free loopback port; its close() first runs `beforeClose`, then waits for the server to close. */
+async function listenOnLoopback(server: Server | TcpServer, beforeClose: () => void): Promise<{ port: number; close(): Promise<void> }> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     port: (server.address() as AddressInfo).port,
-    handshakes,
     async close() {
-      for (const client of sockets.clients) client.terminate();
-      sockets.close();
+      beforeClose();
       server.close();
       await once(server, 'close');
     },
@@ -53,18 +60,11 @@ async function startSilentUpstream(): Promise<{ port: number; requested: Promise
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => sockets.add(socket));
   const requested = new Promise<Socket>((resolve) => server.on('connection', (socket) => socket.once('data', () => resolve(socket))));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as AddressInfo).port,
-    requested,
-    async close() {
-      // The gateway's pool may hold an idle connection here until its keep-alive timeout.
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
+  // The gateway's pool may hold an idle connection here until its keep-alive timeout.
+  const listening = await listenOnLoopback(server, () => {
+    for (const socket of sockets) socket.destroy();
+  });
+  return { ...listening, requested };
 }
 
 function handshake(path: string, extra = ''): string {
