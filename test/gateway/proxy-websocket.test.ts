@@ -54,7 +54,7 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return { socket, seen: JSON.parse(first.toString()) as { url: string; headers: IncomingHttpHeaders }, upgradeHeaders: response.headers };
 }
 
-/** An upstream that takes connections and reads requests but never answers them, and tells when each connection closes. */
+/** An upstream that takes connections and reads requests but never answers them; `requested` is the connection the first request came on. */
 async function startSilentUpstream(): Promise<{ port: number; requested: Promise<Socket>; close(): Promise<void> }> {
   const server = createTcpServer();
   const sockets = new Set<Socket>();
@@ -65,6 +65,16 @@ async function startSilentUpstream(): Promise<{ port: number; requested: Promise
     for (const socket of sockets) socket.destroy();
   });
   return { ...listening, requested };
+}
+
+/** The analytics entry whose `column` holds `value`, once the gateway has logged it (within 2 s); undefined if it never does. */
+async function loggedEntry(column: 'request_id' | 'request_path', value: string): Promise<AnalyticsEntry | undefined> {
+  let entry: AnalyticsEntry | undefined;
+  for (const deadline = Date.now() + 2000; entry === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
+    fx.gw.context.analytics.flush();
+    entry = fx.gw.context.db.prepare(`SELECT * FROM analytics_logs WHERE ${column} = ?`).get(value) as AnalyticsEntry | undefined;
+  }
+  return entry;
 }
 
 function handshake(path: string, extra = ''): string {
@@ -165,11 +175,7 @@ describe('WebSocket upgrades', () => {
     const requestId = String(upgradeHeaders['x-api-umbrella-request-id']);
     socket.close();
     await once(socket, 'close');
-    let entry: AnalyticsEntry | undefined;
-    for (const deadline = Date.now() + 2000; entry === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
-      fx.gw.context.analytics.flush();
-      entry = fx.gw.context.db.prepare('SELECT * FROM analytics_logs WHERE request_id = ?').get(requestId) as AnalyticsEntry | undefined;
-    }
+    const entry = await loggedEntry('request_id', requestId);
     expect(entry).toMatchObject({ response_status: 101, request_path: '/live/logged', request_url_query: 'api_key=[REDACTED]', user_id: fx.userId, gatekeeper_denied_code: null });
     expect(entry!.response_size).toBeGreaterThan(0);
   });
@@ -185,12 +191,7 @@ describe('WebSocket upgrades', () => {
       const upstreamClosed = once(upstreamSide, 'close');
       client.end();
       await upstreamClosed;
-      let entry: AnalyticsEntry | undefined;
-      for (const deadline = Date.now() + 2000; entry === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
-        fx.gw.context.analytics.flush();
-        entry = fx.gw.context.db.prepare("SELECT * FROM analytics_logs WHERE request_path = '/silent/wait'").get() as AnalyticsEntry | undefined;
-      }
-      expect(entry).toMatchObject({ response_status: 499, user_id: fx.userId });
+      expect(await loggedEntry('request_path', '/silent/wait')).toMatchObject({ response_status: 499, user_id: fx.userId });
       client.destroy();
     } finally {
       await silent.close();
