@@ -66,7 +66,7 @@ function ensureSeeded(store: Db): void {
     return;
   }
   console.log(`seeding ${ENTRIES} entries over ${DAYS} days into ${dataDir} (once)…`);
-  store.exec('DELETE FROM analytics_logs; DELETE FROM analytics_user_days; DELETE FROM analytics_ip_days; DELETE FROM analytics_ip_locations;');
+  store.exec('DELETE FROM analytics_requests; DELETE FROM analytics_contexts; DELETE FROM analytics_user_days; DELETE FROM analytics_ip_days; DELETE FROM analytics_ip_locations;');
   seedAnalytics(store, { count: ENTRIES, days: DAYS, endAt: Date.now() });
   console.log('(seeding grew this process: run again for a clean RSS figure)');
 }

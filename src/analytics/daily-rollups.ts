@@ -4,12 +4,10 @@
 import type { Db } from '../store/db.js';
 import { fieldReader, type EntryBatch } from './entry-batch.js';
 import { DAY_MS } from '../lib/iso-instant.js';
+import type { RequestContext } from './request-contexts.js';
 
 const requestAtOf = fieldReader('request_at');
 const deniedCodeOf = fieldReader('gatekeeper_denied_code');
-const ipOf = fieldReader('request_ip');
-const userIdOf = fieldReader('user_id');
-const emailOf = fieldReader('user_email');
 
 /** The UTC day number of an instant, as stored in the rollups. */
 export function dayOf(ms: number): number {
@@ -49,8 +47,11 @@ export class DailyRollups {
     this.upsertIp = (row) => ip.run(row);
   }
 
-  /** Call inside the transaction that inserts the batch's rows; answers its IP rows (an IP once per day and denied or not). */
-  add(batch: EntryBatch): Iterable<{ readonly request_ip: string }> {
+  /**
+   * Call inside the transaction that inserts the batch's rows, with each
+   * entry's context; answers its IP rows (an IP once per day and denied or not).
+   */
+  add(batch: EntryBatch, contexts: readonly RequestContext[]): Iterable<{ readonly request_ip: string }> {
     const users = new Map<string, UserDay>();
     const ips = new Map<string, IpDay>();
     // Entries come in runs from the same client: the previous entry's rows are tried before a lookup.
@@ -62,17 +63,18 @@ export class DailyRollups {
       // The same test as the filter "gatekeeper_denied_code is empty", negated.
       const denied = deniedCode !== null && deniedCode !== '' ? 1 : 0;
       const day = dayOf(requestAt);
-      const ip = ipOf(batch, index);
+      const context = contexts[index]!;
+      const ip = context.ip;
       if (ipDay === undefined || ipDay.request_ip !== ip || ipDay.day !== day || ipDay.denied !== denied) ipDay = rowOf(ips, `${denied}|${day}|${ip}`, () => ({ denied, day, request_ip: ip, hits: 0 }));
       ipDay.hits++;
-      const userId = userIdOf(batch, index);
+      const userId = context.userId;
       if (userId === null) continue;
       if (userDay === undefined || userDay.user_id !== userId || userDay.day !== day || userDay.denied !== denied) {
         userDay = rowOf(users, `${denied}|${day}|${userId}`, () => ({ denied, day, user_id: userId, user_email: null, hits: 0, last_request_at: requestAt }));
       }
       userDay.hits++;
       userDay.last_request_at = Math.max(userDay.last_request_at, requestAt);
-      userDay.user_email = emailOf(batch, index) ?? userDay.user_email;
+      userDay.user_email = context.userEmail ?? userDay.user_email;
     }
     for (const row of users.values()) this.upsertUser(row);
     for (const row of ips.values()) this.upsertIp(row);

@@ -10,7 +10,7 @@
 // collect than the proxy spends on them; and nothing of a request stays on
 // the proxy's heap until its batch leaves, so the garbage collector never
 // promotes it to the old generation only to sweep it later.
-import { FIELD_CAPS, type EntryField } from './fields.js';
+import { CONTEXT_FIELDS, FIELD_CAPS, type EntryField } from './fields.js';
 import type { AnalyticsEntry } from './log-entry.js';
 
 /** Stored as numbers; NaN stands for null (only upstream_time is ever null). */
@@ -25,30 +25,23 @@ export const NUMBER_FIELDS = [
 ] as const satisfies readonly EntryField[];
 
 /**
- * The strings of who called what and how: request after request from one
- * client they are all the same, so the writer can bind them once for a run
- * of entries (see sharesContext).
+ * The strings stored with each entry: its own; two that change from request
+ * to request of one client (a browser's page, a limit hit); and the host,
+ * which API Drilldown and admins' API scopes read with the path on every row.
  */
-export const CONTEXT_FIELDS = [
-  'request_method',
-  'request_scheme',
+export const OWN_STRING_FIELDS = [
+  'request_id',
   'request_host',
-  'request_ip',
-  'request_user_agent',
+  'request_path',
+  'request_url_query',
   'request_referer',
-  'api_backend_id',
-  'user_id',
-  'user_email',
-  'api_key_preview',
   'gatekeeper_denied_code',
 ] as const satisfies readonly EntryField[];
 
-/** The strings every entry has its own of. */
-export const OWN_STRING_FIELDS = ['request_id', 'request_path', 'request_url_query'] as const satisfies readonly EntryField[];
-
+/** The order of a batch's string columns; the builder's add() writes them by position. */
 export const STRING_FIELDS = [...CONTEXT_FIELDS, ...OWN_STRING_FIELDS] as const;
 
-/** Every field once, in the order readRowAsUtf8() gives the values. */
+/** Every field once, in the order of the batch's numbers, then of its strings. */
 export const PACKED_ORDER: readonly EntryField[] = [...NUMBER_FIELDS, ...STRING_FIELDS];
 
 /** What crosses to the writer thread: no object per entry. */
@@ -135,18 +128,18 @@ export class EntryBatchBuilder {
     const span = this.count * SPAN;
     this.text(span, 0, entry.request_method);
     this.text(span, 1, entry.request_scheme);
-    this.text(span, 2, capped(entry.request_host, CAP.request_host));
-    this.text(span, 3, entry.request_ip);
-    this.text(span, 4, cappedBytes(entry.request_user_agent, CAP.request_user_agent), HEADER_BYTES);
-    this.text(span, 5, cappedBytes(entry.request_referer, CAP.request_referer), HEADER_BYTES);
-    this.text(span, 6, entry.api_backend_id);
-    this.text(span, 7, entry.user_id);
-    this.text(span, 8, capped(entry.user_email, CAP.user_email));
-    this.text(span, 9, entry.api_key_preview);
-    this.text(span, 10, entry.gatekeeper_denied_code);
-    this.text(span, 11, entry.request_id);
-    this.text(span, 12, capped(entry.request_path, CAP.request_path));
-    this.text(span, 13, capped(entry.request_url_query, CAP.request_url_query));
+    this.text(span, 2, entry.request_ip);
+    this.text(span, 3, cappedBytes(entry.request_user_agent, CAP.request_user_agent), HEADER_BYTES);
+    this.text(span, 4, entry.api_backend_id);
+    this.text(span, 5, entry.user_id);
+    this.text(span, 6, capped(entry.user_email, CAP.user_email));
+    this.text(span, 7, entry.api_key_preview);
+    this.text(span, 8, entry.request_id);
+    this.text(span, 9, capped(entry.request_host, CAP.request_host));
+    this.text(span, 10, capped(entry.request_path, CAP.request_path));
+    this.text(span, 11, capped(entry.request_url_query, CAP.request_url_query));
+    this.text(span, 12, cappedBytes(entry.request_referer, CAP.request_referer), HEADER_BYTES);
+    this.text(span, 13, entry.gatekeeper_denied_code);
     this.count++;
   }
 
@@ -286,17 +279,6 @@ export function batchOf(entries: readonly AnalyticsEntry[]): EntryBatch {
   return builder.take();
 }
 
-/**
- * Entry `index`'s values in PACKED_ORDER, written into `row` (reused from
- * entry to entry by the writer), each string as a view of its UTF-8 bytes,
- * for an INSERT that stores it with CAST(? AS TEXT): the writer neither
- * decodes the text nor has better-sqlite3 encode it again (about 0.7 µs of
- * its ~4 an entry).
- */
-export function readRowAsUtf8(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
-  readRow(batch, index, row, offset, utf8Views);
-}
-
 function readRow(batch: EntryBatch, index: number, row: unknown[], offset: number, text: SpanReader<unknown>): void {
   let to = readNumbers(batch, index, row, offset);
   const span = index * SPAN;
@@ -310,33 +292,111 @@ function readNumbers(batch: EntryBatch, index: number, row: unknown[], offset: n
   return offset + NUMBERS;
 }
 
-/** Entry `index`'s CONTEXT_FIELDS, as readRowAsUtf8 gives them. */
-export function readContextAsUtf8(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
-  const span = index * SPAN;
-  for (let column = 0; column < CONTEXT; column++) row[offset + column] = utf8Views.read(batch, span, column);
-}
-
-/** Entry `index`'s NUMBER_FIELDS, then its OWN_STRING_FIELDS, as readRowAsUtf8 gives them. */
+/**
+ * Entry `index`'s NUMBER_FIELDS, then its OWN_STRING_FIELDS, into `row` from
+ * `offset` (reused from entry to entry by the writer), each string as a view
+ * of its UTF-8 bytes, for an INSERT that stores it with CAST(? AS TEXT): the
+ * writer neither decodes the text nor has better-sqlite3 encode it again.
+ */
 export function readOwnAsUtf8(batch: EntryBatch, index: number, row: unknown[], offset = 0): void {
   let to = readNumbers(batch, index, row, offset);
   const span = index * SPAN;
   for (let column = CONTEXT; column < STRINGS; column++) row[to++] = utf8Views.read(batch, span, column);
 }
 
+/** Entry `index`'s CONTEXT_FIELDS as strings, into `row` (a new client's context, once). */
+export function readContext(batch: EntryBatch, index: number, row: unknown[]): void {
+  const span = index * SPAN;
+  for (let column = 0; column < CONTEXT; column++) row[column] = strings.read(batch, span, column);
+}
+
 /**
- * Whether entries first … first + count - 1 have the same CONTEXT_FIELDS. The
- * builder points a string equal to the one before in its column at the same
- * bytes, so equal spans mean equal strings; a value that came back after
- * another one in between has new bytes, and only ends the run early.
+ * Whether two entries have the same CONTEXT_FIELDS by where their bytes are.
+ * The builder points a string equal to the one before in its column at the
+ * same bytes, so a run of one client's entries has equal spans; a value that
+ * came back after another one in between has new bytes, and answers false.
  */
-export function sharesContext(batch: EntryBatch, first: number, count: number): boolean {
+export function sameContextSpans(batch: EntryBatch, first: number, second: number): boolean {
   const spans = batch.spans;
-  const base = first * SPAN;
-  for (let index = 1; index < count; index++) {
-    const span = base + index * SPAN;
-    for (let slot = 0; slot < 2 * CONTEXT; slot++) if (spans[span + slot] !== spans[base + slot]) return false;
-  }
+  const a = first * SPAN;
+  const b = second * SPAN;
+  for (let slot = 0; slot < 2 * CONTEXT; slot++) if (spans[a + slot] !== spans[b + slot]) return false;
   return true;
+}
+
+/** An entry's CONTEXT_FIELDS as bytes of their own, to compare later entries with (ContextBytes.matches). */
+export class ContextBytes {
+  private constructor(
+    private readonly bytes: Uint8Array,
+    /** Per column, where its string ends in `bytes`; -1 for null. */
+    private readonly ends: Int32Array,
+  ) {}
+
+  static of(batch: EntryBatch, index: number): ContextBytes {
+    const span = index * SPAN;
+    const ends = new Int32Array(CONTEXT);
+    let length = 0;
+    for (let column = 0; column < CONTEXT; column++) {
+      const start = batch.spans[span + 2 * column]!;
+      if (start >= 0) length += batch.spans[span + 2 * column + 1]! - start;
+    }
+    const bytes = new Uint8Array(length);
+    let at = 0;
+    for (let column = 0; column < CONTEXT; column++) {
+      const start = batch.spans[span + 2 * column]!;
+      if (start < 0) {
+        ends[column] = -1;
+        continue;
+      }
+      const end = batch.spans[span + 2 * column + 1]!;
+      bytes.set(batch.bytes.subarray(start, end), at);
+      at += end - start;
+      ends[column] = at;
+    }
+    return new ContextBytes(bytes, ends);
+  }
+
+  /** Whether entry `index` of `batch` has these CONTEXT_FIELDS, byte for byte. */
+  matches(batch: EntryBatch, index: number): boolean {
+    const span = index * SPAN;
+    let at = 0;
+    for (let column = 0; column < CONTEXT; column++) {
+      const start = batch.spans[span + 2 * column]!;
+      const end = this.ends[column]!;
+      if (start < 0 || end < 0) {
+        if (start >= 0 || end >= 0) return false;
+        continue;
+      }
+      const length = batch.spans[span + 2 * column + 1]! - start;
+      if (length !== end - at) return false;
+      for (let offset = 0; offset < length; offset++) if (batch.bytes[start + offset] !== this.bytes[at + offset]) return false;
+      at = end;
+    }
+    return true;
+  }
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+/** Hashed after each column: no byte value, so ("ab", "c") and ("a", "bc") differ. */
+const END_OF_STRING = 0x100;
+const NULL_STRING = 0x101;
+
+/** A 32-bit FNV-1a hash of entry `index`'s CONTEXT_FIELDS' bytes: the writer's cache key for its context. */
+export function contextHash(batch: EntryBatch, index: number): number {
+  const span = index * SPAN;
+  let hash = FNV_OFFSET;
+  for (let column = 0; column < CONTEXT; column++) {
+    const start = batch.spans[span + 2 * column]!;
+    if (start < 0) {
+      hash = Math.imul(hash ^ NULL_STRING, FNV_PRIME);
+      continue;
+    }
+    const end = batch.spans[span + 2 * column + 1]!;
+    for (let at = start; at < end; at++) hash = Math.imul(hash ^ batch.bytes[at]!, FNV_PRIME);
+    hash = Math.imul(hash ^ END_OF_STRING, FNV_PRIME);
+  }
+  return hash >>> 0;
 }
 
 /** Reads one field of any entry of a batch, without reading the others. */

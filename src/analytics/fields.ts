@@ -12,22 +12,51 @@ export type FieldKind = 'string' | 'number';
 /** An entry as the queries read it: its fields and its IP's location. */
 export type LoggedRow = AnalyticsEntry & Readonly<Record<LocationField, string | null>>;
 
+/**
+ * The strings of who called and how: request after request from one client
+ * they are all the same, so the writer stores them once per client (in
+ * analytics_contexts, see request-contexts.ts). A batch holds them first,
+ * in this order (entry-batch.ts).
+ */
+export const CONTEXT_FIELDS = [
+  'request_method',
+  'request_scheme',
+  'request_ip',
+  'request_user_agent',
+  'api_backend_id',
+  'user_id',
+  'user_email',
+  'api_key_preview',
+] as const satisfies readonly EntryField[];
+
 export interface FieldInfo {
   readonly name: FieldName;
   readonly label: string;
   readonly kind: FieldKind;
   /** The field in SQL over analytics_logs: its column, or the IP's location by a lookup of the IP. */
   readonly sql: string;
+  /**
+   * For a field of the client's context (CONTEXT_FIELDS, and the IP's
+   * location): the field in SQL over analytics_contexts. A filter on it picks
+   * contexts, once per query, instead of looking up every row's context.
+   */
+  readonly contextSql: string | null;
 }
 
-const field = (name: EntryField, label: string, kind: FieldKind = 'string'): FieldInfo => ({ name, label, kind, sql: name });
+const CONTEXT = new Set<FieldName>(CONTEXT_FIELDS);
+
+const field = (name: EntryField, label: string, kind: FieldKind = 'string'): FieldInfo => ({ name, label, kind, sql: name, contextSql: CONTEXT.has(name) ? name : null });
+
+const ipLocation = (column: string, table: string) =>
+  `(SELECT ${column} FROM analytics_ip_locations WHERE analytics_ip_locations.request_ip = ${table}.request_ip)`;
 
 // Every query reads analytics_logs under its own name (never an alias), which this lookup relies on.
 const located = (name: LocationField, column: string, label: string): FieldInfo => ({
   name,
   label,
   kind: 'string',
-  sql: `(SELECT ${column} FROM analytics_ip_locations WHERE analytics_ip_locations.request_ip = analytics_logs.request_ip)`,
+  sql: ipLocation(column, 'analytics_logs'),
+  contextSql: ipLocation(column, 'analytics_contexts'),
 });
 
 /** In the order of the table, the CSV and the JSON. */

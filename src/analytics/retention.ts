@@ -1,7 +1,8 @@
 // Deletes entries older than analytics.retention_days, a small batch at a
 // time with the event loop free between batches. The cutoff is a UTC
 // midnight, so rows and daily rollups go together; the locations of IPs no
-// longer in the rollups go with them.
+// longer in the rollups go with them, and so do the contexts (who called and
+// how) that no kept request points at.
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { dayOf } from './daily-rollups.js';
@@ -15,16 +16,23 @@ export function retentionCutoff(now: number, retentionDays: number): number {
 
 export class RetentionPruner {
   private readonly deleteRows: (cutoff: number) => number;
-  private readonly deleteRollups: (cutoffDay: number) => void;
+  private readonly deleteDaysBefore: (cutoffDay: number) => void;
   private running: Promise<number> | null = null;
 
-  constructor(private readonly db: Db) {
-    const rows = db.prepare('DELETE FROM analytics_logs WHERE id IN (SELECT id FROM analytics_logs WHERE request_at < ? ORDER BY request_at LIMIT ?)');
+  /** onContextsDeleted: the writer must stop naming the deleted contexts (AnalyticsWriter.contextsDeleted). */
+  constructor(
+    private readonly db: Db,
+    onContextsDeleted: () => void,
+  ) {
+    const rows = db.prepare('DELETE FROM analytics_requests WHERE id IN (SELECT id FROM analytics_requests WHERE request_at < ? ORDER BY request_at LIMIT ?)');
+    const contexts = db.prepare('DELETE FROM analytics_contexts WHERE last_day < ?');
     const users = db.prepare('DELETE FROM analytics_user_days WHERE denied IN (0, 1) AND day < ?');
     const ips = db.prepare('DELETE FROM analytics_ip_days WHERE denied IN (0, 1) AND day < ?');
     const locations = db.prepare('DELETE FROM analytics_ip_locations WHERE request_ip NOT IN (SELECT request_ip FROM analytics_ip_days)');
     this.deleteRows = (cutoff) => rows.run(cutoff, BATCH_SIZE).changes;
-    this.deleteRollups = (cutoffDay) => {
+    this.deleteDaysBefore = (cutoffDay) => {
+      // At once, with no batch written in between that could name a deleted context from the writer's cache.
+      if (contexts.run(cutoffDay).changes > 0) onContextsDeleted();
       users.run(cutoffDay);
       // The cutoff moves a day at a time: most runs delete no rollup, and then no location can have lost its last one.
       if (ips.run(cutoffDay).changes > 0) locations.run();
@@ -46,7 +54,7 @@ export class RetentionPruner {
       const deleted = this.deleteRows(cutoff);
       total += deleted;
       if (deleted < BATCH_SIZE) {
-        this.deleteRollups(dayOf(cutoff));
+        this.deleteDaysBefore(dayOf(cutoff));
         break;
       }
       await new Promise((resolve) => setImmediate(resolve));

@@ -22,7 +22,7 @@ const db = openStore(dataDir);
 db.pragma('cache_size = -2000');
 const geoip = geoipFile === null ? null : new GeoIpDatabase(geoipFile, (problem) => send({ type: 'geoip-unreadable', problem }));
 const writer = new AnalyticsWriter(db, geoip);
-const pruner = new RetentionPruner(db);
+const pruner = new RetentionPruner(db, () => writer.contextsDeleted());
 
 port.on('message', (message: ToWriter) => {
   if (message.type === 'write') write(message.batch);

@@ -57,7 +57,7 @@ describe('analytics log: buffer and writer', () => {
     log.record(recorded);
     log.flush();
     const row = db.prepare('SELECT * FROM analytics_logs').get() as Record<string, unknown>;
-    expect(row).toEqual({ id: 1, ...recorded });
+    expect(row).toEqual({ id: 1, context_id: 1, ...recorded });
   });
 
   it('stores every text field as TEXT, byte for byte: other scripts, emoji, empty strings, nulls', () => {
@@ -70,7 +70,7 @@ describe('analytics log: buffer and writer', () => {
     for (const item of recorded) log.record(asReceived(item));
     log.flush();
     const rows = db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as Record<string, unknown>[];
-    expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, ...item })));
+    expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, context_id: expect.any(Number), ...item })));
     const types = db.prepare("SELECT DISTINCT typeof(request_path), typeof(request_url_query), typeof(request_referer), typeof(request_id) FROM analytics_logs").raw().all();
     expect(types).toEqual([['text', 'text', 'text', 'text']]);
     expect(db.prepare("SELECT count(*) FROM analytics_logs WHERE request_path = '/é/日本/😀' AND request_url_query = ''").pluck().get()).toBe(1);
@@ -92,7 +92,9 @@ describe('analytics log: buffer and writer', () => {
     for (const item of recorded) log.record(asReceived(item));
     log.flush();
     const rows = db.prepare('SELECT * FROM analytics_logs ORDER BY id').all() as Record<string, unknown>[];
-    expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, ...item })));
+    expect(rows).toEqual(recorded.map((item, index) => ({ id: index + 1, context_id: expect.any(Number), ...item })));
+    // One context per client: the first, the one user agent that differs from it, the second client.
+    expect(db.prepare('SELECT context_id, count(*) FROM analytics_logs GROUP BY context_id ORDER BY context_id').raw().all()).toEqual([[1, 99], [2, 1], [3, 57]]);
     const types = db.prepare("SELECT DISTINCT typeof(request_method), typeof(request_user_agent), typeof(request_referer), typeof(request_id), typeof(request_path) FROM analytics_logs WHERE user_id = 'user-1'").raw().all();
     expect(types).toEqual([['text', 'text', 'text', 'text', 'text']]);
   });

@@ -154,6 +154,18 @@ describe('analytics queries: highlights, chart and users', () => {
     expect(queries.userHits(view({}))).toEqual(queries.userHits(filtered([{ field: 'request_at', operator: 'greater', value: 0 }])));
   });
 
+  it('charts a view that picks contexts (bucketing its rows once) as it charts one that does not (a count per bucket), at every interval', () => {
+    // u1's requests, and no others, took 10, 20 and 60 ms: a filter on the user and one on the times pick the same rows.
+    const byContext = JSON.stringify([{ field: 'user_id', operator: 'equal', value: 'u1' }]);
+    const byOwnFields = JSON.stringify([{ field: 'response_time', operator: 'greater', value: 5 }, { field: 'response_time', operator: 'not_equal', value: 30 }]);
+    for (const interval of ['hour', 'day', 'week', 'month']) {
+      const picked = queries.summary(view({ query: byContext, interval }));
+      expect(picked, interval).toEqual(queries.summary(view({ query: byOwnFields, interval })));
+      expect(picked.chart.reduce((sum, point) => sum + point.hits, 0)).toBe(3);
+      expect(picked.average_response_time).toBe(30);
+    }
+  });
+
   it('names each user by the email of their last request, from the rollups as from the rows', () => {
     const day = T0 - (T0 % DAY) - 2 * DAY;
     const changed = storeWith([
@@ -183,10 +195,21 @@ describe('analytics queries: highlights, chart and users', () => {
 });
 
 describe('analytics queries: indexes', () => {
-  it('answer a view filtered on one backend from the time index alone, without reading rows', () => {
+  const planOf = (rules: unknown[]) => {
     const db = tempStore();
-    const where = whereSql(filtered([{ field: 'api_backend_id', operator: 'equal', value: 'backend-1' }]));
+    const where = whereSql(filtered(rules));
     const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT count(*) AS hits, total(response_time) AS time FROM analytics_logs WHERE ${where.sql}`).all(...where.params) as { detail: string }[];
-    expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX analytics_logs_request_at')]);
+    return plan.map((step) => step.detail);
+  };
+
+  it('answer the default view (denied requests hidden) from the time index alone, reading neither rows nor contexts', () => {
+    expect(planOf([{ field: 'gatekeeper_denied_code', operator: 'is_null' }])).toEqual([expect.stringContaining('USING COVERING INDEX analytics_requests_request_at')]);
+  });
+
+  it('answer a view filtered on one backend from the time index alone, the backend\'s contexts picked once, without reading rows', () => {
+    const plan = planOf([{ field: 'api_backend_id', operator: 'equal', value: 'backend-1' }]);
+    expect(plan[0]).toContain('USING COVERING INDEX analytics_requests_request_at');
+    expect(plan[1]).toBe('LIST SUBQUERY 1');
+    expect(plan.join('\n')).not.toContain('CORRELATED');
   });
 });

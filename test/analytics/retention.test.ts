@@ -11,7 +11,7 @@ describe('analytics retention', () => {
     // 5,000 old entries: more than one batch.
     writer.writeEntries(Array.from({ length: 5_000 }, (_, index) => entry({ request_at: midnight - 11 * DAY + index, request_ip: `10.0.${index % 50}.1` })));
     writer.writeEntries([entry({ request_id: 'edge', request_at: midnight - 10 * DAY }), entry({ request_id: 'new', request_at: T0 })]);
-    const pruner = new RetentionPruner(db);
+    const pruner = new RetentionPruner(db, () => writer.contextsDeleted());
     const cutoff = retentionCutoff(T0, 10);
 
     expect(cutoff).toBe(midnight - 10 * DAY);
@@ -23,10 +23,27 @@ describe('analytics retention', () => {
     expect(storedCount(db)).toBe(2);
   });
 
+  it('deletes the contexts no kept entry points at, and a client seen again afterwards gets a context of its own', async () => {
+    const db = tempStore();
+    const writer = new AnalyticsWriter(db);
+    const midnight = T0 - (T0 % DAY);
+    const old = { request_ip: '192.0.2.1', user_id: 'user-old', user_email: 'old@example.com' };
+    writer.writeEntries([entry({ ...old, request_id: 'old', request_at: midnight - 11 * DAY }), entry({ request_id: 'kept', request_at: T0 })]);
+    const contexts = () => db.prepare('SELECT user_id FROM analytics_contexts ORDER BY id').pluck().all();
+    expect(contexts()).toEqual(['user-old', entry().user_id]);
+
+    await new RetentionPruner(db, () => writer.contextsDeleted()).prune(retentionCutoff(T0, 10));
+    expect(contexts()).toEqual([entry().user_id]);
+    // The writer had the old client's context cached: it must not name the deleted row.
+    writer.writeEntries([entry({ ...old, request_id: 'back', request_at: T0 })]);
+    expect(db.prepare("SELECT request_ip, user_id, user_email FROM analytics_logs WHERE request_id = 'back'").get()).toEqual(old);
+  });
+
   it('runs one pruning at a time and stops when the store closes', async () => {
     const db = tempStore();
-    new AnalyticsWriter(db).writeEntries(Array.from({ length: 4_500 }, (_, index) => entry({ request_at: index })));
-    const pruner = new RetentionPruner(db);
+    const writer = new AnalyticsWriter(db);
+    writer.writeEntries(Array.from({ length: 4_500 }, (_, index) => entry({ request_at: index })));
+    const pruner = new RetentionPruner(db, () => writer.contextsDeleted());
     const first = pruner.prune(T0);
     expect(pruner.prune(T0)).toBe(first);
     // The first batch ran synchronously; the store closes before the next one.

@@ -36,8 +36,9 @@ describe('store', () => {
     raw.pragma('user_version = 0');
     // Dropped in any order: a table may reference one dropped before it.
     raw.pragma('foreign_keys = OFF');
-    for (const table of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]) {
-      raw.exec(`DROP TABLE "${table.name}"`);
+    for (const view of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'view'").pluck().all() as string[]) raw.exec(`DROP VIEW "${view}"`);
+    for (const table of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]) {
+      raw.exec(`DROP TABLE "${table}"`);
     }
     migrate(raw, migrations.slice(0, 1));
     raw.prepare("INSERT INTO api_backends VALUES ('b1', 'kept', '{}', 1, 'now', 'now', null, null)").run();
@@ -89,6 +90,33 @@ describe('store', () => {
     user.run('by-deleted-admin', 'Prefix0000000006', 'gone@example.com');
     migrate(db, migrations);
     expect(db.prepare('SELECT id FROM api_users WHERE email_verified = 1 ORDER BY id').pluck().all()).toEqual(['by-admin-email', 'by-admin-id', 'by-cli', 'by-deleted-admin']);
+  });
+
+  it('moves stored analytics entries to one context per client, every field and id as it was, the time index answering the default view', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 16));
+    const client = { request_method: 'GET', request_scheme: 'https', request_host: 'api.example.com', request_ip: '192.0.2.1', request_user_agent: 'curl/8.5.0', api_backend_id: 'b1', user_id: 'u1', user_email: 'u1@example.com', api_key_preview: 'abcd...' };
+    const anonymous = { ...client, request_ip: '192.0.2.9', request_user_agent: null, user_id: null, user_email: null, api_key_preview: null };
+    const own = (id: number, at: number, denied: string | null) => ({
+      id, request_id: `r${id}`, request_at: at, request_path: `/p/${id}`, request_url_query: '', request_referer: id === 2 ? 'https://example.org/' : null,
+      request_size: 10, response_status: denied === null ? 200 : 403, response_size: 20, response_time: 1.5, upstream_time: denied === null ? 1 : null, gateway_overhead: 0.5,
+      gatekeeper_denied_code: denied,
+    });
+    const rows = [
+      { ...own(1, 86_400_000 * 3, null), ...client },
+      { ...own(2, 86_400_000 * 5 + 1, null), ...client },
+      { ...own(7, 86_400_000 * 4, 'api_key_missing'), ...anonymous },
+    ];
+    const columns = Object.keys(rows[0]!);
+    const insert = db.prepare(`INSERT INTO analytics_logs (${columns.join(', ')}) VALUES (${columns.map((name) => `@${name}`).join(', ')})`);
+    for (const row of rows) insert.run(row);
+
+    migrate(db, migrations);
+    expect(db.prepare('SELECT * FROM analytics_logs ORDER BY id').all()).toEqual(rows.map((row) => ({ ...row, context_id: expect.any(Number) })));
+    expect(db.prepare('SELECT user_id, last_day FROM analytics_contexts ORDER BY last_day').raw().all()).toEqual([[null, 4], ['u1', 5]]);
+    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM analytics_logs WHERE request_at >= 0 AND request_at < 1 AND (gatekeeper_denied_code IS NULL OR gatekeeper_denied_code = '')").all() as { detail: string }[];
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX analytics_requests_request_at')]);
   });
 
   it('applies a failing migration not at all', () => {

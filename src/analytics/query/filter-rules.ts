@@ -1,7 +1,7 @@
 // Filters on logged fields, combined with AND. Parsed from untrusted input
 // into typed rules once; compiled to SQL where only whitelisted column names
 // and fixed operators appear, and every value is a bound parameter.
-import { fieldNamed, type FieldInfo, type FieldName } from '../fields.js';
+import { fieldNamed, type FieldInfo, type FieldKind, type FieldName } from '../fields.js';
 
 export const OPERATORS = {
   equal: 'equals',
@@ -105,11 +105,28 @@ export interface SqlCondition {
   readonly params: unknown[];
 }
 
-/** One rule as SQL; text "empty" means NULL or ''. Column names and expressions come from the field whitelist only. */
+/**
+ * One rule as SQL over analytics_logs; text "empty" means NULL or ''. A rule
+ * on a field of the client's context picks the matching contexts instead
+ * (inContexts). Column names and expressions come from the field whitelist only.
+ */
 export function ruleSql(rule: FilterRule): SqlCondition {
   const info = fieldNamed(rule.field)!;
-  const column = info.sql;
-  const text = info.kind === 'string';
+  if (info.contextSql === null) return comparison(rule, info.sql, info.kind);
+  return inContexts(comparison(rule, info.contextSql, info.kind));
+}
+
+/**
+ * Entries whose context meets `condition` (SQL over analytics_contexts). The
+ * contexts are picked once per query; looking up each row's context would
+ * cost a lookup per row.
+ */
+export function inContexts(condition: SqlCondition): SqlCondition {
+  return { sql: `context_id IN (SELECT id FROM analytics_contexts WHERE ${condition.sql})`, params: condition.params };
+}
+
+function comparison(rule: FilterRule, column: string, kind: FieldKind): SqlCondition {
+  const text = kind === 'string';
   switch (rule.operator) {
     case 'equal':
       return { sql: `${column} = ?`, params: [rule.value] };

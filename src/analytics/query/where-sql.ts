@@ -1,29 +1,42 @@
 // The WHERE clause of every analytics query: the time range, the filter
 // rules, the free-text search and, for an admin who is not a superuser, the
 // API scopes, all as bound parameters.
-import { escapeLike, ruleSql, type SqlCondition } from './filter-rules.js';
+import { escapeLike, inContexts, ruleSql, type SqlCondition } from './filter-rules.js';
 import type { LogQuery, QueryScope } from './log-query.js';
 
-const SEARCHED = ['request_path', 'request_url_query', 'user_email', 'request_ip'];
+/** The entry's own fields the search reads, then those of its context. */
+const SEARCHED_OWN = ['request_path', 'request_url_query'];
+const SEARCHED_CONTEXT = ['user_email', 'request_ip'];
 
 /**
- * The time range first (its two parameters lead), then every rule, then the
- * search, then the scopes. The parts are joined with AND, so no rule or
- * search can reach past the scopes.
+ * The time range first (its two parameters lead), then the filters
+ * (filtersSql). The parts are joined with AND, so no rule or search can
+ * reach past the scopes.
  */
 export function whereSql(query: Pick<LogQuery, 'range' | 'rules' | 'search' | 'scopes'>): SqlCondition {
-  const parts = ['request_at >= ? AND request_at < ?'];
-  const params: unknown[] = [query.range.startAt, query.range.endAt];
+  const filters = filtersSql(query);
+  return { sql: `request_at >= ? AND request_at < ? AND ${filters.sql}`, params: [query.range.startAt, query.range.endAt, ...filters.params] };
+}
+
+/** Every rule, then the search, then the scopes, without the time range; "1" without any. */
+export function filtersSql(query: Pick<LogQuery, 'rules' | 'search' | 'scopes'>): SqlCondition {
+  const parts: string[] = [];
+  const params: unknown[] = [];
   const add = (condition: SqlCondition) => {
     parts.push(condition.sql);
     params.push(...condition.params);
   };
   for (const rule of query.rules) add(ruleSql(rule));
-  if (query.search !== '') {
-    add({ sql: `(${SEARCHED.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ')})`, params: SEARCHED.map(() => `%${escapeLike(query.search)}%`) });
-  }
+  if (query.search !== '') add(searchSql(query.search));
   if (query.scopes !== undefined) add(scopesSql(query.scopes));
-  return { sql: parts.join(' AND '), params };
+  return { sql: parts.length === 0 ? '1' : parts.join(' AND '), params };
+}
+
+/** The text anywhere in the path, the query, the user's email or the IP. */
+function searchSql(search: string): SqlCondition {
+  const like = (columns: string[]) => columns.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
+  const context = inContexts({ sql: like(SEARCHED_CONTEXT), params: SEARCHED_CONTEXT.map(() => `%${escapeLike(search)}%`) });
+  return { sql: `(${like(SEARCHED_OWN)} OR ${context.sql})`, params: [...SEARCHED_OWN.map(() => `%${escapeLike(search)}%`), ...context.params] };
 }
 
 /** A request within any of the scopes, in parentheses; none at all when there are no scopes. */
