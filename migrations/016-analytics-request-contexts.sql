@@ -3,9 +3,9 @@
 -- stored once per client, in analytics_contexts, and each request row points
 -- at it. In `npm run bench:analytics-writer`, runs of one client's requests
 -- take 154 bytes an entry on disk instead of 395, and the writer thread, which
--- shares the CPU with the proxy, about 1.9 µs an entry instead of 3.0; a
--- thousand clients taking turns, 3.8 µs instead of 6.4. A new client for
--- every request costs more than before (its context is added too).
+-- shares the CPU with the proxy, 1.8-2.2 µs an entry instead of 2.5-3.0; a
+-- thousand clients taking turns, 3.8-4.2 µs instead of 5.3-7.6. A new client
+-- for every request costs more than before (its context is added too).
 --
 -- This migration rewrites every stored entry (about 5 s a million). The
 -- pages the old table held stay in the file, free for new entries; VACUUM

@@ -1,7 +1,7 @@
 // Each entry's context: the analytics_contexts row of who called and how
 // (CONTEXT_FIELDS), found or added by the writer, inside its transaction.
 // One client's requests share a row, so a request row holds a number where
-// it held nine strings. Contexts are found by their bytes in a bounded cache
+// it held eight strings. Contexts are found by their bytes in a bounded cache
 // (a run of one client's entries is found without even that), and in the
 // store only when the cache does not have them.
 import type { Db } from '../store/db.js';
