@@ -2,7 +2,7 @@
 // minimal undici proxy (B), interleaved and repeated, medians reported and
 // written to bench/results.json. Every server and every load generator runs
 // in its own process.
-//   npm run bench -- [--seconds 3] [--rounds 12] [--connections 50] [--pause-ms 1000] [--cases C,analytics-off]
+//   npm run bench -- [--seconds 3] [--rounds 12] [--connections 50] [--pause-ms 1000] [--processes 3] [--cases C,analytics-off]
 //
 // --cases runs only the cases named (by id), and reports only the ratios and
 // bars whose cases all ran: many rounds of one pair show a change of 1 µs a
@@ -12,6 +12,13 @@
 // or another; so the rounds are short and many, and every ratio a bar is held
 // to is the median of the rounds' own ratios (the two cases ran seconds
 // apart), printed with the middle half of those ratios.
+//
+// Each proxy case runs in --processes processes, taking turns round by
+// round: about one Node process in ten runs 10-20 % slower for its whole
+// life, analytics on or off alike (README, Performance), and a case with one
+// process would carry that into every one of its rounds. With three, such a
+// process sets a third of its case's rounds, and the median of the rounds'
+// ratios stays with the others.
 //
 // To compare a variant (analytics off, limits off, …) add a case below with
 // `parasol: { config: {...} }`: each case gets its own Parasol process per payload.
@@ -68,6 +75,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '12' },
     connections: { type: 'string', default: '50' },
     'pause-ms': { type: 'string', default: '1000' },
+    processes: { type: 'string', default: '3' },
     cases: { type: 'string' },
   },
 });
@@ -76,6 +84,7 @@ const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const pauseMs = Number(values['pause-ms']);
+const processes = Number(values.processes);
 
 console.log(`routing lookup, 1,000 backends …`);
 const lookupNs = await measureLookup();
@@ -86,14 +95,20 @@ const upstream = await startServerChild('upstream.ts');
 const comparedPayloads = PAYLOADS.filter((payload) => CASES.length === 1 || CASES.filter((benchCase) => (benchCase.payloads ?? PAYLOADS).includes(payload)).length > 1);
 const payloadsOf = (benchCase: BenchCase) => (benchCase.payloads ?? PAYLOADS).filter((payload) => comparedPayloads.includes(payload));
 
-const references = new Map<string, ServerChild>();
-const parasols = new Map<string, ServerChild>();
+const references = new Map<string, ServerChild[]>();
+const parasols = new Map<string, ServerChild[]>();
 for (const benchCase of CASES) {
   if (benchCase.target === 'upstream') continue;
   for (const payload of payloadsOf(benchCase)) {
-    const key = proxyKey(benchCase, payload);
-    if (benchCase.target === 'reference') references.set(key, await startServerChild('reference-proxy.ts', [String(upstream.port)]));
-    else parasols.set(key, await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase))]));
+    const started: ServerChild[] = [];
+    for (let index = 0; index < processes; index++) {
+      started.push(
+        benchCase.target === 'reference'
+          ? await startServerChild('reference-proxy.ts', [String(upstream.port)])
+          : await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase))]),
+      );
+    }
+    (benchCase.target === 'reference' ? references : parasols).set(proxyKey(benchCase, payload), started);
   }
 }
 
@@ -102,7 +117,7 @@ function scenarioOf(benchCase: BenchCase): Scenario {
 }
 
 /**
- * One proxy process per case and payload, B's as much as each Parasol's, so
+ * Proxy processes per case and payload, B's as much as each Parasol's, so
  * that two cases compared differ in what they are only, not in what else
  * their process served before. A history moves a process's speed: in one run
  * (2026-11-24) C, whose process also served the 64 KiB rounds and the
@@ -116,13 +131,14 @@ function proxyKey(benchCase: BenchCase, payload: Payload): string {
   return `${benchCase.id} ${payload}`;
 }
 
-function serverFor(benchCase: BenchCase, payload: Payload): ServerChild {
+/** The case's process whose turn round `round` (from 1) is. */
+function serverFor(benchCase: BenchCase, payload: Payload, round: number): ServerChild {
   if (benchCase.target === 'upstream') return upstream;
-  return (benchCase.target === 'reference' ? references : parasols).get(proxyKey(benchCase, payload))!;
+  const started = (benchCase.target === 'reference' ? references : parasols).get(proxyKey(benchCase, payload))!;
+  return started[(round - 1) % started.length]!;
 }
 
-function requestFor(benchCase: BenchCase, payload: Payload): { url: string; headers: Record<string, string> } {
-  const server = serverFor(benchCase, payload);
+function requestFor(benchCase: BenchCase, server: ServerChild, payload: Payload): { url: string; headers: Record<string, string> } {
   if (benchCase.target !== 'parasol') return { url: `${server.url}/${payload}`, headers: {} };
   return { url: `${server.url}/bench/${payload}`, headers: { 'X-Api-Key': server.apiKey! } };
 }
@@ -140,14 +156,14 @@ interface Measured extends LoadResult {
   readonly analyticsBacklog: number | null;
 }
 
-async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; rate?: number }): Promise<Measured> {
-  const server = serverFor(benchCase, payload);
+async function measure(benchCase: BenchCase, payload: Payload, options: { seconds: number; round: number; rate?: number }): Promise<Measured> {
+  const server = serverFor(benchCase, payload, options.round);
   const every = benchCase.parasol?.publishEveryMs;
   const publisher = every === undefined ? null : setInterval(() => void server.ask({ publish: ++publishes }, 'published'), every);
   const before = await usageOf(server);
   const machineBefore = machineBusyMicros();
   try {
-    const result = await runLoad({ ...requestFor(benchCase, payload), connections, seconds: options.seconds, rate: options.rate });
+    const result = await runLoad({ ...requestFor(benchCase, server, payload), connections, seconds: options.seconds, rate: options.rate });
     const machineAfter = machineBusyMicros();
     const after = await usageOf(server);
     const requests = Math.max(result.total, 1);
@@ -168,14 +184,16 @@ async function measure(benchCase: BenchCase, payload: Payload, options: { second
 const runs = new Map<string, Measured[]>();
 const runKey = (benchCase: BenchCase, payload: Payload) => `${benchCase.name} · ${payload}`;
 console.log('warming up …');
-for (const benchCase of CASES) for (const payload of payloadsOf(benchCase)) await measure(benchCase, payload, { seconds: 3 });
+for (let round = 1; round <= processes; round++) {
+  for (const benchCase of CASES) for (const payload of payloadsOf(benchCase)) await measure(benchCase, payload, { seconds: 3, round });
+}
 
 for (let round = 1; round <= rounds; round++) {
   for (const payload of comparedPayloads) {
     const cases = CASES.filter((benchCase) => payloadsOf(benchCase).includes(payload));
     for (const benchCase of round % 2 === 1 ? cases : cases.toReversed()) {
       await pause(pauseMs);
-      const result = await measure(benchCase, payload, { seconds });
+      const result = await measure(benchCase, payload, { seconds, round });
       runs.set(runKey(benchCase, payload), [...(runs.get(runKey(benchCase, payload)) ?? []), result]);
       console.log(`round ${round}  ${runKey(benchCase, payload).padEnd(52)} ${formatRun(result)}`);
     }
@@ -249,7 +267,7 @@ const latency = ran(caseA, caseC) ? await measureLatency(Math.round(medianOfCase
 
 const failures = [...runs.values(), latency?.runs ?? []].flat().reduce((sum, run) => sum + run.non2xx + run.errors, 0);
 // A ratio that analytics won by dropping entries would mean nothing: every response must have been logged.
-const analyticsDropped = (await Promise.all([...parasols.values()].map(usageOf))).reduce((sum, usage) => sum + (usage.analytics?.dropped ?? 0), 0);
+const analyticsDropped = (await Promise.all([...parasols.values()].flat().map(usageOf))).reduce((sum, usage) => sum + (usage.analytics?.dropped ?? 0), 0);
 const bars: Record<string, boolean> = { 'no non-2xx or errors': failures === 0, 'lookup < 5 µs': lookupNs < 5000 };
 if (parasols.size > 0) bars['no analytics entry dropped'] = analyticsDropped === 0;
 if (ratios !== null) for (const payload of PAYLOADS) bars[`C/B >= 0.80 (${payload})`] = ratios[payload]!['C/B paired by round'].median >= 0.8;
@@ -259,7 +277,7 @@ if (limitsOnOff !== null) bars['limits on/off >= 0.95 (small)'] = limitsOnOff.pa
 const results = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
-  settings: { seconds, rounds, connections, pause_ms: pauseMs, cases: CASES.map((benchCase) => benchCase.id) },
+  settings: { seconds, rounds, connections, pause_ms: pauseMs, processes, cases: CASES.map((benchCase) => benchCase.id) },
   routing_lookup_1000_backends_ns: Math.round(lookupNs),
   throughput: Object.fromEntries([...runs].map(([key, results]) => [key, { median: medians[key], runs: results }])),
   ratios,
@@ -294,7 +312,7 @@ if (parasols.size > 0) console.log(`  analytics entries dropped: ${analyticsDrop
 for (const [bar, met] of Object.entries(bars)) console.log(`  ${met ? 'PASS' : 'FAIL'}  ${bar}`);
 console.log('written to bench/results.json');
 
-await Promise.all([upstream, ...references.values(), ...parasols.values()].map((server) => server.stop()));
+await Promise.all([upstream, ...[...references.values()].flat(), ...[...parasols.values()].flat()].map((server) => server.stop()));
 
 /** A and C, interleaved, at a fixed rate with a client that times each request to the microsecond. */
 async function measureLatency(rate: number) {
@@ -302,7 +320,7 @@ async function measureLatency(rate: number) {
   for (let round = 1; round <= rounds; round++) {
     for (const [label, benchCase] of [['A', caseA], ['C', caseC]] as const) {
       await pause(pauseMs);
-      const result = await measure(benchCase, 'small', { seconds, rate });
+      const result = await measure(benchCase, 'small', { seconds, rate, round });
       latencyRuns[label].push(result);
       console.log(`round ${round}  ${`${label} at ${rate} req/s`.padEnd(52)} ${formatRun(result, 3)}`);
     }
