@@ -8,6 +8,7 @@ import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { readTlsFiles, tlsPairsOf } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
+import { turnOffPretenuring } from './lib/pretenuring.js';
 import { guardProcess } from './lib/process-guards.js';
 import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
@@ -33,6 +34,8 @@ export interface StartOptions extends ContextOptions {
 
 /** Takes the data_dir lock before the store is opened, so a second start changes nothing. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  // Before the store and the proxy run: V8 must not decide, in a busy start, that a per-request literal's objects live long (pretenuring.ts).
+  turnOffPretenuring();
   const lock = acquireInstanceLock(config.data_dir);
   let context: AppContext | null = null;
   let app: FastifyInstance | null = null;

@@ -5,10 +5,13 @@ import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { LoadOptions, LoadResult } from './protocol.js';
+import { turnOffPretenuring } from '../../src/lib/pretenuring.js';
 import { holdTickEntryShape } from '../../src/lib/tick-shape.js';
 
-// Every bench process holds a nextTick entry, as Parasol does, so none of them draws V8's slow nextTick (src/lib/tick-shape.ts).
+// Every bench process holds a nextTick entry and turns V8's pretenuring off, as Parasol does, so none of them
+// draws V8's slow nextTick (src/lib/tick-shape.ts) or a literal born old for life (src/lib/pretenuring.ts).
 holdTickEntryShape();
+turnOffPretenuring();
 
 /**
  * Requests sent in the client's first second are not timed: a fresh process

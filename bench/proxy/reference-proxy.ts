@@ -4,6 +4,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import { turnOffPretenuring } from '../../src/lib/pretenuring.js';
 import { holdTickEntryShape } from '../../src/lib/tick-shape.js';
 import { answerUsageRequests, type Ready } from './protocol.js';
 
@@ -12,6 +13,8 @@ const pool = new Pool(`http://127.0.0.1:${upstreamPort}`, { connections: 128, pi
 
 // Like Parasol: without it, V8 runs every nextTick through its runtime in some starts (src/lib/tick-shape.ts), and the reference would vary by ~10 %.
 holdTickEntryShape();
+// And like Parasol, V8's pretenuring off (src/lib/pretenuring.ts): its decisions can slow any Node process for life, the reference's too.
+turnOffPretenuring();
 
 const server = createServer((request, response) => {
   const { host: _host, connection: _connection, ...headers } = request.headers;
