@@ -14,12 +14,11 @@
 // apart), printed with the middle half of those ratios.
 //
 // --processes N runs each proxy case in N processes, taking turns round by
-// round: about one Node process in ten runs 10-20 % slower for its whole
-// life, analytics on or off alike (README, Performance), and a case with one
-// process carries that into every one of its rounds. With three, such a
-// process sets a third of its case's rounds. Each process then has fewer
-// rounds to warm up in, and the one run with three (run 31) was too noisy
-// to tell whether it helps, so one stays the default.
+// round: a process that runs slower for its whole life sets only a third of
+// its case's rounds with three. About one in ten did until V8's pretenuring
+// was turned off (src/lib/pretenuring.ts; README, Performance). Each process
+// then has fewer rounds to warm up in, and the one run with three (run 31)
+// was too noisy to tell whether it helps, so one stays the default.
 //
 // To compare a variant (analytics off, limits off, …) add a case below with
 // `parasol: { config: {...} }`: each case gets its own Parasol process per payload.
