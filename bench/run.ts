@@ -17,8 +17,8 @@
 // round: a process that runs slower for its whole life sets only a third of
 // its case's rounds with three. About one in ten did until V8's pretenuring
 // was turned off (src/lib/pretenuring.ts; README, Performance). Each process
-// then has fewer rounds to warm up in, and the one run with three (run 31)
-// was too noisy to tell whether it helps, so one stays the default.
+// then has fewer rounds to warm up in, and the two runs with three (31, 36)
+// did not show that it helps, so one stays the default.
 //
 // To compare a variant (analytics off, limits off, …) add a case below with
 // `parasol: { config: {...} }`: each case gets its own Parasol process per payload.
