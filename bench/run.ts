@@ -3,6 +3,7 @@
 // written to bench/results.json. Every server and every load generator runs
 // in its own process.
 //   npm run bench -- [--seconds 3] [--rounds 12] [--connections 50] [--pause-ms 1000] [--processes 1] [--cases C,analytics-off]
+// (--cases may also name the optional analytics-off-process, limits-off-process.)
 //
 // --cases runs only the cases named (by id), and reports only the ratios and
 // bars whose cases all ran: many rounds of one pair show a change of 1 µs a
@@ -21,7 +22,8 @@
 // did not show that it helps, so one stays the default.
 //
 // To compare a variant (analytics off, limits off, …) add a case below with
-// `parasol: { config: {...} }`: each case gets its own Parasol process per payload.
+// `parasol: { config: {...} }`: each case gets its own Parasol process per
+// payload; or, to compare within C's process, a `withinC` case.
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -48,12 +50,27 @@ interface BenchCase {
     /** The bench users are unlimited (their own rate_limit_mode), so the limiter is skipped. */
     readonly unlimitedUsers?: boolean;
   };
+  /**
+   * C without one feature, served by C's own process: through its unlogged
+   * backend or by its unlimited user. The pair then shares one heap, one
+   * JIT's code and one history, and differs in the feature alone.
+   */
+  readonly withinC?: 'unlogged backend' | 'unlimited user';
+  /** Run only when --cases names it. */
+  readonly optional?: boolean;
 }
 
-/** The same Parasol without analytics: C over this is the cost of logging every request (bar: at least 0.95). */
-const ANALYTICS_OFF: BenchCase = { id: 'analytics-off', name: 'C parasol, analytics off', target: 'parasol', payloads: ['small'], parasol: { config: { analytics: { enabled: false } } } };
-/** The same Parasol with an unlimited user: C (limits high enough never to refuse) over this is the cost of rate limiting (bar: at least 0.95). */
-const LIMITS_OFF: BenchCase = { id: 'limits-off', name: 'C parasol, limits off (unlimited user)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true } };
+// What a feature costs is C over C without it, both served by C's process
+// (bar: at least 0.95). Until run 36 each variant had a process of its own,
+// and two processes of the same code differed by 5-10 % in CPU a request
+// (run 35) while analytics costs about 3 %: the pair measured the processes
+// as much as the feature. The -process cases still measure it that way.
+/** C's requests to the same backend with disable_analytics: C over this is the cost of logging every request. */
+const ANALYTICS_OFF: BenchCase = { id: 'analytics-off', name: 'C parasol, unlogged backend (same process)', target: 'parasol', payloads: ['small'], withinC: 'unlogged backend' };
+/** C's requests by an unlimited user: C (limits high enough never to refuse) over this is the cost of rate limiting. */
+const LIMITS_OFF: BenchCase = { id: 'limits-off', name: 'C parasol, unlimited user (same process)', target: 'parasol', payloads: ['small'], withinC: 'unlimited user' };
+const ANALYTICS_OFF_PROCESS: BenchCase = { id: 'analytics-off-process', name: 'C parasol, analytics off (own process)', target: 'parasol', payloads: ['small'], parasol: { config: { analytics: { enabled: false } } }, optional: true };
+const LIMITS_OFF_PROCESS: BenchCase = { id: 'limits-off-process', name: 'C parasol, limits off (own process)', target: 'parasol', payloads: ['small'], parasol: { unlimitedUsers: true }, optional: true };
 
 // Cases compared in a ratio run next to each other (B then C, C then its
 // variants: the rounds go payload by payload), and every other round in the
@@ -64,6 +81,8 @@ const ALL_CASES: readonly BenchCase[] = [
   { id: 'C', name: 'C parasol (key, limits, analytics)', role: 'C', target: 'parasol' },
   ANALYTICS_OFF,
   LIMITS_OFF,
+  ANALYTICS_OFF_PROCESS,
+  LIMITS_OFF_PROCESS,
   { id: 'publishing', name: 'C parasol, publishing every 250 ms', target: 'parasol', payloads: ['small'], parasol: { publishEveryMs: 250 } },
 ];
 
@@ -98,7 +117,7 @@ const payloadsOf = (benchCase: BenchCase) => (benchCase.payloads ?? PAYLOADS).fi
 const references = new Map<string, ServerChild[]>();
 const parasols = new Map<string, ServerChild[]>();
 for (const benchCase of CASES) {
-  if (benchCase.target === 'upstream') continue;
+  if (benchCase.target === 'upstream' || benchCase.withinC !== undefined) continue;
   for (const payload of payloadsOf(benchCase)) {
     const started: ServerChild[] = [];
     for (let index = 0; index < processes; index++) {
@@ -113,7 +132,7 @@ for (const benchCase of CASES) {
 }
 
 function scenarioOf(benchCase: BenchCase): Scenario {
-  return { config: benchCase.parasol?.config ?? {}, unlimitedUsers: benchCase.parasol?.unlimitedUsers === true };
+  return { config: benchCase.parasol?.config ?? {}, unlimitedUsers: benchCase.parasol?.unlimitedUsers === true, variants: benchCase.role === 'C' };
 }
 
 /**
@@ -134,13 +153,16 @@ function proxyKey(benchCase: BenchCase, payload: Payload): string {
 /** The case's process whose turn round `round` (from 1) is. */
 function serverFor(benchCase: BenchCase, payload: Payload, round: number): ServerChild {
   if (benchCase.target === 'upstream') return upstream;
-  const started = (benchCase.target === 'reference' ? references : parasols).get(proxyKey(benchCase, payload))!;
+  const owner = benchCase.withinC === undefined ? benchCase : caseWithRole('C');
+  const started = (benchCase.target === 'reference' ? references : parasols).get(proxyKey(owner, payload))!;
   return started[(round - 1) % started.length]!;
 }
 
 function requestFor(benchCase: BenchCase, server: ServerChild, payload: Payload): { url: string; headers: Record<string, string> } {
   if (benchCase.target !== 'parasol') return { url: `${server.url}/${payload}`, headers: {} };
-  return { url: `${server.url}/bench/${payload}`, headers: { 'X-Api-Key': server.apiKey! } };
+  const prefix = benchCase.withinC === 'unlogged backend' ? '/bench-unlogged/' : '/bench/';
+  const apiKey = benchCase.withinC === 'unlimited user' ? server.unlimitedApiKey : server.apiKey;
+  return { url: `${server.url}${prefix}${payload}`, headers: { 'X-Api-Key': apiKey! } };
 }
 
 let publishes = 0;
@@ -201,7 +223,6 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 const medians = Object.fromEntries([...runs].map(([key, results]) => [key, medianOf(results)]));
-const caseWithRole = (role: 'A' | 'B' | 'C') => ALL_CASES.find((c) => c.role === role)!;
 const [caseA, caseB, caseC] = [caseWithRole('A'), caseWithRole('B'), caseWithRole('C')];
 const ran = (...cases: BenchCase[]) => cases.every((benchCase) => CASES.includes(benchCase));
 const medianOfCase = (benchCase: BenchCase, payload: Payload) => medians[runKey(benchCase, payload)]!;
@@ -261,6 +282,7 @@ const onOff = (off: BenchCase) => {
 };
 const analyticsOnOff = onOff(ANALYTICS_OFF);
 const limitsOnOff = onOff(LIMITS_OFF);
+const ownProcessOnOff = { analytics: onOff(ANALYTICS_OFF_PROCESS), limits: onOff(LIMITS_OFF_PROCESS) };
 
 // Added latency: A and C at half of C's peak rate (small payload), timed to the microsecond.
 const latency = ran(caseA, caseC) ? await measureLatency(Math.round(medianOfCase(caseC, 'small').rps / 2)) : null;
@@ -283,6 +305,7 @@ const results = {
   ratios,
   analytics_on_vs_off: analyticsOnOff,
   limits_on_vs_off: limitsOnOff,
+  on_vs_off_in_own_processes: ownProcessOnOff,
   latency_at_half_c_peak: latency && { rate: latency.rate, A: latency.A, C: latency.C, added_p50_ms: latency.addedP50 },
   failed_requests: failures,
   analytics_entries_dropped: analyticsDropped,
@@ -302,9 +325,15 @@ for (const [payload, ratio] of Object.entries(ratios ?? {})) {
 }
 if (latency !== null) console.log(`  p50 at ${latency.rate} req/s: A ${latency.A.p50.toFixed(3)} ms, C ${latency.C.p50.toFixed(3)} ms, added ${latency.addedP50.toFixed(3)} ms`);
 console.log(`  routing lookup with 1,000 backends: ${lookupNs.toFixed(0)} ns`);
-for (const [name, ratio] of [['analytics', analyticsOnOff], ['limits', limitsOnOff]] as const) {
+const onOffLines = [
+  ['analytics on/off', analyticsOnOff],
+  ['limits on/off', limitsOnOff],
+  ['analytics on/off, own processes', ownProcessOnOff.analytics],
+  ['limits on/off, own processes', ownProcessOnOff.limits],
+] as const;
+for (const [name, ratio] of onOffLines) {
   if (ratio === null) continue;
-  console.log(`  ${name} on/off (small): ${formatPaired(ratio.paired_by_round)}`);
+  console.log(`  ${name} (small): ${formatPaired(ratio.paired_by_round)}`);
   console.log(`    of the medians ${ratio.of_the_medians.toFixed(3)}, by main-thread CPU per request ${ratio.by_main_thread_cpu.toFixed(3)}`);
 }
 console.log(`  failed requests: ${failures}`);
@@ -329,12 +358,19 @@ async function measureLatency(rate: number) {
   return { rate, A, C, addedP50: C.p50 - A.p50, runs: [...latencyRuns.A, ...latencyRuns.C] };
 }
 
+function caseWithRole(role: 'A' | 'B' | 'C'): BenchCase {
+  return ALL_CASES.find((benchCase) => benchCase.role === role)!;
+}
+
 function selectedCases(ids: string | undefined): readonly BenchCase[] {
-  if (ids === undefined) return ALL_CASES;
+  if (ids === undefined) return ALL_CASES.filter((benchCase) => benchCase.optional !== true);
   const wanted = ids.split(',');
   const unknown = wanted.filter((id) => !ALL_CASES.some((benchCase) => benchCase.id === id));
   if (unknown.length > 0) throw new Error(`--cases: unknown ${unknown.join(', ')}; the cases are ${ALL_CASES.map((benchCase) => benchCase.id).join(', ')}`);
-  return ALL_CASES.filter((benchCase) => wanted.includes(benchCase.id));
+  const selected = ALL_CASES.filter((benchCase) => wanted.includes(benchCase.id));
+  const orphans = selected.filter((benchCase) => benchCase.withinC !== undefined && !wanted.includes('C'));
+  if (orphans.length > 0) throw new Error(`--cases: ${orphans.map((benchCase) => benchCase.id).join(', ')} run in C's process: name C too`);
+  return selected;
 }
 
 function medianOf(results: readonly Measured[]): Measured {

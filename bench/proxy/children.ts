@@ -8,6 +8,8 @@ export interface ServerChild {
   readonly url: string;
   readonly apiKey: string | undefined;
   readonly keys: readonly string[];
+  /** A Parasol with C's variants: the unlimited user's key. */
+  readonly unlimitedApiKey: string | undefined;
   readonly dataDir: string | undefined;
   /** Sends a message and waits for the child's answer: its next message holding `answerKey`. */
   ask<T>(message: unknown, answerKey: string): Promise<T>;
@@ -26,12 +28,13 @@ function forkTs(name: string, args: readonly string[]): ChildProcess {
 export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts' | 'parasol.ts', args: readonly string[] = []): Promise<ServerChild> {
   const child = forkTs(name, args);
   const message = await firstMessage<Ready>(child, name);
-  const { port, apiKey, keys = [], dataDir } = message.ready;
+  const { port, apiKey, keys = [], unlimitedApiKey, dataDir } = message.ready;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
     apiKey,
     keys,
+    unlimitedApiKey,
     dataDir,
     ask<T>(request: unknown, answerKey: string): Promise<T> {
       return new Promise((resolve) => {

@@ -26,6 +26,12 @@ export interface Scenario {
   readonly keysToReturn?: number;
   /** The users' own rate_limit_mode is unlimited, so the limiter is skipped (limits off). */
   readonly unlimitedUsers?: boolean;
+  /**
+   * Also serve C's variants from this process: /bench-unlogged/ (the bench
+   * backend with disable_analytics) and one more user, unlimited, whose key
+   * goes back as `unlimitedApiKey`.
+   */
+  readonly variants?: boolean;
 }
 
 /** Limits the limiter evaluates on every request but that never refuse one. */
@@ -49,11 +55,12 @@ const ownDir = mkdtempSync(join(tmpdir(), 'parasol-bench-'));
 const server = await startServer(benchConfig(scenario.config ?? {}, scenario.dataDir));
 const { context } = server;
 const keys = scenario.dataDir === undefined ? seed() : [];
+const unlimitedApiKey = scenario.variants === true ? seedVariants() : undefined;
 const { analytics } = context;
 answerUsageRequests(analytics.enabled ? () => ({ pending: analytics.pending, dropped: analytics.dropped }) : undefined);
 process.on('message', (message: PublishRequest) => {
   if (!('publish' in message)) return;
-  publish(backendInput(`Churn ${message.publish}`, `/churn${message.publish}/`, NEVER_REACHED_LIMITS));
+  publish(backendInput(`Churn ${message.publish}`, `/churn${message.publish}/`));
   process.send!({ published: message.publish });
 });
 // The bench ends, dies or is stopped with Ctrl-C (which reaches every child): the store goes with it.
@@ -69,21 +76,27 @@ const stop = () => {
 process.on('disconnect', stop);
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0], keys, dataDir: server.context.config.data_dir } } satisfies Ready);
+process.send!({ ready: { port: Number(new URL(server.url).port), apiKey: keys[0], keys, unlimitedApiKey, dataDir: server.context.config.data_dir } } satisfies Ready);
 
 /** The bench backend at /bench/, the scenario's extra backends and users; returns the clear keys asked for. */
 function seed(): string[] {
-  publish(backendInput('Bench', '/bench/', NEVER_REACHED_LIMITS));
+  publish(backendInput('Bench', '/bench/'));
   context.db.transaction(() => {
     // Straight into the repository: the admin's per-save conflict check reads every draft, quadratic over 1,000.
     const ids = Array.from({ length: scenario.extraBackends ?? 0 }, (_, index) => {
-      const parsed = parseApiBackend(backendInput(`Service ${index}`, `/svc${index}/`, NEVER_REACHED_LIMITS));
+      const parsed = parseApiBackend(backendInput(`Service ${index}`, `/svc${index}/`));
       if (!parsed.ok) throw new Error(`bench backend invalid: ${JSON.stringify(parsed.errors)}`);
       return context.backends.create(parsed.value, null).id;
     });
     if (ids.length > 0) context.publisher.publish(ids, null);
   })();
-  return createUsers(Math.max(scenario.users ?? 1, 1), scenario.keysToReturn ?? 1);
+  return createUsers(Math.max(scenario.users ?? 1, 1), scenario.keysToReturn ?? 1, scenario.unlimitedUsers === true);
+}
+
+/** The bench backend once more, unlogged, and an unlimited user: returns that user's key. */
+function seedVariants(): string {
+  publish(backendInput('Bench unlogged', '/bench-unlogged/', { disable_analytics: true }));
+  return createUsers(1, 1, true, 'bench-unlimited')[0]!;
 }
 
 function benchConfig(overrides: Record<string, unknown>, dataDir: string | undefined) {
@@ -101,14 +114,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function backendInput(name: string, prefix: string, rateLimits: unknown) {
+function backendInput(name: string, prefix: string, settings: Record<string, unknown> = {}) {
   return {
     name,
     frontend_host: '*',
     backend_host: '127.0.0.1',
     servers: [{ host: '127.0.0.1', port: upstreamPort }],
     url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
-    settings: { rate_limit_mode: 'custom', rate_limits: rateLimits },
+    settings: { rate_limit_mode: 'custom', rate_limits: NEVER_REACHED_LIMITS, ...settings },
   };
 }
 
@@ -123,13 +136,13 @@ function publish(input: unknown): void {
   context.publisher.publish([save(input)], null);
 }
 
-function createUsers(count: number, returned: number): string[] {
+function createUsers(count: number, returned: number, unlimited: boolean, emailPrefix = 'bench'): string[] {
   const keys: string[] = [];
   context.db.transaction(() => {
     for (let index = 0; index < count; index++) {
       const { apiKey } = context.users.create(
         {
-          email: `bench${index}@example.com`,
+          email: `${emailPrefix}${index}@example.com`,
           first_name: 'Bench',
           last_name: `User ${index}`,
           website: null,
@@ -138,7 +151,7 @@ function createUsers(count: number, returned: number): string[] {
           enabled: true,
           expires_at: null,
           email_verified: true,
-          settings: { rate_limit_mode: scenario.unlimitedUsers === true ? 'unlimited' : null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
+          settings: { rate_limit_mode: unlimited ? 'unlimited' : null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
           registration_source: 'bench',
         },
         null,

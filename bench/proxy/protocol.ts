@@ -4,7 +4,7 @@ import { threadBusyMicros } from './machine-cpu.js';
 
 /** A server child's first message. */
 export interface Ready {
-  readonly ready: { readonly port: number; readonly apiKey?: string; readonly keys?: readonly string[]; readonly dataDir?: string };
+  readonly ready: { readonly port: number; readonly apiKey?: string; readonly keys?: readonly string[]; readonly unlimitedApiKey?: string; readonly dataDir?: string };
 }
 
 /** What a load child measured. */
