@@ -124,15 +124,17 @@ for (const benchCase of CASES) {
       started.push(
         benchCase.target === 'reference'
           ? await startServerChild('reference-proxy.ts', [String(upstream.port)])
-          : await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase))]),
+          : await startServerChild('parasol.ts', [String(upstream.port), JSON.stringify(scenarioOf(benchCase, payload))]),
       );
     }
     (benchCase.target === 'reference' ? references : parasols).set(proxyKey(benchCase, payload), started);
   }
 }
 
-function scenarioOf(benchCase: BenchCase): Scenario {
-  return { config: benchCase.parasol?.config ?? {}, unlimitedUsers: benchCase.parasol?.unlimitedUsers === true, variants: benchCase.role === 'C' };
+function scenarioOf(benchCase: BenchCase, payload: Payload): Scenario {
+  // Only the C process whose payload a selected variant takes serves the variants: C large's stays as it was.
+  const servesVariants = benchCase.role === 'C' && CASES.some((variant) => variant.withinC !== undefined && payloadsOf(variant).includes(payload));
+  return { config: benchCase.parasol?.config ?? {}, unlimitedUsers: benchCase.parasol?.unlimitedUsers === true, variants: servesVariants };
 }
 
 /**
