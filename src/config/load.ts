@@ -70,7 +70,7 @@ type Mutable = Record<string, unknown>;
 
 function applySchema(schema: Schema, raw: Record<string, unknown>, path: string[], source: string): Mutable {
   for (const key of Object.keys(raw)) {
-    if (!(key in schema)) throw new ConfigError(`${source}: unknown key "${[...path, key].join('.')}"`);
+    if (!(key in schema)) throw new ConfigError(`${source}: unknown key "${[...path, key].join('.')}"${didYouMean(keyPaths([...path, key]))}`);
   }
   const result: Mutable = {};
   for (const [key, node] of Object.entries(schema)) {
@@ -118,7 +118,7 @@ function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): string[] {
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined) continue;
     const target = known.get(name);
-    if (target === undefined) throw new ConfigError(`environment: ${name} is not a configuration key`);
+    if (target === undefined) throw new ConfigError(`environment: ${name} is not a configuration key${didYouMean(envNamesEndingLike(name, known))}`);
     const [node, keyPath] = target;
     if (node.fromEnv === null) throw new ConfigError(`environment: ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
     const value = parseField(node, node.fromEnv(raw), keyPath, `environment ${name}`);
@@ -139,6 +139,41 @@ function envVariables(schema: Schema, path: string[]): Map<string, [Field<unknow
     }
   }
   return names;
+}
+
+/**
+ * API Umbrella's names (api-umbrella.yml) for keys Parasol keeps under
+ * another one, so an operator moving a config over is told where each went.
+ */
+const UMBRELLA_KEYS: ReadonlyMap<string, string> = new Map([['http_port', 'listen.port']]);
+/** More places than this is no hint. */
+const MAX_SUGGESTIONS = 3;
+
+/** The keys an unknown one probably means: API Umbrella's name for one, or keys of the same name elsewhere (`port` → `listen.port`). */
+function keyPaths(unknown: readonly string[]): string[] {
+  const umbrella = UMBRELLA_KEYS.get(unknown.join('.'));
+  if (umbrella !== undefined) return [umbrella];
+  const name = unknown[unknown.length - 1];
+  return schemaPaths(configSchema, []).filter((path) => path[path.length - 1] === name).map((path) => path.join('.'));
+}
+
+/** Every key of the schema, mappings included, as paths. */
+function schemaPaths(schema: Schema, path: readonly string[]): string[][] {
+  return Object.entries(schema).flatMap(([key, node]) => {
+    const keyPath = [...path, key];
+    return isField(node) ? [keyPath] : [keyPath, ...schemaPaths(node, keyPath)];
+  });
+}
+
+/** PARASOL_PORT → PARASOL_LISTEN_PORT, PARASOL_MAILER_SMTP_PORT: variables whose name ends in the unknown one's. */
+function envNamesEndingLike(name: string, known: ReadonlyMap<string, unknown>): string[] {
+  const ending = `_${name.slice(ENV_PREFIX.length)}`;
+  return [...known.keys()].filter((variable) => variable.endsWith(ending));
+}
+
+function didYouMean(candidates: readonly string[]): string {
+  if (candidates.length === 0 || candidates.length > MAX_SUGGESTIONS) return '';
+  return ` (did you mean ${candidates.map((candidate) => `"${candidate}"`).join(' or ')}?)`;
 }
 
 function setPath(target: Mutable, keyPath: string[], value: unknown): void {

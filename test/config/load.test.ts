@@ -97,6 +97,9 @@ describe('config errors name the source, the key and what was expected', () => {
   const cases: [string, string, RegExp][] = [
     ['unknown key', 'listen:\n  prot: 80\n', /parasol\.yml: unknown key "listen\.prot"$/],
     ['unknown top-level key', 'colour: blue\n', /parasol\.yml: unknown key "colour"$/],
+    ['a key at the wrong level', 'port: 80\n', /parasol\.yml: unknown key "port" \(did you mean "listen\.port" or "mailer\.smtp\.port"\?\)$/],
+    ['a mapping at the wrong level', 'listen:\n  smtp:\n    host: mail\n', /parasol\.yml: unknown key "listen\.smtp" \(did you mean "mailer\.smtp"\?\)$/],
+    ["API Umbrella's name for a key", 'http_port: 80\n', /parasol\.yml: unknown key "http_port" \(did you mean "listen\.port"\?\)$/],
     ['wrong type', 'listen:\n  port: http\n', /parasol\.yml: listen\.port: expected an integer from 0 to 65535, got "http"$/],
     ['out of range', 'listen:\n  port: 70000\n', /listen\.port: expected an integer from 0 to 65535, got 70000$/],
     ['a list where a mapping belongs', 'proxy: [1, 2]\n', /parasol\.yml: proxy: expected a mapping of keys, got a list$/],
@@ -225,6 +228,12 @@ describe('config errors name the source, the key and what was expected', () => {
   it('an unknown PARASOL_ variable is an error, so typos do not pass silently', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PROT: '80' }, cwd: tempDir() }))).toBe(
       'environment: PARASOL_LISTEN_PROT is not a configuration key',
+    );
+  });
+
+  it('an unknown PARASOL_ variable that ends like known ones names them', () => {
+    expect(loadError(() => loadConfig({ env: { PARASOL_SMTP_HOST: 'mail' }, cwd: tempDir() }))).toBe(
+      'environment: PARASOL_SMTP_HOST is not a configuration key (did you mean "PARASOL_MAILER_SMTP_HOST"?)',
     );
   });
 
