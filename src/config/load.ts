@@ -114,7 +114,7 @@ function sourcesOf(path: string | null, variables: readonly string[]): string {
  */
 function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): string[] {
   const applied: string[] = [];
-  const known = envVariables(configSchema, []);
+  const known = envVariables();
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined) continue;
     const target = known.get(name);
@@ -128,17 +128,21 @@ function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): string[] {
   return applied;
 }
 
-function envVariables(schema: Schema, path: string[]): Map<string, [Field<unknown>, string[]]> {
+function envVariables(): Map<string, [Field<unknown>, string[]]> {
   const names = new Map<string, [Field<unknown>, string[]]>();
-  for (const [key, node] of Object.entries(schema)) {
-    const keyPath = [...path, key];
-    if (!isField(node)) {
-      for (const [name, target] of envVariables(node, keyPath)) names.set(name, target);
-    } else {
-      names.set(ENV_PREFIX + keyPath.join('_').toUpperCase(), [node, keyPath]);
-    }
+  for (const [keyPath, node] of schemaKeys(configSchema, [])) {
+    if (isField(node)) names.set(ENV_PREFIX + keyPath.join('_').toUpperCase(), [node, keyPath]);
   }
   return names;
+}
+
+/** Every key of the schema with its node, mappings before the keys inside them. */
+function* schemaKeys(schema: Schema, path: readonly string[]): Generator<[string[], Field<unknown> | Schema]> {
+  for (const [key, node] of Object.entries(schema)) {
+    const keyPath = [...path, key];
+    yield [keyPath, node];
+    if (!isField(node)) yield* schemaKeys(node, keyPath);
+  }
 }
 
 /**
@@ -154,15 +158,7 @@ function keyPaths(unknown: readonly string[]): string[] {
   const umbrella = UMBRELLA_KEYS.get(unknown.join('.'));
   if (umbrella !== undefined) return [umbrella];
   const name = unknown[unknown.length - 1];
-  return schemaPaths(configSchema, []).filter((path) => path[path.length - 1] === name).map((path) => path.join('.'));
-}
-
-/** Every key of the schema, mappings included, as paths. */
-function schemaPaths(schema: Schema, path: readonly string[]): string[][] {
-  return Object.entries(schema).flatMap(([key, node]) => {
-    const keyPath = [...path, key];
-    return isField(node) ? [keyPath] : [keyPath, ...schemaPaths(node, keyPath)];
-  });
+  return [...schemaKeys(configSchema, [])].filter(([path]) => path[path.length - 1] === name).map(([path]) => path.join('.'));
 }
 
 /** PARASOL_PORT → PARASOL_LISTEN_PORT, PARASOL_MAILER_SMTP_PORT: variables whose name ends in the unknown one's. */
