@@ -82,9 +82,12 @@ function syntheticEntry(index: number, requestAt: number, random: () => number):
     request_ip: ip,
     request_user_agent: AGENTS[user % AGENTS.length]!,
     request_referer: null,
+    // The browser among the agents calls from a web page.
+    request_origin: AGENTS[user % AGENTS.length]!.startsWith('Mozilla/') ? 'https://dashboard.example.org' : null,
     request_size: 200 + (index % 300),
     response_status: denied === null ? (random() < 0.97 ? 200 : 500) : denied === 'over_rate_limit' ? 429 : 403,
     response_size: denied === null ? 500 + Math.floor(random() * 5000) : 180,
+    response_content_type: 'application/json',
     response_time: responseTime,
     upstream_time: upstreamTime,
     gateway_overhead: upstreamTime === null ? responseTime : responseTime - upstreamTime,

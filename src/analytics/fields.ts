@@ -27,6 +27,7 @@ export const CONTEXT_FIELDS = [
   'user_id',
   'user_email',
   'api_key_preview',
+  'request_origin',
 ] as const satisfies readonly EntryField[];
 
 export interface FieldInfo {
@@ -74,9 +75,11 @@ export const FIELDS: readonly FieldInfo[] = [
   located('request_ip_city', 'city', 'City'),
   field('request_user_agent', 'User Agent'),
   field('request_referer', 'Referer'),
+  field('request_origin', 'Origin'),
   field('request_size', 'Request Size', 'number'),
   field('response_status', 'Status', 'number'),
   field('response_size', 'Response Size', 'number'),
+  field('response_content_type', 'Content Type'),
   field('response_time', 'Response Time (ms)', 'number'),
   field('upstream_time', 'Upstream Time (ms)', 'number'),
   field('gateway_overhead', 'Gateway Overhead (ms)', 'number'),
@@ -101,5 +104,7 @@ export const FIELD_CAPS: ReadonlyArray<readonly [EntryField, number]> = [
   ['request_url_query', 4096],
   ['request_user_agent', 1024],
   ['request_referer', 2048],
+  ['request_origin', 1024],
+  ['response_content_type', 255],
   ['user_email', 255],
 ];

@@ -14,9 +14,13 @@ export interface AnalyticsEntry {
   /** This header and the next as Node reads them: a character per byte (stored as those bytes, so UTF-8 stays UTF-8). */
   readonly request_user_agent: string | null;
   readonly request_referer: string | null;
+  /** The Origin header, which browsers send with cross-site calls. */
+  readonly request_origin: string | null;
   readonly request_size: number;
   readonly response_status: number;
   readonly response_size: number;
+  /** The Content-Type the client got (after the backend's header settings); null when the answer had none. */
+  readonly response_content_type: string | null;
   /** Milliseconds, total time in the gateway. */
   readonly response_time: number;
   /** Milliseconds spent waiting on the upstream; null when it was not called. */

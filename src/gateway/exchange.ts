@@ -87,6 +87,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   keyInAuthorization = false;
   /** Lowercase error code when the gateway refused the request. */
   deniedCode: string | null = null;
+  /** The Content-Type the client was sent, for analytics; null until a response head goes out with one. */
+  responseContentType: string | null = null;
   rateLimit: RateLimitHeaders | null = null;
   upstreamStartedAt = 0;
   upstreamEndedAt = 0;
@@ -182,7 +184,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
 
   /** Called by the upstream call when the upstream could not answer. */
   fail(code: ErrorCode): void {
-    writeError(this.res, this.deps.config, this, code, { rateLimit: this.rateLimit });
+    this.responseContentType = writeError(this.res, this.deps.config, this, code, { rateLimit: this.rateLimit });
   }
 
   /** The backend's lists and the user's are each enforced on their own, not merged. */
@@ -228,7 +230,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
 
   private deny(code: ErrorCode, extras?: ErrorExtras): void {
     this.deniedCode = code.toLowerCase();
-    writeError(this.res, this.deps.config, this, code, extras);
+    this.responseContentType = writeError(this.res, this.deps.config, this, code, extras);
   }
 
   private readonly onClose = (): void => {

@@ -137,6 +137,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     const caching = this.exchange.cache === null ? null : upstreamCaching;
     caching?.reset();
     const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
+    this.exchange.responseContentType = upstreamBody.type ?? null;
     const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
     if (this.mayStore) this.startFill(statusCode, statusText, rawHeaders);
     res.writeHead(statusCode, statusText, coding === null ? headers : recode(headers, coding, upstreamBody));

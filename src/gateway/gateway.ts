@@ -105,7 +105,9 @@ export class Gateway {
     const client = this.trust.clientOf(raw);
     const parsed = parseRequestTarget(raw.url!);
     const target = parsed ?? { path: '/', query: '' };
-    const refuse = (code: 'BAD_REQUEST' | 'NOT_FOUND') => writeError(res, this.context.config, errorRequestOf(raw, target, client.protocol, client.host), code);
+    const refuse = (code: 'BAD_REQUEST' | 'NOT_FOUND') => {
+      writeError(res, this.context.config, errorRequestOf(raw, target, client.protocol, client.host), code);
+    };
     if (parsed === null || !isHostValue(client.host)) return refuse('BAD_REQUEST');
     const route = this.table.match(client.host, target.path);
     if (route === null) return refuse('NOT_FOUND');

@@ -33,12 +33,15 @@ export interface ErrorExtras {
 /** What every error of the gateway carries besides its body's headers, as API Umbrella's do: [name, value, …]. */
 export const ERROR_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'X-Content-Type-Options', 'nosniff', 'X-Frame-Options', 'DENY'];
 
-export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): void {
+/** Answers the Content-Type it sent. */
+export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): string {
   const negotiated = negotiateFormat(request.path, request.query, request.headers.accept);
-  const { status, contentType, body } = renderError(config, request, code, negotiated.format);
+  const rendered = renderError(config, request, code, negotiated.format);
+  const { status, body } = rendered;
+  const contentType = rendered.contentType ?? negotiated.contentType;
   const headers = [
     'Content-Type',
-    contentType ?? negotiated.contentType,
+    contentType,
     'Content-Length',
     String(Buffer.byteLength(body)),
     ...ERROR_HEADERS,
@@ -49,6 +52,7 @@ export function writeError(res: ServerResponse, config: Config, request: ErrorRe
   if (extras.retryAfterSeconds !== undefined) headers.push('Retry-After', String(extras.retryAfterSeconds));
   res.writeHead(status, headers);
   res.end(request.method === 'HEAD' ? undefined : body);
+  return contentType;
 }
 
 export function rateLimitHeaders(limit: RateLimitHeaders): string[] {

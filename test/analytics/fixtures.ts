@@ -12,7 +12,13 @@ let sequence = 0;
 /** The entry as the proxy records it: its header fields as Node reads a header's bytes, a character per byte. */
 export function asReceived(recorded: AnalyticsEntry): AnalyticsEntry {
   const header = (value: string | null) => (value === null ? null : Buffer.from(value, 'utf8').toString('latin1'));
-  return { ...recorded, request_user_agent: header(recorded.request_user_agent), request_referer: header(recorded.request_referer) };
+  return {
+    ...recorded,
+    request_user_agent: header(recorded.request_user_agent),
+    request_referer: header(recorded.request_referer),
+    request_origin: header(recorded.request_origin),
+    response_content_type: header(recorded.response_content_type),
+  };
 }
 
 export function entry(overrides: Partial<AnalyticsEntry> = {}): AnalyticsEntry {
@@ -28,9 +34,11 @@ export function entry(overrides: Partial<AnalyticsEntry> = {}): AnalyticsEntry {
     request_ip: '192.0.2.1',
     request_user_agent: 'curl/8.5.0',
     request_referer: null,
+    request_origin: null,
     request_size: 120,
     response_status: 200,
     response_size: 512,
+    response_content_type: 'application/json',
     response_time: 12,
     upstream_time: 10,
     gateway_overhead: 2,

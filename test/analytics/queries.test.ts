@@ -26,8 +26,8 @@ const ids = (rows: AnalyticsEntry[]) => rows.map((row) => row.request_id).sort()
 
 describe('analytics queries: filter operators', () => {
   const queries = storeWith([
-    entry({ request_id: 'a', request_path: '/weather/forecast', response_status: 200, response_time: 5, user_email: 'ann@example.com' }),
-    entry({ request_id: 'b', request_path: '/weather/stations', response_status: 404, response_time: 50, user_email: '' }),
+    entry({ request_id: 'a', request_path: '/weather/forecast', response_status: 200, response_time: 5, user_email: 'ann@example.com', request_origin: 'https://app.example.org' }),
+    entry({ request_id: 'b', request_path: '/weather/stations', response_status: 404, response_time: 50, user_email: '', response_content_type: 'text/html' }),
     entry({ request_id: 'c', request_path: '/energy/prices', response_status: 500, response_time: 500, user_email: null, user_id: null, gatekeeper_denied_code: 'api_key_missing' }),
     entry({ request_id: 'd', request_path: '/energy/100%_off', response_status: 429, response_time: 1, upstream_time: null, gatekeeper_denied_code: 'over_rate_limit' }),
   ]);
@@ -59,6 +59,13 @@ describe('analytics queries: filter operators', () => {
     expect(match([{ field: 'response_time', operator: 'greater', value: '50' }])).toEqual(['c']);
     expect(match([{ field: 'response_status', operator: 'between', value: [400, 429] }])).toEqual(['b', 'd']);
     expect(match([{ field: 'response_status', operator: 'between', value: '500,430' }])).toEqual(['c']);
+  });
+
+  it("filters on the request's origin (a client's context) and the response's content type (the row's own)", () => {
+    expect(match([{ field: 'request_origin', operator: 'equal', value: 'https://app.example.org' }])).toEqual(['a']);
+    expect(match([{ field: 'request_origin', operator: 'is_null' }])).toEqual(['b', 'c', 'd']);
+    expect(match([{ field: 'response_content_type', operator: 'begins_with', value: 'TEXT/' }])).toEqual(['b']);
+    expect(match([{ field: 'response_content_type', operator: 'not_equal', value: 'text/html' }])).toEqual(['a', 'c', 'd']);
   });
 
   it('combines filters with AND', () => {

@@ -35,6 +35,8 @@ const VARIANTS: readonly Partial<AnalyticsEntry>[] = [
   { user_id: null },
   { user_email: '' },
   { api_key_preview: null },
+  { request_origin: 'https://app.example.org' },
+  { request_origin: '' },
 ];
 
 describe('request contexts: who called and how, stored once per client', () => {

@@ -39,7 +39,9 @@ async function entryFor(requestId: string): Promise<AnalyticsEntry | undefined> 
 
 describe('analytics entries', () => {
   it('records an allowed request with its user, timings and sizes, the key redacted', async () => {
-    const reply = await send(fx.gw.url, `/echo/a/b?x=1&api_key=${fx.apiKey}`, { headers: { 'user-agent': 'tester/1', referer: 'https://ref.example/' } });
+    const reply = await send(fx.gw.url, `/echo/a/b?x=1&api_key=${fx.apiKey}`, {
+      headers: { 'user-agent': 'tester/1', referer: 'https://ref.example/', origin: 'https://app.example.org' },
+    });
     const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
     expect(entry).toMatchObject({
       request_at: clock.now(),
@@ -50,7 +52,9 @@ describe('analytics entries', () => {
       request_ip: '127.0.0.1',
       request_user_agent: 'tester/1',
       request_referer: 'https://ref.example/',
+      request_origin: 'https://app.example.org',
       response_status: 200,
+      response_content_type: 'application/json',
       api_backend_id: backendId,
       user_id: fx.userId,
       user_email: 'fixture@example.com',
@@ -95,6 +99,7 @@ describe('analytics entries', () => {
     const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
     expect(entry).toMatchObject({
       response_status: 403,
+      response_content_type: 'application/json',
       gatekeeper_denied_code: 'api_key_invalid',
       request_url_query: 'api_key=[REDACTED]',
       upstream_time: null,
@@ -118,6 +123,22 @@ describe('analytics entries', () => {
       const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
       expect(entry, code).toMatchObject({ gatekeeper_denied_code: code, user_id: user.id, api_key_preview: `${user.apiKey.slice(0, 6)}...` });
     }
+  });
+
+  it("records the Content-Type the client got: a backend's override, an error's negotiated format, none for a client that left first", async () => {
+    await fx.gw.publishBackend(
+      echoBackend(fx.echo, {
+        url_matches: [{ frontend_prefix: '/typed/', backend_prefix: '/' }],
+        settings: { override_response_headers: [{ key: 'Content-Type', value: 'application/vnd.example+json' }] },
+      }),
+    );
+    const overridden = await send(fx.gw.url, '/typed/x', { headers: { 'X-Api-Key': fx.apiKey } });
+    expect(overridden.headers['content-type']).toBe('application/vnd.example+json');
+    const xml = await send(fx.gw.url, '/echo/denied.xml');
+    const logged = await Promise.all([overridden, xml].map((reply) => entryFor(String(reply.headers['x-api-umbrella-request-id']))));
+    expect(logged.map((entry) => entry!.response_content_type)).toEqual(['application/vnd.example+json', xml.headers['content-type']]);
+    expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+    expect(loggedEntries().find((row) => row.request_path === '/echo/held/x')!.response_content_type).toBeNull();
   });
 
   it('records nothing for NOT_FOUND or a backend with disable_analytics', async () => {

@@ -56,6 +56,7 @@ const LOG_COLUMNS: readonly FieldName[] = [
   'response_status',
   'gatekeeper_denied_code',
   'response_time',
+  'response_content_type',
   'request_user_agent',
 ];
 

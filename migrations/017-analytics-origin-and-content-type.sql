@@ -1,0 +1,41 @@
+-- Two more fields API Umbrella logs: the request's Origin header and the
+-- Content-Type of the response the client got. The origin is the calling
+-- page's, the same request after request from one client, so it belongs to
+-- the client's context; the content type is the response's own and goes on
+-- the request row. Both are null for the entries stored before.
+--
+-- A context's hash now covers its origin as well: a client's next request
+-- after this migration adds its context again (as after migration 16), and
+-- the context stored before stays until retention deletes it.
+ALTER TABLE analytics_contexts ADD COLUMN request_origin TEXT;
+ALTER TABLE analytics_requests ADD COLUMN response_content_type TEXT;
+
+DROP VIEW analytics_logs;
+CREATE VIEW analytics_logs AS
+SELECT
+       r.id AS id,
+       r.request_id AS request_id,
+       r.request_at AS request_at,
+       (SELECT request_method FROM analytics_contexts AS c WHERE c.id = r.context_id) AS request_method,
+       (SELECT request_scheme FROM analytics_contexts AS c WHERE c.id = r.context_id) AS request_scheme,
+       r.request_host AS request_host,
+       r.request_path AS request_path,
+       r.request_url_query AS request_url_query,
+       (SELECT request_ip FROM analytics_contexts AS c WHERE c.id = r.context_id) AS request_ip,
+       (SELECT request_user_agent FROM analytics_contexts AS c WHERE c.id = r.context_id) AS request_user_agent,
+       r.request_referer AS request_referer,
+       (SELECT request_origin FROM analytics_contexts AS c WHERE c.id = r.context_id) AS request_origin,
+       r.request_size AS request_size,
+       r.response_status AS response_status,
+       r.response_size AS response_size,
+       r.response_content_type AS response_content_type,
+       r.response_time AS response_time,
+       r.upstream_time AS upstream_time,
+       r.gateway_overhead AS gateway_overhead,
+       (SELECT api_backend_id FROM analytics_contexts AS c WHERE c.id = r.context_id) AS api_backend_id,
+       (SELECT user_id FROM analytics_contexts AS c WHERE c.id = r.context_id) AS user_id,
+       (SELECT user_email FROM analytics_contexts AS c WHERE c.id = r.context_id) AS user_email,
+       (SELECT api_key_preview FROM analytics_contexts AS c WHERE c.id = r.context_id) AS api_key_preview,
+       r.gatekeeper_denied_code AS gatekeeper_denied_code,
+       r.context_id AS context_id
+FROM analytics_requests AS r;
