@@ -25,10 +25,9 @@ export const NUMBER_FIELDS = [
 ] as const satisfies readonly EntryField[];
 
 /**
- * The strings stored with each entry: its own; three that change from
- * request to request of one client (a browser's page, a limit hit, what the
- * backend answered); and the host, which API Drilldown and admins' API
- * scopes read with the path on every row.
+ * The strings stored with each entry: its own; two that change from request
+ * to request of one client (a browser's page, a limit hit); and the host,
+ * which API Drilldown and admins' API scopes read with the path on every row.
  */
 export const OWN_STRING_FIELDS = [
   'request_id',
@@ -37,7 +36,6 @@ export const OWN_STRING_FIELDS = [
   'request_url_query',
   'request_referer',
   'gatekeeper_denied_code',
-  'response_content_type',
 ] as const satisfies readonly EntryField[];
 
 /** The order of a batch's string columns; the builder's add() writes them by position. */
@@ -137,13 +135,13 @@ export class EntryBatchBuilder {
     this.text(span, 6, capped(entry.user_email, CAP.user_email));
     this.text(span, 7, entry.api_key_preview);
     this.text(span, 8, cappedBytes(entry.request_origin, CAP.request_origin), HEADER_BYTES);
-    this.text(span, 9, entry.request_id);
-    this.text(span, 10, capped(entry.request_host, CAP.request_host));
-    this.text(span, 11, capped(entry.request_path, CAP.request_path));
-    this.text(span, 12, capped(entry.request_url_query, CAP.request_url_query));
-    this.text(span, 13, cappedBytes(entry.request_referer, CAP.request_referer), HEADER_BYTES);
-    this.text(span, 14, entry.gatekeeper_denied_code);
-    this.text(span, 15, cappedBytes(entry.response_content_type, CAP.response_content_type), HEADER_BYTES);
+    this.text(span, 9, cappedBytes(entry.response_content_type, CAP.response_content_type), HEADER_BYTES);
+    this.text(span, 10, entry.request_id);
+    this.text(span, 11, capped(entry.request_host, CAP.request_host));
+    this.text(span, 12, capped(entry.request_path, CAP.request_path));
+    this.text(span, 13, capped(entry.request_url_query, CAP.request_url_query));
+    this.text(span, 14, cappedBytes(entry.request_referer, CAP.request_referer), HEADER_BYTES);
+    this.text(span, 15, entry.gatekeeper_denied_code);
     this.count++;
   }
 

@@ -13,10 +13,11 @@ export type FieldKind = 'string' | 'number';
 export type LoggedRow = AnalyticsEntry & Readonly<Record<LocationField, string | null>>;
 
 /**
- * The strings of who called and how: request after request from one client
- * they are all the same, so the writer stores them once per client (in
- * analytics_contexts, see request-contexts.ts). A batch holds them first,
- * in this order (entry-batch.ts).
+ * The strings of who called and how, and the type of answer they got:
+ * request after request from one client they are all the same, so the
+ * writer stores them once per client (in analytics_contexts, see
+ * request-contexts.ts). A batch holds them first, in this order
+ * (entry-batch.ts).
  */
 export const CONTEXT_FIELDS = [
   'request_method',
@@ -28,6 +29,7 @@ export const CONTEXT_FIELDS = [
   'user_email',
   'api_key_preview',
   'request_origin',
+  'response_content_type',
 ] as const satisfies readonly EntryField[];
 
 export interface FieldInfo {

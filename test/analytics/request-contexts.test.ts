@@ -37,6 +37,8 @@ const VARIANTS: readonly Partial<AnalyticsEntry>[] = [
   { api_key_preview: null },
   { request_origin: 'https://app.example.org' },
   { request_origin: '' },
+  { response_content_type: 'text/html' },
+  { response_content_type: null },
 ];
 
 describe('request contexts: who called and how, stored once per client', () => {
@@ -46,6 +48,15 @@ describe('request contexts: who called and how, stored once per client', () => {
     const entries = [entry(), ...VARIANTS.map((variant) => entry(variant)), entry()];
     new AnalyticsWriter(db).writeEntries(entries);
     expect(contextsOf(db)).toBe(1 + VARIANTS.length);
+    expectStoredAsRecorded(db, entries);
+  });
+
+  it('keeps a context per type of answer for a client whose answers alternate between types, not one per request', () => {
+    const db = tempStore();
+    const types = ['application/json', 'text/csv', 'application/json', 'text/csv', 'application/json'];
+    const entries = types.map((type) => entry({ response_content_type: type }));
+    new AnalyticsWriter(db).writeEntries(entries);
+    expect(contextsOf(db)).toBe(2);
     expectStoredAsRecorded(db, entries);
   });
 
