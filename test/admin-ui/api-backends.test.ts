@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { backendConfig } from '../helpers/scoped-backends.js';
 import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
@@ -212,5 +213,41 @@ describe('API Backends', () => {
     expect(text).toMatch(/Maps .* Modified, not published/);
     expect(text).toMatch(/Search .* New, not published/);
     expect(text).toContain('2 unpublished changes');
+  });
+
+  it('searches by name, host, server or prefix, ignoring case, and pages by 50 with the search kept', async () => {
+    for (let index = 1; index <= 60; index++) {
+      running.context.backends.create(
+        {
+          ...backendConfig(`Service ${String(index).padStart(2, '0')}`, [`/svc${index}/`]),
+          backend_host: index === 7 ? 'Ledger.internal' : 'svc.internal',
+        },
+        'test',
+      );
+    }
+    const first = textOf((await client.get('/admin/apis')).body);
+    expect(first).toContain('Service 50');
+    expect(first).not.toContain('Service 51');
+    expect(first).toContain('Showing 1–50 of 60');
+    const second = textOf((await client.get('/admin/apis?page=2')).body);
+    expect(second).toContain('Service 51');
+    expect(second).toContain('Showing 51–60 of 60');
+    // A page past the end shows the last one.
+    expect(textOf((await client.get('/admin/apis?page=9')).body)).toContain('Showing 51–60 of 60');
+
+    const byHost = textOf((await client.get('/admin/apis?search=ledger')).body);
+    expect(byHost).toContain('Service 07');
+    expect(byHost).not.toContain('Service 08');
+    expect(textOf((await client.get('/admin/apis?search=%2Fsvc42%2F')).body)).toMatch(/Service 42(?![0-9])/);
+    const bySomeNames = await client.get('/admin/apis?search=service+1');
+    expect(textOf(bySomeNames.body)).toContain('Service 19');
+    expect(textOf(bySomeNames.body)).not.toContain('Service 20');
+    expect((await client.get('/admin/apis?search=SERVICE')).body).toContain('href="/admin/apis?page=2&amp;search=SERVICE"');
+    // Ten of 60 match: one page, no pager.
+    expect(textOf(bySomeNames.body)).not.toContain('Showing');
+
+    const none = await client.get('/admin/apis?search=%3Cscript%3Ealert(1)%3C%2Fscript%3E');
+    expect(textOf(none.body)).toContain('No API backends match “<script>alert(1)</script>”');
+    expect(none.body).not.toContain('<script>alert(1)');
   });
 });

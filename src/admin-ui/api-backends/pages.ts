@@ -12,14 +12,19 @@ import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm } from '../../lib/nested-form.js';
+import { listPage, requestedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
+import { backendMatches } from './backend-search.js';
 import { refusalErrors } from './refusal-errors.js';
 
 type IdParams = { Params: { id: string } };
+
+/** Backends per page of the list. */
+export const PAGE_SIZE = 50;
 
 const BACK = { backHref: '/admin/apis', backLabel: 'Back to API Backends', section: 'apis' } as const;
 
@@ -34,13 +39,18 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
 
     // Only the backends within the admin's reach: the others are not theirs to see.
     managers.get('/apis', async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const search = typeof query.search === 'string' ? query.search.trim() : '';
       const access = accessOf(context, request);
       const changes = publisher.pendingChanges();
       const stateById = new Map<string, ChangeMode>();
       for (const mode of ['new', 'modified', 'identical'] as const) for (const change of changes[mode]) stateById.set(change.id, mode);
-      const apis = backends.list().filter((api) => mayManage(access, api)).map((api) => ({ api, state: stateById.get(api.id) ?? 'new' }));
+      const theirs = backends.list().filter((api) => mayManage(access, api));
+      const found = search === '' ? theirs : theirs.filter((api) => backendMatches(api, search));
+      const paging = listPage(requestedPage(query.page), found.length, PAGE_SIZE);
+      const apis = found.slice(paging.offset, paging.offset + PAGE_SIZE).map((api) => ({ api, state: stateById.get(api.id) ?? 'new' }));
       const deletedLive = changes.deleted.filter((change) => mayManage(access, change.active!)).length;
-      return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, deletedLive });
+      return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, search, paging, anyBackends: theirs.length > 0, deletedLive });
     });
 
     managers.get('/apis/new', async (_request, reply) => renderForm(reply, { form: emptyBackendForm(), id: null }));

@@ -16,6 +16,7 @@ import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
+import { listPage, requestedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
@@ -78,15 +79,13 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       const search = typeof query.search === 'string' ? query.search.trim() : '';
       // An unknown status (an old link) shows every user rather than an error page.
       const status = KEY_STATUSES.find((known) => known === query.status);
-      const requested = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
+      const requested = requestedPage(query.page);
       const now = context.clock.now();
-      const listPage = (page: number) => users.list({ search: search || undefined, status, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
-      let { users: list, total } = listPage(requested);
-      const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-      // A page past the end (an old link, a narrower search) shows the last one rather than an empty list.
-      const page = Math.min(requested, pages);
-      if (page < requested) ({ users: list, total } = listPage(page));
-      return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, total, search, status: status ?? '', statuses: STATUS_CHOICES, page, pages, pageSize: PAGE_SIZE, now, canManage: accessOf(context, request).has('user_manage') });
+      const usersOn = (page: number) => users.list({ search: search || undefined, status, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+      let { users: list, total } = usersOn(requested);
+      const paging = listPage(requested, total, PAGE_SIZE);
+      if (paging.page < requested) list = usersOn(paging.page).users;
+      return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, paging, search, status: status ?? '', statuses: STATUS_CHOICES, now, canManage: accessOf(context, request).has('user_manage') });
     });
 
     viewers.get<IdParams>('/api_users/:id', async (request, reply) => {

@@ -1,0 +1,19 @@
+// The API Backends list's search: what an operator types to find a backend
+// among hundreds, its name or any address it answers on or sends to.
+import type { ApiBackend } from '../../api-backends/model.js';
+
+/** Whether the backend's name, hosts, servers or URL prefixes contain `search`, ignoring ASCII case. */
+export function backendMatches(api: ApiBackend, search: string): boolean {
+  const needle = search.toLowerCase();
+  return searchedTexts(api).some((text) => text.toLowerCase().includes(needle));
+}
+
+function searchedTexts(api: ApiBackend): string[] {
+  return [
+    api.name,
+    api.frontend_host,
+    api.backend_host,
+    ...api.servers.map((server) => `${server.host}:${server.port}`),
+    ...api.url_matches.flatMap((match) => [match.frontend_prefix, match.backend_prefix]),
+  ];
+}

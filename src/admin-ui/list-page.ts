@@ -1,0 +1,24 @@
+// Which page of a long admin list to show: the ?page= an admin asked for,
+// from 1, held to the pages there are, so that an old link or a narrower
+// search shows the last page rather than an empty one.
+
+export interface ListPage {
+  /** From 1. */
+  readonly page: number;
+  readonly pages: number;
+  readonly pageSize: number;
+  /** Index of the page's first item. */
+  readonly offset: number;
+  readonly total: number;
+}
+
+/** The page number in a query parameter: 1 for anything that is not a positive integer. */
+export function requestedPage(raw: unknown): number {
+  return Math.max(1, Number.parseInt(String(raw ?? '1'), 10) || 1);
+}
+
+export function listPage(requested: number, total: number, pageSize: number): ListPage {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const page = Math.min(requested, pages);
+  return { page, pages, pageSize, offset: (page - 1) * pageSize, total };
+}
