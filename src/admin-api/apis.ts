@@ -5,7 +5,7 @@ import type { AdminAccess } from '../admin-groups/admin-access.js';
 import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.js';
 import { accessOf, guard, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { refusedRolesMessage } from '../admin-groups/role-policy.js';
-import type { ApiBackend } from '../api-backends/model.js';
+import { backendMatches } from '../api-backends/backend-search.js';
 import { saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
 import { dataTablesPage, notFound, overExisting, searchText, stripJson, unwrap, withJsonSuffix } from './routes.js';
@@ -21,10 +21,10 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
     // Only the backends within the admin's reach: the others are not theirs to see.
     withJsonSuffix(managers, 'GET', '/apis', async (request) => {
       const query = request.query as Record<string, unknown>;
-      const search = searchText(query)?.trim().toLowerCase() ?? '';
+      const search = searchText(query)?.trim() ?? '';
       const access = accessOf(context, request);
       const theirs = backends.list().filter((api) => mayManage(access, api));
-      return dataTablesPage(query, search === '' ? theirs : theirs.filter((api) => searchedTexts(api).some((text) => text.toLowerCase().includes(search))));
+      return dataTablesPage(query, search === '' ? theirs : theirs.filter((api) => backendMatches(api, search)));
     });
 
     withJsonSuffix(managers, 'POST', '/apis', async (request, reply) => {
@@ -68,16 +68,4 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
 /** A refused role is named, so the admin knows which to leave as it was. */
 function sendRefused(reply: FastifyReply, access: AdminAccess, refused: BackendRefusal): FastifyReply {
   return refused.reason === 'roles' ? sendForbiddenBecause(reply, refusedRolesMessage(refused.roles)) : sendForbidden(reply, access);
-}
-
-/** What a search looks in, as API Umbrella's list of API backends does: the id, name, hosts, servers and prefixes. */
-function searchedTexts(api: ApiBackend): string[] {
-  return [
-    api.id,
-    api.name,
-    api.frontend_host,
-    api.backend_host,
-    ...api.servers.map((server) => server.host),
-    ...api.url_matches.flatMap((match) => [match.frontend_prefix, match.backend_prefix]),
-  ];
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayManage } from '../../admin-groups/backend-policy.js';
 import { accessOf } from '../../admin-groups/request-access.js';
 import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS, REWRITE_MATCHER_TYPES, type ApiBackend } from '../../api-backends/model.js';
+import { backendMatches } from '../../api-backends/backend-search.js';
 import { saveApiBackend } from '../../api-backends/service.js';
 import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
@@ -18,7 +19,6 @@ import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
-import { backendMatches } from './backend-search.js';
 import { refusalErrors } from './refusal-errors.js';
 
 type IdParams = { Params: { id: string } };
