@@ -37,8 +37,9 @@ describe('store', () => {
     // Dropped in any order: a table may reference one dropped before it.
     raw.pragma('foreign_keys = OFF');
     for (const view of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'view'").pluck().all() as string[]) raw.exec(`DROP VIEW "${view}"`);
+    // IF EXISTS: dropping a full-text index drops its shadow tables with it.
     for (const table of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]) {
-      raw.exec(`DROP TABLE "${table}"`);
+      raw.exec(`DROP TABLE IF EXISTS "${table}"`);
     }
     migrate(raw, migrations.slice(0, 1));
     raw.prepare("INSERT INTO api_backends VALUES ('b1', 'kept', '{}', 1, 'now', 'now', null, null)").run();

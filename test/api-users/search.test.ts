@@ -1,0 +1,69 @@
+// The API users' search (admin page and admin API): three characters or more
+// come from the trigram index, which must follow every write; shorter ones
+// read the rows. Either way any part of an email, name or key preview, or a
+// whole id, matches, whatever the case.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext, type AppContext } from '../../src/context.js';
+import { loadMigrations, migrate } from '../../src/store/db.js';
+import { testConfig } from '../helpers/config.js';
+import { apiUserInput } from '../helpers/users.js';
+
+let context: AppContext;
+beforeEach(() => {
+  context = createContext(testConfig());
+});
+afterEach(() => context.close());
+
+const found = (search: string) => context.users.list({ search }).users.map((user) => user.email).sort();
+
+describe('API user search', () => {
+  it('finds any part of an email, a name or a key preview, ignoring case, and a whole id', () => {
+    const { user, apiKey } = context.users.create(apiUserInput({ email: 'Ada.Lovelace@Example.org', first_name: 'Ada', last_name: "O'Byrne \"Analyst\"" }), 'test');
+    context.users.create(apiUserInput({ email: 'grace@navy.example', first_name: 'Grace', last_name: 'Hopper' }), 'test');
+    expect(found('lovelace@ex')).toEqual(['Ada.Lovelace@Example.org']);
+    expect(found('HOPP')).toEqual(['grace@navy.example']);
+    expect(found("o'byrne \"an")).toEqual(['Ada.Lovelace@Example.org']);
+    expect(found(apiKey.slice(0, 6))).toEqual(['Ada.Lovelace@Example.org']);
+    expect(found(user.id)).toEqual(['Ada.Lovelace@Example.org']);
+    expect(found('example')).toEqual(['Ada.Lovelace@Example.org', 'grace@navy.example']);
+    // Short searches read the rows, with the same answers.
+    expect(found('Ad')).toEqual(['Ada.Lovelace@Example.org']);
+    expect(found('y.')).toEqual(['grace@navy.example']);
+    // Nothing in one field runs on into the next.
+    expect(found('Ada Lovelace')).toEqual([]);
+    expect(found('%')).toEqual([]);
+  });
+
+  it('follows an edit, a new key and a deletion', () => {
+    const { user } = context.users.create(apiUserInput({ email: 'before@example.com', first_name: 'Before' }), 'test');
+    context.users.update(user.id, apiUserInput({ email: 'after@example.com', first_name: 'After' }));
+    expect(found('before')).toEqual([]);
+    expect(found('after@')).toEqual(['after@example.com']);
+    const old = context.users.get(user.id)!.api_key_preview.slice(0, 6);
+    const renewed = context.users.regenerateKey(user.id)!;
+    expect(found(old)).toEqual([]);
+    expect(found(renewed.apiKey.slice(0, 6))).toEqual(['after@example.com']);
+    context.users.delete(user.id, 'test');
+    expect(found('after@')).toEqual([]);
+  });
+
+  it('indexes the users of a store made before the index (migration 018)', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 18));
+    db.prepare(
+      `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, created_at, updated_at)
+       VALUES ('u1', 'Prefix0000000001', x'00', 'Prefix...', 'kept@example.com', 'Kept', 'now', 'now')`,
+    ).run();
+    migrate(db, migrations);
+    const search = db.prepare(
+      `SELECT k.user_id FROM api_users_search AS s JOIN api_user_search_keys AS k ON k.n = s.rowid WHERE api_users_search MATCH ?`,
+    );
+    expect(search.pluck().all('"kept@"')).toEqual(['u1']);
+    db.prepare("UPDATE api_users SET email = 'moved@example.com' WHERE id = 'u1'").run();
+    expect(search.pluck().all('"kept@"')).toEqual([]);
+    expect(search.pluck().all('"moved@"')).toEqual(['u1']);
+  });
+});
