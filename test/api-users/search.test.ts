@@ -6,8 +6,9 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type AppContext } from '../../src/context.js';
+import { backupStore } from '../../src/store/backup.js';
 import { loadMigrations, migrate } from '../../src/store/db.js';
-import { testConfig } from '../helpers/config.js';
+import { tempDir, testConfig } from '../helpers/config.js';
 import { apiUserInput } from '../helpers/users.js';
 
 let context: AppContext;
@@ -47,6 +48,24 @@ describe('API user search', () => {
     expect(found(renewed.apiKey.slice(0, 6))).toEqual(['after@example.com']);
     context.users.delete(user.id, 'test');
     expect(found('after@')).toEqual([]);
+  });
+
+  it("keeps working in a backup's copy (VACUUM INTO may renumber api_users' hidden rowids), after edits there", () => {
+    const made = ['one', 'two', 'three', 'four'].map((name) => context.users.create(apiUserInput({ email: `${name}@example.com` }), 'test').user);
+    context.users.delete(made[1]!.id, 'test');
+    const target = join(tempDir('parasol-backup-'), 'copy.db');
+    backupStore(context.config.data_dir, target);
+    const copy = new Database(target);
+    const search = copy.prepare(
+      `SELECT k.user_id FROM api_users_search AS s JOIN api_user_search_keys AS k ON k.n = s.rowid WHERE api_users_search MATCH ?`,
+    );
+    copy.prepare('UPDATE api_users SET email = ? WHERE id = ?').run('renamed@example.com', made[2]!.id);
+    copy.prepare('DELETE FROM api_users WHERE id = ?').run(made[3]!.id);
+    expect(search.pluck().all('"one@"')).toEqual([made[0]!.id]);
+    expect(search.pluck().all('"three@"')).toEqual([]);
+    expect(search.pluck().all('"renamed@"')).toEqual([made[2]!.id]);
+    expect(search.pluck().all('"four@"')).toEqual([]);
+    copy.close();
   });
 
   it('indexes the users of a store made before the index (migration 018)', () => {
