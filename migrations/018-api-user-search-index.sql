@@ -39,3 +39,8 @@ CREATE TRIGGER api_users_search_delete AFTER DELETE ON api_users BEGIN
   DELETE FROM api_users_search WHERE rowid = (SELECT n FROM api_user_search_keys WHERE user_id = old.id);
   DELETE FROM api_user_search_keys WHERE user_id = old.id;
 END;
+
+-- The list's "Disabled" filter read every row too (45 ms with 100,000
+-- users); the few disabled users now have an index of their own, in the
+-- list's order.
+CREATE INDEX api_users_disabled ON api_users (created_at) WHERE enabled = 0;

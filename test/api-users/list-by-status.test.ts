@@ -34,4 +34,9 @@ describe('users by key status', () => {
     expect(emails('disabled')).toEqual(['off-and-ended@example.com']);
     expect(emails('enabled').sort()).toEqual(['ends-after-30-days@example.com', 'ends-in-30-days@example.com', 'ends-next-ms@example.com', 'never-ends@example.com']);
   });
+
+  it('finds the disabled users from an index of their own, without reading every user', () => {
+    const plan = context.db.prepare('EXPLAIN QUERY PLAN SELECT count(*) FROM api_users WHERE enabled = 0').all() as { detail: string }[];
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX api_users_disabled')]);
+  });
 });
