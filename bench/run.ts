@@ -17,7 +17,7 @@
 // --processes N runs each proxy case in N processes, taking turns round by
 // round: a process that runs slower for its whole life sets only a third of
 // its case's rounds with three. About one in ten did until V8's pretenuring
-// was turned off (src/lib/pretenuring.ts; README, Performance). Each process
+// was turned off (src/lib/pretenuring.ts; bench/HISTORY.md). Each process
 // then has fewer rounds to warm up in, and the two runs with three (31, 36)
 // did not show that it helps, so one stays the default.
 //
