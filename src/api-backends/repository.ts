@@ -53,8 +53,8 @@ export class ApiBackendRepository {
 
   create(config: ApiBackendConfig, by: string | null, id: string = randomUUID()): ApiBackend {
     const now = new Date().toISOString();
-    // A sequence that never goes back, so a new backend never shares its order with a deleted one still published.
     this.revision++;
+    // A sequence that never goes back, so a new backend never shares its order with a deleted one still published.
     const { value: sortOrder } = this.db
       .prepare("UPDATE sequences SET value = value + 1 WHERE name = 'api_backend_sort_order' RETURNING value")
       .get() as { value: number };

@@ -310,7 +310,7 @@ const MAX_INDEXED_MATCHES = 5_000;
 const INDEXED_SEARCH = `(id = @search OR id IN (SELECT k.user_id FROM api_users_search AS s
   JOIN api_user_search_keys AS k ON k.n = s.rowid WHERE api_users_search MATCH @phrase))`;
 
-/** The same by reading every row (ASCII case ignored, as the index ignores case). */
+/** The same by reading every row (LIKE ignores the case of ASCII letters only, where the index ignores case in every script). */
 const SCANNED_SEARCH = `(email LIKE @pattern ESCAPE '\\' OR first_name LIKE @pattern ESCAPE '\\'
   OR last_name LIKE @pattern ESCAPE '\\' OR id = @search OR api_key_preview LIKE @pattern ESCAPE '\\')`;
 
