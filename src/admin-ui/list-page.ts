@@ -6,7 +6,6 @@ export interface ListPage {
   /** From 1. */
   readonly page: number;
   readonly pages: number;
-  readonly pageSize: number;
   /** Index of the page's first item. */
   readonly offset: number;
   readonly total: number;
@@ -20,5 +19,5 @@ export function requestedPage(raw: unknown): number {
 export function listPage(requested: number, total: number, pageSize: number): ListPage {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const page = Math.min(requested, pages);
-  return { page, pages, pageSize, offset: (page - 1) * pageSize, total };
+  return { page, pages, offset: (page - 1) * pageSize, total };
 }

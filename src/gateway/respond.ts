@@ -36,9 +36,8 @@ export const ERROR_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', 
 /** Answers the Content-Type it sent. */
 export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): string {
   const negotiated = negotiateFormat(request.path, request.query, request.headers.accept);
-  const rendered = renderError(config, request, code, negotiated.format);
-  const { status, body } = rendered;
-  const contentType = rendered.contentType ?? negotiated.contentType;
+  const { status, contentType: templateType, body } = renderError(config, request, code, negotiated.format);
+  const contentType = templateType ?? negotiated.contentType;
   const headers = [
     'Content-Type',
     contentType,
