@@ -326,36 +326,42 @@ export function sameContextSpans(batch: EntryBatch, first: number, second: numbe
   return true;
 }
 
-/** An entry's CONTEXT_FIELDS as bytes of their own, to compare later entries with (ContextBytes.matches). */
+/**
+ * An entry's CONTEXT_FIELDS as bytes of their own, to compare later entries
+ * with (ContextBytes.matches). The writer keeps one for each of the last
+ * 10,000 to 20,000 clients, so they are two flat strings rather than typed
+ * arrays: a small typed array costs about 200 bytes before its contents, and
+ * kept in a Uint8Array and an Int32Array 10,000 clients' contexts took 10 MB.
+ */
 export class ContextBytes {
   private constructor(
-    private readonly bytes: Uint8Array,
-    /** Per column, where its string ends in `bytes`; -1 for null. */
-    private readonly ends: Int32Array,
+    /** The columns' bytes one after another, a latin1 character each. */
+    private readonly text: string,
+    /**
+     * Per column, a character whose code is where its bytes end in `text`,
+     * plus one; 0 for null. FIELD_CAPS keep a context's bytes a few KB long,
+     * far from a code unit's 65,535.
+     */
+    private readonly ends: string,
   ) {}
 
   static of(batch: EntryBatch, index: number): ContextBytes {
     const span = index * SPAN;
-    const ends = new Int32Array(CONTEXT);
+    const ends: number[] = new Array(CONTEXT);
     let length = 0;
     for (let column = 0; column < CONTEXT; column++) {
       const start = batch.spans[span + 2 * column]!;
-      if (start >= 0) length += batch.spans[span + 2 * column + 1]! - start;
-    }
-    const bytes = new Uint8Array(length);
-    let at = 0;
-    for (let column = 0; column < CONTEXT; column++) {
-      const start = batch.spans[span + 2 * column]!;
       if (start < 0) {
-        ends[column] = -1;
+        ends[column] = 0;
         continue;
       }
       const end = batch.spans[span + 2 * column + 1]!;
-      bytes.set(batch.bytes.subarray(start, end), at);
-      at += end - start;
-      ends[column] = at;
+      contextScratch = withRoomFor(contextScratch, length + end - start);
+      contextScratch.set(batch.bytes.subarray(start, end), length);
+      length += end - start;
+      ends[column] = length + 1;
     }
-    return new ContextBytes(bytes, ends);
+    return new ContextBytes(contextScratch.toString('latin1', 0, length), String.fromCharCode(...ends));
   }
 
   /** Whether entry `index` of `batch` has these CONTEXT_FIELDS, byte for byte. */
@@ -364,18 +370,28 @@ export class ContextBytes {
     let at = 0;
     for (let column = 0; column < CONTEXT; column++) {
       const start = batch.spans[span + 2 * column]!;
-      const end = this.ends[column]!;
+      const end = this.ends.charCodeAt(column) - 1;
       if (start < 0 || end < 0) {
         if (start >= 0 || end >= 0) return false;
         continue;
       }
       const length = batch.spans[span + 2 * column + 1]! - start;
       if (length !== end - at) return false;
-      for (let offset = 0; offset < length; offset++) if (batch.bytes[start + offset] !== this.bytes[at + offset]) return false;
+      for (let offset = 0; offset < length; offset++) if (batch.bytes[start + offset] !== this.text.charCodeAt(at + offset)) return false;
       at = end;
     }
     return true;
   }
+}
+
+/** Where ContextBytes.of gathers a context's bytes before they become a string. */
+let contextScratch: Buffer = Buffer.alloc(1024);
+
+function withRoomFor(buffer: Buffer, length: number): Buffer {
+  if (length <= buffer.length) return buffer;
+  const larger = Buffer.alloc(Math.max(length, 2 * buffer.length));
+  buffer.copy(larger);
+  return larger;
 }
 
 const FNV_OFFSET = 0x811c9dc5;

@@ -68,6 +68,17 @@ describe('request contexts: who called and how, stored once per client', () => {
     expect(ContextBytes.of(first, 0).matches(batchOf([entry({ request_user_agent: 'ab', api_backend_id: 'c' })]), 0)).toBe(true);
   });
 
+  it('compares every byte of a kept context: non-ASCII text, nulls against empty strings, contexts of several KB', () => {
+    const long = { request_user_agent: 'u'.repeat(1024), request_origin: `https://${'o'.repeat(1000)}`, user_email: 'zoë@example.com' };
+    const kept = ContextBytes.of(batchOf([entry(long)]), 0);
+    expect(kept.matches(batchOf([entry(long)]), 0)).toBe(true);
+    expect(kept.matches(batchOf([entry({ ...long, user_email: 'zoé@example.com' })]), 0)).toBe(false);
+    expect(kept.matches(batchOf([entry({ ...long, request_user_agent: `${'u'.repeat(1023)}v` })]), 0)).toBe(false);
+    const withNull = ContextBytes.of(batchOf([entry({ request_origin: null })]), 0);
+    expect(withNull.matches(batchOf([entry({ request_origin: '' })]), 0)).toBe(false);
+    expect(withNull.matches(batchOf([entry({ request_origin: null })]), 0)).toBe(true);
+  });
+
   it('keeps two clients apart whose strings hash alike, within a batch and across batches', () => {
     // Two user agents (found among 150,000 made-up ones) that give otherwise equal contexts the same 32-bit hash.
     const [a, b] = ['agent-2385415616-72128', 'agent-1746791097-146313'];
