@@ -12,8 +12,20 @@ import { retentionCutoff } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
 import { WriterThread } from './writer-thread.js';
 
-/** At most this many entries per batch; a bigger backlog goes in several, one per event-loop turn. */
-const BATCH_SIZE = 5_000;
+/**
+ * At most this many entries per batch; a bigger backlog goes in several, one
+ * per event-loop turn. A power of two: a batch's arrays double as it fills,
+ * and stop at exactly this size.
+ */
+const BATCH_SIZE = 4_096;
+/**
+ * Batches handed to the writer thread and not yet back. While the thread
+ * waits for CPU (it runs at idle priority, and a saturated proxy leaves it
+ * none) later entries stay in the buffer, packed into full batches, instead
+ * of a batch (and its arrays, sized for the largest batch so far) going out
+ * every flush interval to queue at the thread.
+ */
+const MAX_BATCHES_AT_THREAD = 2;
 const PRUNE_EVERY_MS = 10 * 60_000;
 const FIRST_PRUNE_AFTER_MS = 5_000;
 const DROP_LOG_EVERY_MS = 60_000;
@@ -43,6 +55,9 @@ export class AnalyticsLog implements AnalyticsRecorder {
   private pruneDue = false;
   private droppedLogged = 0;
   private droppedLoggedAt = -Infinity;
+  private batchesAtThread = 0;
+  /** A flush came due while MAX_BATCHES_AT_THREAD were out: it runs when one comes back. */
+  private drainDeferred = false;
 
   constructor(options: AnalyticsLogOptions) {
     const { db, config, logger, clock } = options;
@@ -54,10 +69,13 @@ export class AnalyticsLog implements AnalyticsRecorder {
         if (this.pruneDue) this.prune();
       },
       onWritten: (batch) => {
+        this.batchesAtThread--;
         this.buffer.reuse(batch);
         this.countHeldByThread();
+        if (this.drainDeferred) this.drain();
       },
       onFailed: (entries, error) => {
+        this.batchesAtThread--;
         this.countHeldByThread();
         this.retryLater(entries, error);
       },
@@ -65,6 +83,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
       onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; the one read before, if any, stays in use'),
       onBroken: (error, lost) => {
+        this.batchesAtThread = 0;
         this.buffer.countDropped(lost);
         this.countHeldByThread();
         logger.error({ err: error, lost }, 'analytics: writer thread failed; writing on the main thread from now on');
@@ -105,6 +124,11 @@ export class AnalyticsLog implements AnalyticsRecorder {
     return this.buffer.size + this.thread.inFlight;
   }
 
+  /** Of those, the entries handed to the writer thread. */
+  get atWriter(): number {
+    return this.thread.inFlight;
+  }
+
   /** Entries dropped because the buffer was full. */
   get dropped(): number {
     return this.buffer.dropped;
@@ -138,9 +162,12 @@ export class AnalyticsLog implements AnalyticsRecorder {
     if (this.buffer.size === 0) return;
     const viaThread = this.thread.usable;
     if (viaThread && !this.thread.readyToWrite()) return;
+    this.drainDeferred = viaThread && this.batchesAtThread >= MAX_BATCHES_AT_THREAD;
+    if (this.drainDeferred) return;
     const batch = this.buffer.take()!;
     if (viaThread) {
       this.thread.write(batch);
+      this.batchesAtThread++;
       this.countHeldByThread();
     } else if (!this.writeHere(batch)) return;
     if (this.buffer.size > 0) setImmediate(() => this.drain());

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnalyticsLog } from '../../src/analytics/analytics-log.js';
 import { batchOf, entryAt, type EntryBatch } from '../../src/analytics/entry-batch.js';
 import { WriterThread } from '../../src/analytics/writer-thread.js';
@@ -114,6 +114,29 @@ describe('analytics log: buffer and writer', () => {
     await expect.poll(() => storedCount(db), { timeout: 1_000, interval: 10 }).toBe(1);
     // The thread reports the batch settled just after its commit, which a reader may see first.
     await expect.poll(() => log.pending, { timeout: 1_000, interval: 10 }).toBe(0);
+  });
+
+  it('hands the writer thread two batches at most: while it is held up, later entries wait in the buffer and go when one comes back', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'setTimeout', 'setImmediate'] });
+    try {
+      const db = tempStore();
+      const log = analyticsLog(db, { flush_interval_ms: 20 });
+      log.start();
+      await expect.poll(() => log.writerReady, { timeout: 2_000, interval: 10 }).toBe(true);
+      // The writer's first transaction waits for this one's lock.
+      db.exec('BEGIN IMMEDIATE');
+      for (const id of ['a', 'b', 'c', 'd']) {
+        log.record(entry({ request_id: id }));
+        vi.advanceTimersByTime(20);
+      }
+      expect(log.atWriter).toBe(2);
+      expect(log.pending).toBe(4);
+      db.exec('COMMIT');
+      await expect.poll(() => storedCount(db), { timeout: 5_000, interval: 10 }).toBe(4);
+      await expect.poll(() => log.pending, { timeout: 1_000, interval: 10 }).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it.runIf(process.platform === 'linux' && existsSync('/usr/bin/chrt'))('runs the writer thread under SCHED_IDLE, so it only takes CPU the proxy leaves', async () => {
