@@ -16,10 +16,6 @@ const port = parentPort!;
 yieldCpuToMainThread('idle');
 const shared = new Int32Array(progress);
 const db = openStore(dataDir);
-// better-sqlite3's default page cache is 16 MB per connection, which this
-// connection would fill with pages it only appends to: 2 MB writes as fast
-// (1,000 backends and 100,000 users: about 5 µs an entry either way).
-db.pragma('cache_size = -2000');
 const geoip = geoipFile === null ? null : new GeoIpDatabase(geoipFile, (problem) => send({ type: 'geoip-unreadable', problem }));
 const writer = new AnalyticsWriter(db, geoip);
 const pruner = new RetentionPruner(db, () => writer.contextsDeleted());

@@ -27,6 +27,9 @@ export function storePath(dataDir: string): string {
   return join(dataDir, 'parasol.db');
 }
 
+/** Each connection's page cache. */
+const PAGE_CACHE_KB = 2_000;
+
 export function openStore(dataDir: string): Db {
   ensureDataDir(dataDir);
   const path = storePath(dataDir);
@@ -40,6 +43,11 @@ export function openStore(dataDir: string): Db {
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
+    // SQLite's own default (better-sqlite3 builds it with 16 MB a connection).
+    // The store's file sits in the OS page cache, so more made no query
+    // measurably faster, while the main connection filled 16 MB reading the
+    // users at start-up and the writer its own appending.
+    db.pragma(`cache_size = -${PAGE_CACHE_KB}`);
     migrate(db, loadMigrations());
     return db;
   } catch (error) {

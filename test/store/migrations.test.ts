@@ -6,10 +6,11 @@ import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
 import { tempDir } from '../helpers/config.js';
 
 describe('store', () => {
-  it('opens in WAL mode with foreign keys on and every migration applied', () => {
+  it("opens in WAL mode with foreign keys on, SQLite's default 2 MB page cache (not better-sqlite3's 16) and every migration applied", () => {
     const db = openStore(join(tempDir(), 'data'));
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('cache_size', { simple: true })).toBe(-2000);
     const latest = loadMigrations().at(-1)!.version;
     expect(db.pragma('user_version', { simple: true })).toBe(latest);
     expect((db.prepare('SELECT count(*) AS n FROM api_backends').get() as { n: number }).n).toBe(0);
