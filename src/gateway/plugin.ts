@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
+import { toOriginForm } from './request-url.js';
 
 export interface GatewayPluginOptions {
   /** Serves GET/HEAD "/" when no backend matches it; a plain built-in page when absent. */
@@ -30,7 +31,10 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
     }
     app.all('/*', (request, reply) => gateway.handle(request, reply));
     takeMatchedRequestsFirst(app, gateway);
-    app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => gateway.upgrade(request, socket, head));
+    app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      toOriginForm(request);
+      gateway.upgrade(request, socket, head);
+    });
     app.addHook('preClose', () => gateway.beginClosing());
   };
 }
@@ -47,6 +51,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway): void 
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
   app.server.removeListener('request', fastifyListener);
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    toOriginForm(request);
     if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
   });
 }

@@ -1,6 +1,7 @@
 // The request target as the gateway reads it: path and query split once,
 // dot segments resolved before matching, query parameters read and edited
 // without re-encoding the ones that stay.
+import type { IncomingMessage } from 'node:http';
 
 export interface RequestTarget {
   /** Normalised: no "." or ".." segments, percent-encoded or not. */
@@ -17,6 +18,26 @@ export function parseRequestTarget(url: string): RequestTarget | null {
   const path = normalizePath(rawPath);
   if (path === null) return null;
   return { path, query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
+}
+
+/** An http(s) URI with a host and no userinfo, which RFC 9112 leaves out of a request target. */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]+)([/?].*)?$/is;
+
+/**
+ * Makes a request target in absolute-form ("GET http://api.example.com/a?b",
+ * as clients configured to use a proxy send it) origin-form ("/a?b"), its
+ * host taking the Host header's place: RFC 9112 (section 3.2.2) has a server
+ * use the target's host and ignore the header, and nginx does. Any other
+ * target that is not origin-form ("*", an authority) stays, to be refused.
+ */
+export function toOriginForm(request: IncomingMessage): void {
+  const url = request.url!;
+  if (url.charCodeAt(0) === 0x2f /* / */) return;
+  const absolute = ABSOLUTE_FORM.exec(url);
+  if (absolute === null) return;
+  const rest = absolute[2] ?? '';
+  request.url = rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
+  request.headers.host = absolute[1]!;
 }
 
 const MAYBE_DOT_SEGMENT = /(^|\/)(\.|%2e)/i;

@@ -39,11 +39,22 @@ describe('bad input', () => {
   });
 
   it('answers 400 to malformed targets', async () => {
-    for (const target of ['/api/%zz', '/api/%', 'http://evil.example/api/x', '*', 'api/x']) {
+    for (const target of ['/api/%zz', '/api/%', '*', 'api/x', 'http://user@gw/api/x', 'http:///api/x', 'ftp://gw/api/x', 'gw:80']) {
       const result = await rawStatus(request(target));
       expect(result.status, target).toBe(400);
       expect(result.reached, target).toBe(false);
     }
+  });
+
+  it('takes an absolute-form target as the path it names, on its host instead of the Host header, as nginx does', async () => {
+    await fx.gw.publishBackend(echoBackend(fx.echo, { frontend_host: 'absolute.example', url_matches: [{ frontend_prefix: '/abs/', backend_prefix: '/b/' }] }));
+    const onItsHost = await rawStatus(request('http://absolute.example/abs/x?y=1'));
+    expect(onItsHost.status).toBe(200);
+    expect(fx.echo.requests.at(-1)!.url).toBe('/b/x?y=1');
+    expect(await rawStatus(request('HTTP://absolute.example:80/abs/z'))).toMatchObject({ status: 200, reached: true });
+    // The Host header names the backend's host, the target another one: the target's counts.
+    const elsewhere = await rawStatus(request('http://other.example/abs/x', '').replace('Host: gw', 'Host: absolute.example'));
+    expect(elsewhere).toMatchObject({ status: 404, reached: false });
   });
 
   it("answers a broken escape with the gateway's BAD_REQUEST in the client's format, never repeating the URL and its key", async () => {

@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { firstQueryValue, normalizePath, parseQueryAppend, parseRequestTarget, upstreamQuery } from '../../src/gateway/request-url.js';
+import { firstQueryValue, normalizePath, parseQueryAppend, parseRequestTarget, toOriginForm, upstreamQuery } from '../../src/gateway/request-url.js';
 
 describe('normalizePath', () => {
   it('leaves ordinary paths alone', () => {
@@ -34,6 +35,27 @@ describe('parseRequestTarget', () => {
   it('refuses absolute-form and asterisk targets', () => {
     expect(parseRequestTarget('http://evil.example/a')).toBeNull();
     expect(parseRequestTarget('*')).toBeNull();
+  });
+});
+
+describe('toOriginForm', () => {
+  const made = (url: string, host = 'sent.example') => {
+    const request = { url, headers: { host } } as unknown as IncomingMessage;
+    toOriginForm(request);
+    return { url: request.url, host: request.headers.host };
+  };
+
+  it("makes an absolute-form target origin-form, the target's host replacing the Host header", () => {
+    expect(made('http://api.example/a/b?c=d')).toEqual({ url: '/a/b?c=d', host: 'api.example' });
+    expect(made('https://[::1]:8443/x')).toEqual({ url: '/x', host: '[::1]:8443' });
+    expect(made('http://api.example?c=d')).toEqual({ url: '/?c=d', host: 'api.example' });
+    expect(made('http://api.example')).toEqual({ url: '/', host: 'api.example' });
+  });
+
+  it('leaves origin-form and every other target as they are', () => {
+    for (const url of ['/a?b', '*', 'api.example:443', 'http://user@api.example/a', 'http:///a', 'ftp://api.example/a', 'http://api.example#f']) {
+      expect(made(url), url).toEqual({ url, host: 'sent.example' });
+    }
   });
 });
 
