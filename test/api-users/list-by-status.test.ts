@@ -39,4 +39,11 @@ describe('users by key status', () => {
     const plan = context.db.prepare('EXPLAIN QUERY PLAN SELECT count(*) FROM api_users WHERE enabled = 0').all() as { detail: string }[];
     expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX api_users_disabled')]);
   });
+
+  it("reads a page of the list along an index in the list's order, without sorting (a deep page stays cheap)", () => {
+    const planOf = (where: string) =>
+      (context.db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM api_users ${where} ORDER BY created_at DESC, id LIMIT 50 OFFSET 99000`).all() as { detail: string }[]).map((step) => step.detail);
+    expect(planOf('')).toEqual(['SCAN api_users USING INDEX api_users_newest']);
+    expect(planOf('WHERE enabled = 0')).toEqual(['SCAN api_users USING INDEX api_users_disabled']);
+  });
 });
