@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --no-memory-reducer
+#!/usr/bin/env -S node --no-memory-reducer
 // The parasol command: parse argv, load the config, run one command.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load.js';

@@ -21,10 +21,8 @@ const script = (name: string) => new URL(`./${name}`, import.meta.url).pathname;
 function forkTs(name: string, args: readonly string[]): ChildProcess {
   // BENCH_PARASOL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles Parasol's own process.
   const extra = name === 'parasol.ts' && process.env.BENCH_PARASOL_NODE_ARGS ? process.env.BENCH_PARASOL_NODE_ARGS.split(' ') : [];
-  // --no-memory-reducer and two malloc arenas as `npm start` runs Parasol (bench/HISTORY.md, "2026-11-27, night" and
-  // "2026-11-28, memory"), and the other processes alike.
-  const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
-  return fork(script(name), args, { env, execArgv: ['--no-memory-reducer', '--import', 'tsx', ...extra], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // --no-memory-reducer as `npm start` runs Parasol (bench/HISTORY.md, "2026-11-27, night"), and the other processes alike.
+  return fork(script(name), args, { execArgv: ['--no-memory-reducer', '--import', 'tsx', ...extra], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 export async function startServerChild(name: 'upstream.ts' | 'reference-proxy.ts' | 'parasol.ts', args: readonly string[] = []): Promise<ServerChild> {
