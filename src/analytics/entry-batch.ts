@@ -66,8 +66,8 @@ const BYTES_PER_ENTRY = 64;
 /** Stored batches kept for reuse: about as many as are written at once. */
 const MAX_SPARES = 4;
 /**
- * Text bytes a batch keeps room for and a reused batch may hold: over 800 per
- * entry at 5,000 entries. Batches of longer URLs (up to ~35 KB an entry)
+ * Text bytes a batch keeps room for and a reused batch may hold: 1,024 per
+ * entry at 4,096 entries. Batches of longer URLs (up to ~35 KB an entry)
  * still fit, in memory allocated for them alone.
  */
 const MAX_KEPT_BYTES = 4 * 1024 * 1024;
