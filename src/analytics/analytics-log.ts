@@ -55,7 +55,6 @@ export class AnalyticsLog implements AnalyticsRecorder {
   private pruneDue = false;
   private droppedLogged = 0;
   private droppedLoggedAt = -Infinity;
-  private batchesAtThread = 0;
   /** A flush came due while MAX_BATCHES_AT_THREAD were out: it runs when one comes back. */
   private drainDeferred = false;
 
@@ -69,13 +68,11 @@ export class AnalyticsLog implements AnalyticsRecorder {
         if (this.pruneDue) this.prune();
       },
       onWritten: (batch) => {
-        this.batchesAtThread--;
         this.buffer.reuse(batch);
         this.countHeldByThread();
         if (this.drainDeferred) this.drain();
       },
       onFailed: (entries, error) => {
-        this.batchesAtThread--;
         this.countHeldByThread();
         this.retryLater(entries, error);
       },
@@ -83,7 +80,6 @@ export class AnalyticsLog implements AnalyticsRecorder {
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
       onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; the one read before, if any, stays in use'),
       onBroken: (error, lost) => {
-        this.batchesAtThread = 0;
         this.buffer.countDropped(lost);
         this.countHeldByThread();
         logger.error({ err: error, lost }, 'analytics: writer thread failed; writing on the main thread from now on');
@@ -162,12 +158,11 @@ export class AnalyticsLog implements AnalyticsRecorder {
     if (this.buffer.size === 0) return;
     const viaThread = this.thread.usable;
     if (viaThread && !this.thread.readyToWrite()) return;
-    this.drainDeferred = viaThread && this.batchesAtThread >= MAX_BATCHES_AT_THREAD;
+    this.drainDeferred = viaThread && this.thread.batchesInFlight >= MAX_BATCHES_AT_THREAD;
     if (this.drainDeferred) return;
     const batch = this.buffer.take()!;
     if (viaThread) {
       this.thread.write(batch);
-      this.batchesAtThread++;
       this.countHeldByThread();
     } else if (!this.writeHere(batch)) return;
     if (this.buffer.size > 0) setImmediate(() => this.drain());

@@ -356,12 +356,12 @@ export class ContextBytes {
         continue;
       }
       const end = batch.spans[span + 2 * column + 1]!;
-      contextScratch = withRoomFor(contextScratch, length + end - start);
+      if (length + end - start > contextScratch.length) contextScratch = grown(contextScratch, length + end - start, length);
       contextScratch.set(batch.bytes.subarray(start, end), length);
       length += end - start;
       ends[column] = length + 1;
     }
-    return new ContextBytes(contextScratch.toString('latin1', 0, length), String.fromCharCode(...ends));
+    return new ContextBytes(Buffer.from(contextScratch.buffer, 0, length).toString('latin1'), String.fromCharCode(...ends));
   }
 
   /** Whether entry `index` of `batch` has these CONTEXT_FIELDS, byte for byte. */
@@ -385,14 +385,7 @@ export class ContextBytes {
 }
 
 /** Where ContextBytes.of gathers a context's bytes before they become a string. */
-let contextScratch: Buffer = Buffer.alloc(1024);
-
-function withRoomFor(buffer: Buffer, length: number): Buffer {
-  if (length <= buffer.length) return buffer;
-  const larger = Buffer.alloc(Math.max(length, 2 * buffer.length));
-  buffer.copy(larger);
-  return larger;
-}
+let contextScratch = new Uint8Array(1024);
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;

@@ -35,6 +35,8 @@ export class WriterThread {
   private worker: Worker | null = null;
   private ready = false;
   private posted = 0;
+  /** Batches posted and not yet handed back. */
+  private batchesPosted = 0;
   private broken = false;
 
   constructor(
@@ -68,9 +70,15 @@ export class WriterThread {
     return this.posted - Atomics.load(this.progress, SETTLED);
   }
 
+  /** Batches posted and not yet handed back (stored or failed). */
+  get batchesInFlight(): number {
+    return this.batchesPosted;
+  }
+
   /** The batch's typed arrays move to the thread: the caller must not touch the batch again. */
   write(batch: EntryBatch): void {
     this.posted += batch.count;
+    this.batchesPosted++;
     this.send({ type: 'write', batch }, transferablesOf(batch));
   }
 
@@ -127,8 +135,13 @@ export class WriterThread {
       this.ready = true;
       this.events.onReady();
     }
-    else if (message.type === 'written') this.events.onWritten(message.batch);
-    else if (message.type === 'failed') this.events.onFailed(message.batch, message.error);
+    else if (message.type === 'written') {
+      this.batchesPosted--;
+      this.events.onWritten(message.batch);
+    } else if (message.type === 'failed') {
+      this.batchesPosted--;
+      this.events.onFailed(message.batch, message.error);
+    }
     else if (message.type === 'pruned') this.events.onPruned(message.deleted);
     else if (message.type === 'geoip-unreadable') this.events.onGeoIpUnreadable(message.problem);
     else this.events.onPruneFailed(message.error);
@@ -139,6 +152,7 @@ export class WriterThread {
     this.broken = true;
     const lost = this.inFlight;
     this.posted -= lost;
+    this.batchesPosted = 0;
     this.events.onBroken(error, lost);
   }
 }
