@@ -25,7 +25,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 1000 },
-    http: { maxHeaderSize: config.proxy.max_header_size },
+    // A request without Host gets the gateway's own 400 in the client's format (request-url.ts), not Node's empty one.
+    http: { maxHeaderSize: config.proxy.max_header_size, requireHostHeader: false },
     frameworkErrors: (_error, request, reply) => refuseMalformedUrl(config, request, reply),
     clientErrorHandler: answerClientError,
   });

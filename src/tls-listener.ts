@@ -49,6 +49,8 @@ export async function openTlsListener(main: HttpServer, pairs: readonly TlsFiles
     // HTTP/1.1 only: the gateway, its upgrades and Fastify's routes are built on Node's HTTP/1 server.
     ALPNProtocols: ['http/1.1'],
     maxHeaderSize: options.maxHeaderSize,
+    // As on the main server: the gateway answers a missing Host itself.
+    requireHostHeader: false,
   });
   copyTimeouts(main, server);
   for (const event of RELAYED_EVENTS) server.on(event, (...args: unknown[]) => main.emit(event, ...args));

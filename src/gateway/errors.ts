@@ -43,7 +43,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
   OVER_RATE_LIMIT: { status: 429, template: `You have exceeded your rate limit. ${ASSISTANCE}` },
   INTERNAL_SERVER_ERROR: { status: 500, template: `An unexpected error has occurred. ${ASSISTANCE}` },
   // Not in API Umbrella's table (nginx answers these with its own pages); worded the same way.
-  BAD_REQUEST: { status: 400, template: 'The request URL is malformed.' },
+  BAD_REQUEST: { status: 400, template: 'The request is malformed.' },
   BAD_GATEWAY: { status: 502, template: `The API backend could not be reached. ${ASSISTANCE}` },
   GATEWAY_TIMEOUT: { status: 504, template: `The API backend did not respond in time. ${ASSISTANCE}` },
 };

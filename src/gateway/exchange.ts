@@ -51,6 +51,8 @@ export interface ClientRequest {
   readonly host: string;
   /** Client IP through trusted_proxies. */
   readonly ip: string;
+  /** A trusted proxy's X-Forwarded-Port; null: the port the client connected to. */
+  readonly forwardedPort: string | null;
   /** Present when the client asked to switch protocols (WebSocket). */
   readonly upgrade?: UpgradeRequest;
   /** Where the request body comes from when not from `raw` (an upgrade request that carries one). */
@@ -73,6 +75,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   readonly protocol: string;
   readonly host: string;
   readonly ip: string;
+  /** A trusted proxy's X-Forwarded-Port; null: the connection's own port. */
+  readonly forwardedPort: string | null;
   /** The path the upstream gets: frontend_prefix replaced once by backend_prefix. */
   readonly backendPath: string;
   readonly settings: EffectiveSettings;
@@ -115,6 +119,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
     this.protocol = client.protocol;
     this.host = client.host;
     this.ip = client.ip;
+    this.forwardedPort = client.forwardedPort;
     this.upgrade = client.upgrade ?? null;
     this.body = client.body ?? client.raw;
     this.backendPath = route.backendPrefix + this.path.slice(route.frontendPrefix.length);

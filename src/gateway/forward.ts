@@ -430,7 +430,8 @@ export function upstreamHeaders(exchange: Exchange): string[] {
     'x-forwarded-proto',
     exchange.protocol,
     'x-forwarded-port',
-    portOf(exchange.host, exchange.protocol),
+    // As nginx's $server_port in front of API Umbrella, unless a trusted proxy said otherwise.
+    exchange.forwardedPort ?? String(exchange.socket.localPort),
     'x-forwarded-host',
     exchange.host,
     'x-api-umbrella-request-id',
@@ -442,12 +443,6 @@ export function upstreamHeaders(exchange: Exchange): string[] {
     if (user.roles.length > 0) out.push('x-api-roles', user.roles.join(','));
   }
   return out;
-}
-
-function portOf(host: string, protocol: string): string {
-  const colon = host.lastIndexOf(':');
-  if (colon > host.lastIndexOf(']')) return host.slice(colon + 1);
-  return protocol === 'https' ? '443' : '80';
 }
 
 /** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body or caching. */

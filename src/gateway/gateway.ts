@@ -12,7 +12,7 @@ import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { nextRequestId } from './request-id.js';
-import { isHostValue, parseRequestTarget, type RequestTarget } from './request-url.js';
+import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-url.js';
 import { writeError, type ErrorRequest } from './respond.js';
 import { ResponseCache } from './response-cache.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
@@ -57,7 +57,7 @@ export class Gateway {
     const target = parseRequestTarget(raw.url!);
     if (target === null) return this.refuse(request, reply, 'BAD_REQUEST', { path: '/', query: '' });
     const client = this.trust.clientOf(raw);
-    if (!isHostValue(client.host)) return this.refuse(request, reply, 'BAD_REQUEST', target);
+    if (!namesOneHost(raw, client.host)) return this.refuse(request, reply, 'BAD_REQUEST', target);
     const route = this.table.match(client.host, target.path);
     if (route === null) {
       if (target.path === '/' && (raw.method === 'GET' || raw.method === 'HEAD')) return this.homepage(request, reply);
@@ -81,7 +81,7 @@ export class Gateway {
     const target = parseRequestTarget(raw.url!);
     if (target === null || target.path === '/' || target.path.includes('%') || isReserved(target.path)) return false;
     const client = this.trust.clientOf(raw);
-    if (!isHostValue(client.host)) return false;
+    if (!namesOneHost(raw, client.host)) return false;
     const route = this.table.match(client.host, target.path);
     if (route === null) return false;
     this.proxy({ raw, res, target, ...client }, route);
@@ -108,7 +108,7 @@ export class Gateway {
     const refuse = (code: 'BAD_REQUEST' | 'NOT_FOUND') => {
       writeError(res, this.context.config, errorRequestOf(raw, target, client.protocol, client.host), code);
     };
-    if (parsed === null || !isHostValue(client.host)) return refuse('BAD_REQUEST');
+    if (parsed === null || !namesOneHost(raw, client.host)) return refuse('BAD_REQUEST');
     const route = this.table.match(client.host, target.path);
     if (route === null) return refuse('NOT_FOUND');
     const request = { raw, res, target, ...client };

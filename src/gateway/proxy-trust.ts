@@ -16,6 +16,8 @@ export interface ClientAddress {
   /** Host header, or the last X-Forwarded-Host from a trusted proxy. */
   readonly host: string;
   readonly protocol: 'http' | 'https';
+  /** The last X-Forwarded-Port from a trusted proxy, when it is a port number; null: the port the client connected to. */
+  readonly forwardedPort: string | null;
 }
 
 export class ProxyTrust {
@@ -38,10 +40,12 @@ export class ProxyTrust {
     const peerTrusted = this.isTrusted(peer);
     const forwardedHost = peerTrusted ? text(headers['x-forwarded-host']) : undefined;
     const forwardedProto = peerTrusted ? text(headers['x-forwarded-proto']) : undefined;
+    const forwardedPort = peerTrusted ? text(headers['x-forwarded-port']) : undefined;
     return {
       ip: peerTrusted ? this.throughProxies(peer, text(headers['x-forwarded-for'])) : peer,
       host: forwardedHost ? lastEntry(forwardedHost) : (headers.host ?? ''),
       protocol: forwardedProto ? (lastEntry(forwardedProto) as 'http' | 'https') : isEncrypted(request) ? 'https' : 'http',
+      forwardedPort: forwardedPort ? portNumber(lastEntry(forwardedPort)) : null,
     };
   }
 
@@ -92,6 +96,12 @@ function isPort(text: string, optional: boolean): boolean {
 /** Node joins repeated X-Forwarded-* headers into one string; anything else is ignored, as proxy-addr does. */
 function text(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+const PORT_NUMBER = /^\d{1,5}$/;
+
+function portNumber(value: string): string | null {
+  return PORT_NUMBER.test(value) ? value : null;
 }
 
 function lastEntry(value: string): string {

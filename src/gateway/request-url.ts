@@ -50,8 +50,25 @@ const ENCODED_DOT = /%2e/gi;
  */
 const HOST = /^(?:[\w.~!$&'()*+,;=%-]*|\[[\da-f:.]+\])(?::\d*)?$/i;
 
-export function isHostValue(host: string): boolean {
-  return HOST.test(host);
+/**
+ * Whether the request names its host as RFC 9112 (section 3.2) requires and
+ * nginx enforces in front of API Umbrella: one Host line (none only in
+ * HTTP/1.0), and `host` (that line's value, or a trusted X-Forwarded-Host) a
+ * host name or address. Node keeps only the first of two Host lines in
+ * `headers`, so they are counted in `rawHeaders`.
+ */
+export function namesOneHost(request: IncomingMessage, host: string): boolean {
+  const lines = hostLines(request.rawHeaders);
+  return (lines === 1 || (lines === 0 && request.httpVersion === '1.0')) && HOST.test(host);
+}
+
+function hostLines(rawHeaders: readonly string[]): number {
+  let lines = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') lines++;
+  }
+  return lines;
 }
 
 /** A Host value without its port ("[::1]:8080" → "[::1]"). */

@@ -60,7 +60,7 @@ describe('bad input', () => {
   it("answers a broken escape with the gateway's BAD_REQUEST in the client's format, never repeating the URL and its key", async () => {
     const json = await rawStatus(request(`/api/%zz?api_key=${fx.apiKey}`));
     expect(json.status).toBe(400);
-    expect(json.raw).toContain('{"error":{"code":"BAD_REQUEST","message":"The request URL is malformed."}}');
+    expect(json.raw).toContain('{"error":{"code":"BAD_REQUEST","message":"The request is malformed."}}');
     expect(json.raw).not.toContain(fx.apiKey);
     expect(json.reached).toBe(false);
     const xml = await rawStatus(request(`/api/%ff%fe?api_key=${fx.apiKey}`, 'Accept: application/xml\r\n'));
@@ -79,6 +79,21 @@ describe('bad input', () => {
       const result = await rawStatus(`GET /api/x HTTP/1.1\r\nHost: ${host}\r\nX-Api-Key: KEY\r\nConnection: close\r\n\r\n`);
       expect(result.status, host).toBe(200);
     }
+  });
+
+  it("answers an HTTP/1.1 request without a Host, or with two, the gateway's 400 in the client's format, as RFC 9112 and nginx do", async () => {
+    const bodyOf = (raw: string) => raw.slice(raw.indexOf('\r\n\r\n') + 4);
+    const noHost = await rawStatus(`GET /api/x.xml HTTP/1.1\r\nX-Api-Key: KEY\r\nConnection: close\r\n\r\n`);
+    expect(noHost).toMatchObject({ status: 400, reached: false });
+    expect(bodyOf(noHost.raw)).toBe('<?xml version="1.0" encoding="UTF-8"?><response><error><code>BAD_REQUEST</code><message>The request is malformed.</message></error></response>');
+    for (const header of ['Content-Type: application/xml', 'X-Frame-Options: DENY', 'X-Api-Umbrella-Request-Id: ']) expect(noHost.raw).toContain(`\r\n${header}`);
+    const twoHosts = await rawStatus(`GET /api/x HTTP/1.1\r\nHost: gw\r\nhost: elsewhere.example\r\nAccept: text/csv\r\nX-Api-Key: KEY\r\nConnection: close\r\n\r\n`);
+    expect(twoHosts).toMatchObject({ status: 400, reached: false });
+    expect(bodyOf(twoHosts.raw)).toBe('Error Code,Error Message\nBAD_REQUEST,The request is malformed.\n');
+    const upgrade = await rawStatus(`GET /api/ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Api-Key: KEY\r\n\r\n`);
+    expect(upgrade).toMatchObject({ status: 400, reached: false });
+    // HTTP/1.0 has no Host to require: the wildcard-host backend takes it.
+    expect(await rawStatus(`GET /api/x HTTP/1.0\r\nX-Api-Key: KEY\r\n\r\n`)).toMatchObject({ status: 200, reached: true });
   });
 
   it('answers 431 to oversized headers', async () => {

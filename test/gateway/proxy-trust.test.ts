@@ -41,7 +41,7 @@ describe('ProxyTrust', () => {
   it('walks X-Forwarded-For as nginx realip does, and reads host and protocol as Fastify does with the same trust', async () => {
     const trust = ProxyTrust.of(TRUSTED);
     const app = Fastify({ trustProxy: (address: string) => trust.isTrusted(address) });
-    const seen: { ours: ClientAddress; ip: string; fastify: Omit<ClientAddress, 'ip'> }[] = [];
+    const seen: { ours: ClientAddress; ip: string; fastify: Pick<ClientAddress, 'host' | 'protocol'> }[] = [];
     app.get('/', (request) => {
       seen.push({ ours: trust.clientOf(request.raw), ip: trust.ipOf(request.raw), fastify: { host: request.host, protocol: request.protocol as 'http' | 'https' } });
       return 'ok';
@@ -56,7 +56,21 @@ describe('ProxyTrust', () => {
       expect({ ip: ours.ip, host: ours.host, protocol: ours.protocol }, JSON.stringify(asked)).toEqual({ ip: expected, ...fastify });
       expect(ip).toBe(expected);
     }
-    expect(seen.at(-2)!.ours).toEqual({ ip: '2001:db8::1', host: 'b.example:8443', protocol: 'https' });
+    expect(seen.at(-2)!.ours).toEqual({ ip: '2001:db8::1', host: 'b.example:8443', protocol: 'https', forwardedPort: null });
+  });
+
+  it("reads a trusted proxy's last X-Forwarded-Port, when it is a port number, and no one else's", async () => {
+    const trust = ProxyTrust.of(TRUSTED);
+    const app = Fastify();
+    app.get('/', (request) => ({ port: trust.clientOf(request.raw).forwardedPort }));
+    const portFrom = async (remoteAddress: string, value: string) =>
+      (await app.inject({ url: '/', remoteAddress, headers: { host: 'gw.example', 'x-forwarded-port': value } })).json<{ port: string | null }>().port;
+    expect(await portFrom('10.0.0.2', '8443')).toBe('8443');
+    expect(await portFrom('10.0.0.2', '80, 443')).toBe('443');
+    expect(await portFrom('10.0.0.2', 'https')).toBeNull();
+    expect(await portFrom('10.0.0.2', '123456')).toBeNull();
+    expect(await portFrom('192.0.2.1', '8443')).toBeNull();
+    await app.close();
   });
 
   it('always trusts loopback', () => {

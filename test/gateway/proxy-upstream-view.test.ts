@@ -93,14 +93,21 @@ describe('the headers the upstream sees', () => {
     expect(incoming.echoed.headers.host).toBe('public.example:8080');
   });
 
-  it('carry X-Forwarded-For/-Proto/-Port/-Host', async () => {
+  it('carry X-Forwarded-For/-Proto/-Host, and as X-Forwarded-Port the port the client connected to, not the one its Host names', async () => {
     const reply = await send(fx.gw.url, '/echo/h', { headers: { 'X-Api-Key': fx.apiKey, host: 'public.example:8080' } });
     expect(reply.echoed.headers).toMatchObject({
       'x-forwarded-for': '127.0.0.1',
       'x-forwarded-proto': 'http',
-      'x-forwarded-port': '8080',
+      'x-forwarded-port': new URL(fx.gw.url).port,
       'x-forwarded-host': 'public.example:8080',
     });
+  });
+
+  it("take a trusted proxy's X-Forwarded-Port (loopback is trusted), when it is a port number", async () => {
+    const behindProxy = await send(fx.gw.url, '/echo/h', { headers: { 'X-Api-Key': fx.apiKey, 'X-Forwarded-Port': '8443', 'X-Forwarded-Proto': 'https' } });
+    expect(behindProxy.echoed.headers).toMatchObject({ 'x-forwarded-port': '8443', 'x-forwarded-proto': 'https' });
+    const notAPort = await send(fx.gw.url, '/echo/h', { headers: { 'X-Api-Key': fx.apiKey, 'X-Forwarded-Port': '84x3' } });
+    expect(notAPort.echoed.headers['x-forwarded-port']).toBe(new URL(fx.gw.url).port);
   });
 
   it('carry the user id and roles, and drop forged copies in any case', async () => {
