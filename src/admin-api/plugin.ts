@@ -8,6 +8,7 @@ import { apiScopeRoutes } from './api-scopes.js';
 import { apiBackendRoutes } from './apis.js';
 import { requireAdminToken } from './auth.js';
 import { configRoutes } from './config.js';
+import { keepOutOfCaches } from '../lib/no-store.js';
 import { parseFormBody } from './form-body.js';
 import { notFound, withJsonSuffix } from './routes.js';
 import { apiUserRoutes } from './users.js';
@@ -21,6 +22,7 @@ export function adminApiPlugin(context: AppContext) {
   acceptEmptyJson(app);
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler((_request, reply) => notFound(reply));
+  keepOutOfCaches(app, () => true);
 
   withJsonSuffix(app, 'GET', '/health', async () => ({ status: 'green' }));
 

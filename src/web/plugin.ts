@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
 import { contactUrl } from '../contact/contact-url.js';
+import { keepOutOfCaches } from '../lib/no-store.js';
 import { packagePath } from '../lib/package-path.js';
 
 // Pico CSS is served straight from its package, so there is no copy to keep in step.
@@ -55,6 +56,7 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
     await app.register(fastifyStatic, { root: PICO_CSS_DIR, prefix: '/assets/pico/', maxAge: '1h', decorateReply: false });
     // Admin pages set it from the session (see src/admin-ui/session-auth.ts).
     app.decorateRequest('admin', null);
+    keepOutOfCaches(app, (request) => request.admin !== null);
     for (const area of areas) await area(app, context);
   };
 }

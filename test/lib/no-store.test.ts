@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startSignedIn, type AdminApp, type AdminClient } from '../admin-ui/helpers/admin-client.js';
+
+describe("what only admins see stays out of caches (Cache-Control: no-store)", () => {
+  let running: AdminApp;
+  let client: AdminClient;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    ({ running, client } = await startSignedIn());
+    gw = await startTestGateway();
+  });
+  afterAll(async () => {
+    await running.close();
+    await gw.stop();
+  });
+
+  it("marks a signed-in admin's pages and downloads, and leaves public pages and assets cacheable", async () => {
+    for (const url of ['/admin/apis', '/admin/api_users', '/admin/analytics/logs', '/admin/stats/logs.csv?range=today']) {
+      const page = await client.get(url);
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers['cache-control'], url).toBe('no-store');
+    }
+    const asset = await client.get('/assets/css/parasol.css');
+    expect(asset.headers['cache-control']).toBe('public, max-age=3600');
+    const signedOut = await running.app.inject({ url: '/admin/login' });
+    expect(signedOut.headers['cache-control']).toBeUndefined();
+  });
+
+  it('marks every admin API answer, refusals included', async () => {
+    const listed = await fetch(`${gw.url}/api-umbrella/v1/apis`, { headers: { 'X-Admin-Auth-Token': gw.adminToken } });
+    expect([listed.status, listed.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    const refused = await fetch(`${gw.url}/api-umbrella/v1/apis`);
+    expect([refused.status, refused.headers.get('cache-control')]).toEqual([401, 'no-store']);
+    const stats = await fetch(`${gw.url}/admin/stats/logs.json?range=today`, { headers: { 'X-Admin-Auth-Token': gw.adminToken } });
+    expect([stats.status, stats.headers.get('cache-control')]).toEqual([200, 'no-store']);
+  });
+});
