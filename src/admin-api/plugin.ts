@@ -1,6 +1,7 @@
 // The admin REST API under /api-umbrella/v1, in API Umbrella's shapes.
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isPlainObject } from '../lib/validation-errors.js';
 import type { AppContext } from '../context.js';
 import { adminGroupRoutes } from './admin-groups.js';
 import { adminRoutes } from './admins.js';
@@ -20,6 +21,7 @@ export function adminApiPlugin(context: AppContext) {
   // (api[servers][0][host]=…, config[apis][<id>][publish]=1) instead of JSON.
   await app.register(formbody, { parser: parseFormBody });
   acceptEmptyJson(app);
+  refuseBodiesThatAreNoObject(app);
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   keepOutOfCaches(app, () => true);
@@ -51,6 +53,20 @@ function acceptEmptyJson(app: FastifyInstance): void {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     parse(request, text, done);
+  });
+}
+
+/**
+ * Every body the admin API reads is an object (JSON or form fields). Anything
+ * else (a JSON array or string, plain text) is a 400 rather than a 422 that
+ * lists every field as blank, which on a PUT reads as if the stored record
+ * had lost them.
+ */
+function refuseBodiesThatAreNoObject(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.body !== undefined && !isPlainObject(request.body)) {
+      await reply.code(400).send({ error: 'The request body must be a JSON object or form fields.' });
+    }
   });
 }
 

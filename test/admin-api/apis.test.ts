@@ -55,6 +55,17 @@ describe('admin API authentication', () => {
     expect(poisoned.status).toBe(400);
   });
 
+  it('answers a body that is no object (a JSON array or string, plain text) with 400, not a 422 calling every field blank', async () => {
+    const { body } = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'kept.example.com' } });
+    for (const [type, sent] of [['application/json', '[1,2]'], ['application/json', '"str"'], ['text/plain', 'hello']] as const) {
+      for (const [method, path] of [['POST', '/apis'], ['PUT', `/apis/${body.api.id}`], ['POST', '/admins']] as const) {
+        const response = await raw(path, { method, headers: { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': type }, body: sent });
+        expect([response.status, await response.json()], `${method} ${path} ${sent}`).toEqual([400, { error: 'The request body must be a JSON object or form fields.' }]);
+      }
+    }
+    expect((await gw.adminApi('GET', `/apis/${body.api.id}`)).body.api.frontend_host).toBe('kept.example.com');
+  });
+
   it('takes a JSON content type without a body as no body, as many client libraries send one on every call', async () => {
     const { body } = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'empty-body.example.com' } });
     const json = { 'X-Admin-Auth-Token': gw.adminToken, 'Content-Type': 'application/json' };
