@@ -8,7 +8,7 @@ import { ApiBackendRepository } from './api-backends/repository.js';
 import { KeyIndex } from './api-users/key-index.js';
 import { ApiUserRepository } from './api-users/repository.js';
 import type { Config } from './config/schema.js';
-import { resolveSecretKey } from './config/secret-key.js';
+import { resolveSecretKey, secretKeyFile } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
 import { ProxyTrust } from './gateway/proxy-trust.js';
@@ -17,6 +17,7 @@ import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 import { createMemoryRateLimiter } from './rate-limit/sliding-window-limiter.js';
 import { openStore, type Db } from './store/db.js';
+import { checkSecretKey } from './store/secret-key-check.js';
 
 export interface AppContext {
   readonly config: Config;
@@ -52,7 +53,9 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   db.pragma('secure_delete = ON');
   let secretKey: string;
   try {
-    secretKey = resolveSecretKey(config, holdsDigests(db));
+    const storeHasDigests = holdsDigests(db);
+    secretKey = resolveSecretKey(config, storeHasDigests);
+    checkSecretKey(db, secretKey, storeHasDigests, secretKeyFile(config) ?? "the config's secret_key");
   } catch (error) {
     db.close();
     throw error;

@@ -77,4 +77,34 @@ describe('opening a store Parasol cannot use', () => {
     );
     expect(existsSync(join(config.data_dir, 'secret_key'))).toBe(false);
   });
+
+  it("refuses a secret_key that is not the one the store's keys and tokens were made with, and takes the right one again", async () => {
+    const config = testConfig();
+    const first = createContext(config);
+    await first.admins.create({ email: 'ops@example.com', password: 'a very long password', superuser: true });
+    first.close();
+    const typo = { ...config, secret_key: 'not the secret it was made with' };
+    expect(() => createContext(typo)).toThrow(
+      "the config's secret_key is not the secret this store's API keys and admin tokens were made with, so every one of them would be refused; use that secret (a backup's secret_key file has it)",
+    );
+    const madeWith = readFileSync(join(config.data_dir, 'secret_key'), 'utf8').trim();
+    createContext({ ...config, secret_key: madeWith }).close();
+    createContext(config).close();
+  });
+
+  it('takes a new secret_key for a store that holds no keys or tokens, and a store from before the check trusts the secret it has', async () => {
+    const empty = testConfig();
+    createContext(empty).close();
+    const renewed = { ...empty, secret_key: 'a new secret for an empty store' };
+    createContext(renewed).close();
+    createContext(empty).close();
+
+    const older = testConfig();
+    const context = createContext(older);
+    await context.admins.create({ email: 'ops@example.com', password: 'a very long password', superuser: true });
+    context.db.prepare('DELETE FROM secret_key_check').run();
+    context.close();
+    createContext(older).close();
+    expect(() => createContext({ ...older, secret_key: 'another one' })).toThrow('is not the secret this store');
+  });
 });
