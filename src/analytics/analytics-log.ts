@@ -29,6 +29,12 @@ const MAX_BATCHES_AT_THREAD = 2;
 const PRUNE_EVERY_MS = 10 * 60_000;
 const FIRST_PRUNE_AFTER_MS = 5_000;
 const DROP_LOG_EVERY_MS = 60_000;
+/**
+ * A failing store (a full disk) fails every flush, several times a second:
+ * the first failure is logged at once, the ones after it in one line a
+ * minute, and the recovery when a write works again.
+ */
+const FAILURE_LOG_EVERY_MS = 60_000;
 /** How long flush() and close() wait for the writer thread before giving up on it. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -57,6 +63,10 @@ export class AnalyticsLog implements AnalyticsRecorder {
   private droppedLoggedAt = -Infinity;
   /** A flush came due while MAX_BATCHES_AT_THREAD were out: it runs when one comes back. */
   private drainDeferred = false;
+  /** Writes that failed since the last one that worked, and those of them not yet logged. */
+  private failures = 0;
+  private failuresUnlogged = 0;
+  private failureLoggedAt = -Infinity;
 
   constructor(options: AnalyticsLogOptions) {
     const { db, config, logger, clock } = options;
@@ -68,6 +78,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
         if (this.pruneDue) this.prune();
       },
       onWritten: (batch) => {
+        this.writeWorked();
         this.buffer.reuse(batch);
         this.countHeldByThread();
         if (this.drainDeferred) this.drain();
@@ -149,6 +160,8 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.flush();
     if (!this.thread.stop(DRAIN_TIMEOUT_MS)) this.logger.error('analytics: writer thread did not stop in time');
     this.logDrops(true);
+    const unwritten = this.buffer.size + this.thread.inFlight;
+    if (unwritten > 0) this.logger.error({ entries: unwritten }, 'analytics: entries could not be written before stopping and are lost');
   }
 
   /** Hands the buffer to the writer thread (or, if it cannot run, writes it here), a batch per event-loop turn. */
@@ -176,6 +189,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
   private writeHere(batch: EntryBatch): boolean {
     try {
       this.writer.write(batch);
+      this.writeWorked();
       return true;
     } catch (error) {
       this.retryLater(batch, String(error));
@@ -185,7 +199,20 @@ export class AnalyticsLog implements AnalyticsRecorder {
 
   private retryLater(batch: EntryBatch, error: string): void {
     this.buffer.putBack(batch);
-    this.logger.error({ error, entries: batch.count }, 'analytics: writing entries failed; will retry');
+    this.failures++;
+    this.failuresUnlogged++;
+    const now = this.clock.now();
+    if (this.failures > 1 && now - this.failureLoggedAt < FAILURE_LOG_EVERY_MS) return;
+    this.logger.error({ error, entries: batch.count, failures: this.failuresUnlogged, pending: this.buffer.size }, 'analytics: writing entries failed; will retry');
+    this.failuresUnlogged = 0;
+    this.failureLoggedAt = now;
+  }
+
+  private writeWorked(): void {
+    if (this.failures === 0) return;
+    this.logger.info({ failures: this.failures }, 'analytics: writing entries works again');
+    this.failures = 0;
+    this.failuresUnlogged = 0;
   }
 
   private logDrops(force: boolean): void {

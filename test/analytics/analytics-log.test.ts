@@ -21,13 +21,13 @@ function schedulingPolicyOf(task: string): number {
 const silent = pino({ level: 'silent' });
 const open: AnalyticsLog[] = [];
 
-function analyticsLog(db: Db, config: Partial<Config['analytics']> = {}, logger = silent): AnalyticsLog {
+function analyticsLog(db: Db, config: Partial<Config['analytics']> = {}, logger = silent, clock = new ManualClock(T0)): AnalyticsLog {
   const log = new AnalyticsLog({
     db,
     dataDir: dirname(db.name),
     config: { enabled: true, flush_interval_ms: 60_000, max_buffer: 100_000, retention_days: 90, geoip_file: null, ...config },
     logger,
-    clock: new ManualClock(T0),
+    clock,
   });
   open.push(log);
   return log;
@@ -215,6 +215,35 @@ describe('analytics log: buffer and writer', () => {
     db.exec('ALTER TABLE broken RENAME TO analytics_ip_days');
     expect(log.flush()).toBe(1);
     expect(db.prepare('SELECT request_id FROM analytics_logs').pluck().get()).toBe('kept');
+  });
+
+  it('logs a store that keeps failing (a full disk) once, then once a minute with a count, and when it works again', () => {
+    const db = tempStore();
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const clock = new ManualClock(T0);
+    const log = analyticsLog(db, {}, logger, clock);
+    log.record(entry());
+    db.exec('ALTER TABLE analytics_ip_days RENAME TO broken');
+    for (let flush = 0; flush < 3; flush++) log.flush();
+    expect(lines.map((line) => [line.msg, line.failures])).toEqual([['analytics: writing entries failed; will retry', 1]]);
+    clock.advance(60_000);
+    log.flush();
+    expect(lines.at(-1)).toMatchObject({ msg: 'analytics: writing entries failed; will retry', failures: 3, pending: 1 });
+    db.exec('ALTER TABLE broken RENAME TO analytics_ip_days');
+    log.flush();
+    expect(lines.at(-1)).toMatchObject({ msg: 'analytics: writing entries works again', failures: 4 });
+    expect(lines).toHaveLength(3);
+  });
+
+  it('says how many entries are lost when the store still fails as it stops', () => {
+    const db = tempStore();
+    const lines: Record<string, unknown>[] = [];
+    const log = analyticsLog(db, {}, pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) }));
+    for (let i = 0; i < 3; i++) log.record(entry());
+    db.exec('ALTER TABLE analytics_ip_days RENAME TO broken');
+    log.close();
+    expect(lines.at(-1)).toMatchObject({ msg: 'analytics: entries could not be written before stopping and are lost', entries: 3 });
   });
 
   it('records nothing when analytics.enabled is false', () => {
