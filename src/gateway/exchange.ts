@@ -25,6 +25,8 @@ import { writeError, type ErrorExtras, type ErrorRequest } from './respond.js';
 import type { GatewayRoute } from './routes.js';
 import { limitsFor, type EffectiveSettings } from './settings.js';
 import type { UpgradeRequest } from './upgrade-tunnel.js';
+import type { UpstreamFailure, UpstreamFailureLog } from './upstream-failures.js';
+import type { UpstreamServer } from './upstreams.js';
 
 /** What every exchange shares: the gateway's collaborators. */
 export interface ExchangeDeps {
@@ -39,6 +41,7 @@ export interface ExchangeDeps {
   readonly cookieStripper: CookieStripper | null;
   /** null: strip_response_cookies is empty. */
   readonly responseCookieStripper: CookieStripper | null;
+  readonly upstreamFailures: UpstreamFailureLog;
 }
 
 /** The request as the gateway read it before matching. */
@@ -188,6 +191,11 @@ export class Exchange implements ErrorRequest, CodingRequest {
   }
 
   /** Called by the upstream call when the upstream could not answer. */
+  /** For the log: the call to `server` failed, and the client got `answered`. */
+  upstreamFailed(server: UpstreamServer, error: Error, answered: UpstreamFailure['answered']): void {
+    this.deps.upstreamFailures.record({ backendId: this.route.backend.id, server, error, answered });
+  }
+
   fail(code: ErrorCode): void {
     this.responseContentType = writeError(this.res, this.deps.config, this, code, { rateLimit: this.rateLimit });
   }

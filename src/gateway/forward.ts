@@ -21,6 +21,7 @@ import { applyResponseHeaders } from './response-header-settings.js';
 import { rateLimitHeaders } from './respond.js';
 import { COLLAPSE_WAIT_MS, type CacheHit, type CacheRequest, type FetchOutcome, type FetchWaiter } from './response-cache.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
+import type { UpstreamFailure } from './upstream-failures.js';
 import type { UpstreamServer } from './upstreams.js';
 
 /** Noted afresh for each response; its headers are read synchronously, one response at a time. */
@@ -194,8 +195,12 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.endFill('failed');
     this.coder?.destroy();
     const { res } = this.exchange;
-    if (res.headersSent) res.destroy();
-    else if (!res.destroyed) this.exchange.fail(errorCodeFor(error));
+    // A client that left aborted the call itself: nothing went wrong upstream.
+    if (res.destroyed) return;
+    const answered = res.headersSent ? 'cut short' : errorCodeFor(error);
+    this.exchange.upstreamFailed(this.server, error, answered);
+    if (answered === 'cut short') res.destroy();
+    else this.exchange.fail(answered);
   }
 
   /**
@@ -376,7 +381,7 @@ function isSafeToResend(exchange: Exchange): boolean {
   return exchange.upgrade === null && !NOT_RESENT.has(exchange.method) && !hasBody(exchange.headers);
 }
 
-function errorCodeFor(error: Error): ErrorCode {
+function errorCodeFor(error: Error): UpstreamFailure['answered'] & ErrorCode {
   const code = (error as { code?: string }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'GATEWAY_TIMEOUT';
   if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_NOT_SUPPORTED') return 'INTERNAL_SERVER_ERROR';

@@ -17,6 +17,7 @@ import { writeError, type ErrorRequest } from './respond.js';
 import { ResponseCache } from './response-cache.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
+import { UpstreamFailureLog } from './upstream-failures.js';
 import { UpstreamPools } from './upstreams.js';
 
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | unknown;
@@ -45,6 +46,7 @@ export class Gateway {
       cache: config.cache.max_size_mb === 0 ? null : new ResponseCache(config.cache.max_size_mb * 1024 * 1024, context.clock),
       cookieStripper: CookieStripper.compile(config.strip_cookies),
       responseCookieStripper: CookieStripper.compile(config.strip_response_cookies),
+      upstreamFailures: new UpstreamFailureLog(context.logger, context.clock),
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {

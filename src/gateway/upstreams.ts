@@ -6,6 +6,7 @@
 import { Pool } from 'undici';
 import type { ApiBackend, BalanceAlgorithm } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
+import { newFailureCount, type FailureCount } from './upstream-failures.js';
 
 /** Dropped origins are closed this long after the publish that dropped them, so requests still on the old table finish. */
 const RETIRE_AFTER_MS = 60_000;
@@ -20,6 +21,8 @@ export interface UpstreamServer {
   inFlight: number;
   /** performance.now() until which the server is passed over (0: never failed). */
   failedUntil: number;
+  /** Its failures the log has not told of yet (upstream-failures.ts). */
+  readonly failures: FailureCount;
 }
 
 export class UpstreamPools {
@@ -36,7 +39,7 @@ export class UpstreamPools {
     }
     let server = this.servers.get(origin);
     if (server === undefined) {
-      server = { origin, pool: this.createPool(origin), inFlight: 0, failedUntil: 0 };
+      server = { origin, pool: this.createPool(origin), inFlight: 0, failedUntil: 0, failures: newFailureCount() };
       this.servers.set(origin, server);
     }
     return server;
