@@ -1,6 +1,7 @@
 // Renders an admin page inside the shared layout with what every page shows:
 // the navigation, the signed-in admin, the unpublished-changes counter, the
-// one-shot flash message and a CSRF token for its forms.
+// one-shot flash message and a CSRF token for its forms; and helpers its
+// template may call (times, the gateway's curl examples).
 import type { FastifyReply } from 'fastify';
 import type { AdminAccess } from '../admin-groups/admin-access.js';
 import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
@@ -8,6 +9,7 @@ import { accessOf } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { pendingChangesFor } from '../publish/admin-changes.js';
 import type { Publisher } from '../publish/publisher.js';
+import { curlExamples } from './curl-examples.js';
 import { takeFlash } from './flash.js';
 import { formatTime } from '../lib/time-format.js';
 
@@ -40,6 +42,7 @@ export async function renderAdminPage(context: AppContext, reply: FastifyReply, 
     flash: takeFlash(request, reply),
     pendingCount: admin === null ? 0 : unpublishedCount(context.publisher, accessOf(context, request)),
     formatTime,
+    curlExamples: curlExamples(context, request),
   });
   return reply.code(status).type('text/html; charset=utf-8').send(html);
 }

@@ -113,6 +113,7 @@ describe('a superuser', () => {
       '/admin/config/publish',
       '/admin/analytics/logs',
       '/admin/analytics/users',
+      '/admin/analytics/locations',
       '/admin/analytics/drilldown',
       '/admin/api_users',
       '/admin/admins',

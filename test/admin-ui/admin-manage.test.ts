@@ -61,6 +61,7 @@ describe('the menu', () => {
     expect(menuOf(page.body)).toEqual([
       '/admin/analytics/logs',
       '/admin/analytics/users',
+      '/admin/analytics/locations',
       '/admin/analytics/drilldown',
       '/admin/admins',
       '/admin/api_scopes',

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backendConfig } from '../helpers/scoped-backends.js';
-import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, pagerOf, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -213,6 +213,17 @@ describe('API Backends', () => {
     expect(text).toMatch(/Maps .* Modified, not published/);
     expect(text).toMatch(/Search .* New, not published/);
     expect(text).toContain('2 unpublished changes');
+  });
+
+  it('shows Previous on the first page and Next on the last as text, not as links to pages that do not exist', async () => {
+    for (let index = 1; index <= 51; index++) running.context.backends.create(backendConfig(`Service ${index}`, [`/svc${index}/`]), 'test');
+    const first = pagerOf((await client.get('/admin/apis?search=service')).body);
+    expect(first).toContain('<span role="button" class="secondary outline" aria-disabled="true">Previous</span>');
+    expect(first).toContain('<a href="/admin/apis?page=2&amp;search=service" role="button" class="secondary outline">Next</a>');
+    const last = pagerOf((await client.get('/admin/apis?page=2&search=service')).body);
+    expect(last).toContain('<a href="/admin/apis?page=1&amp;search=service" role="button" class="secondary outline">Previous</a>');
+    expect(last).toContain('<span role="button" class="secondary outline" aria-disabled="true">Next</span>');
+    for (const pager of [first, last]) expect(pager).not.toMatch(/page=0|page=3|<a [^>]*aria-disabled/);
   });
 
   it('searches by name, host, server or prefix, ignoring case, and pages by 50 with the search kept', async () => {

@@ -72,6 +72,18 @@ describe('Analytics › Filter Logs', () => {
     expect(everything.text).toContain('/denied');
   });
 
+  it("names each filter row's controls by the row's number, the blank row for a new filter too", async () => {
+    const rules = [{ field: 'request_path', operator: 'begins_with', value: '/a' }, { field: 'response_status', operator: 'equal', value: '200' }];
+    const { text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent(JSON.stringify(rules))}`);
+    const labels = [...text.matchAll(/aria-label="(Filter \d+ \w+|Remove filter \d+)"/g)].map((match) => match[1]);
+    expect(labels).toEqual([
+      'Filter 1 field', 'Filter 1 operator', 'Filter 1 value', 'Remove filter 1',
+      'Filter 2 field', 'Filter 2 operator', 'Filter 2 value', 'Remove filter 2',
+      'Filter 3 field', 'Filter 3 operator', 'Filter 3 value',
+    ]);
+    expect(text).not.toMatch(/aria-label="(Field|Operator|Value)"/);
+  });
+
   it('keeps the filters of a bad API Umbrella style query in the form, to be fixed in place', async () => {
     const query = { condition: 'AND', rules: [{ id: 'request_path', operator: 'begins_with', value: '/kept' }, { id: 'response_time', operator: 'less', value: 'soon' }] };
     const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent(JSON.stringify(query))}`);
@@ -88,6 +100,34 @@ describe('Analytics › Filter Logs', () => {
     const params = new URL(String(form.headers.location), fx.gw.url).searchParams;
     expect([params.get('order'), params.get('length')]).toEqual(['response_time:asc', '20']);
   });
+
+  it("drops the form's dates from the URL when a preset range is applied, and keeps them for a custom range", async () => {
+    const form = '&interval=hour&search=xs&field=request_path&operator=begins_with&value=%2Fxs&field=&operator=equal&value=';
+    const preset = await fx.page(`/admin/analytics/logs?range=today&start_at=2026-11-15&end_at=2026-11-28${form}`);
+    expect(preset.status).toBe(303);
+    const presetParams = new URL(String(preset.headers.location), fx.gw.url).searchParams;
+    expect([...presetParams.keys()].sort()).toEqual(['interval', 'query', 'range', 'search']);
+    expect(presetParams.get('range')).toBe('today');
+    expect((await fx.page(String(preset.headers.location))).status).toBe(200);
+
+    const custom = await fx.page(`/admin/analytics/logs?range=custom&start_at=2026-11-15&end_at=2026-11-28${form}`);
+    const customParams = new URL(String(custom.headers.location), fx.gw.url).searchParams;
+    expect([customParams.get('range'), customParams.get('start_at'), customParams.get('end_at')]).toEqual(['custom', '2026-11-15', '2026-11-28']);
+    const { status, text } = await fx.page(String(custom.headers.location));
+    expect(status).toBe(200);
+    expect(text).toContain('<option value="custom" selected>');
+    expect(text).toContain('name="start_at" value="2026-11-15"');
+  });
+
+  it.each(['/admin/analytics/logs', '/admin/analytics/users', '/admin/analytics/locations', '/admin/analytics/drilldown'])(
+    'sends a link to %s with dates beside a preset range to the same view without them',
+    async (path) => {
+      const query = encodeURIComponent('[{"field":"request_path","operator":"begins_with","value":"/x"}]');
+      const { status, headers } = await fx.page(`${path}?range=last_7_days&start_at=2026-11-15&end_at=2026-11-28&query=${query}&order=response_time%3Aasc&start=50`);
+      expect(status).toBe(303);
+      expect(headers.location).toBe(`${path}?range=last_7_days&query=${query}&order=response_time%3Aasc&start=50`);
+    },
+  );
 
   it('shows a bad filter as a message next to the filters with 400', async () => {
     const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent('[{"field":"request_path","operator":"less","value":"1"}]')}`);
@@ -120,6 +160,18 @@ describe('Analytics › By Users', () => {
 });
 
 describe('Analytics › By Location', () => {
+  it("is in the Analytics menu in the README's order, marked as the current page there", async () => {
+    const { text } = await fx.page('/admin/analytics/locations');
+    const menu = /<summary[^>]*>Analytics<\/summary>\s*<ul>([\s\S]*?)<\/ul>/.exec(text)![1]!;
+    expect([...menu.matchAll(/<a href="([^"]+)"[^>]*>([^<]+)<\/a>/g)].map((link) => `${link[2]} ${link[1]}`)).toEqual([
+      'Filter Logs /admin/analytics/logs',
+      'By Users /admin/analytics/users',
+      'By Location /admin/analytics/locations',
+      'API Drilldown /admin/analytics/drilldown',
+    ]);
+    expect(menu).toContain('<a href="/admin/analytics/locations" aria-current="page">By Location</a>');
+  });
+
   it('says that no GeoIP database is set, and keeps the view in the other tabs and the CSV link', async () => {
     const { status, text } = await fx.page('/admin/analytics/locations?range=last_7_days');
     expect(status).toBe(200);

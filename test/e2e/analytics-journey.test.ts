@@ -69,11 +69,10 @@ describe('analytics journey', () => {
     await page.getByTestId('log-table').getByRole('cell', { name: '/echo/journey-denied' }).waitFor();
     expect(await page.getByRole('cell', { name: 'api_key_missing' }).isVisible()).toBe(true);
 
-    // A new filter from the form's blank row.
-    const row = page.getByTestId('filter-row').last();
-    await row.getByLabel('Field').selectOption('response_status');
-    await row.getByLabel('Operator').selectOption('greater');
-    await row.getByLabel('Value').fill('399');
+    // A new filter from the form's blank row, the only one left; each row's controls are named by its number.
+    await page.getByLabel('Filter 1 field', { exact: true }).selectOption('response_status');
+    await page.getByLabel('Filter 1 operator', { exact: true }).selectOption('greater');
+    await page.getByLabel('Filter 1 value', { exact: true }).fill('399');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/query=/);
     expect(await page.getByTestId('total-hits').textContent()).toBe('1');
@@ -85,10 +84,28 @@ describe('analytics journey', () => {
     await screenshot(page, 'analytics-02-filtered');
 
     // A bad filter comes back as a message next to the filters. The rule is the first row now; the last is blank again.
-    await page.getByTestId('filter-row').first().getByLabel('Value').fill('many');
+    await page.getByLabel('Filter 1 value', { exact: true }).fill('many');
+    expect(await page.getByLabel('Filter 2 value', { exact: true }).inputValue()).toBe('');
     await page.getByRole('button', { name: 'Apply' }).click();
     expect(await page.getByTestId('query-error').textContent()).toContain('is not a number');
     await screenshot(page, 'analytics-03-error');
+  });
+
+  it('keeps only what applies in the URL: no dates with a preset range, the dates of a custom one', async () => {
+    await page.goto(`${gw.url}/admin/analytics/logs`);
+    await page.getByLabel('Date range').selectOption('today');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/range=today/);
+    expect(new URL(page.url()).searchParams.has('start_at')).toBe(false);
+    expect(new URL(page.url()).searchParams.has('end_at')).toBe(false);
+
+    // Picking a date switches the range to custom, whose dates the URL keeps.
+    const today = new Date().toISOString().slice(0, 10);
+    await page.getByLabel('From', { exact: true }).fill(today);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/range=custom/);
+    expect(new URL(page.url()).searchParams.get('start_at')).toBe(today);
+    expect(await page.getByTestId('total-hits').textContent()).toBe('1');
   });
 
   it('downloads the view as CSV and lists hits By Users', async () => {
@@ -125,7 +142,9 @@ describe('analytics journey', () => {
       },
       { timeout: 2_000, interval: 50 },
     );
-    await page.getByRole('navigation', { name: 'Analytics views' }).getByRole('link', { name: 'By Location' }).click();
+    // From the top menu, as from the tabs.
+    await page.locator('summary', { hasText: 'Analytics' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'By Location' }).click();
     await page.getByRole('heading', { name: 'By Location' }).waitFor();
     // The map shades the country and links it to its level, as the table's row does.
     const onMap = page.getByTestId('location-map-svg').locator('a', { has: page.locator('title', { hasText: 'United Kingdom' }) });

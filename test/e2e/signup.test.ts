@@ -36,7 +36,7 @@ it('goes from the homepage to a working key', async () => {
   await page.getByLabel('Email').fill('ada@example.com');
   await page.getByLabel('Website').fill('https://ada.example.com');
   await page.getByLabel('How will you use the APIs?').fill('Forecasts for an analytical engine');
-  await page.getByLabel('I have read and agree to the terms and conditions').check();
+  await page.getByLabel('I have read and agree to the terms and conditions.', { exact: true }).check();
   await screenshot(page, 'signup-form');
   await page.getByRole('button', { name: 'Sign up', exact: true }).click();
 

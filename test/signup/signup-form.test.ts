@@ -26,6 +26,11 @@ describe('GET /signup/', () => {
     expect(response.headers['set-cookie']).toMatch(/parasol_csrf=.*HttpOnly/);
   });
 
+  it("labels the terms checkbox with API Umbrella's sentence, final period included, the link kept", async () => {
+    const response = await running.app.inject({ method: 'GET', url: '/signup/' });
+    expect(response.body).toMatch(/I have read and agree to the <a href="\/signup\/terms\/"[^>]*>terms and conditions<\/a>\.\s*<\/label>/);
+  });
+
   it('links the configured terms and conditions, or shows built-in ones', async () => {
     const builtIn = await running.app.inject({ method: 'GET', url: '/signup/terms/' });
     expect(builtIn.statusCode).toBe(200);

@@ -18,6 +18,10 @@ export type RangePreset = keyof typeof RANGE_PRESETS;
 export const DEFAULT_PRESET: RangePreset = 'last_14_days';
 export const MAX_RANGE_MS = 366 * DAY_MS;
 
+export function isRangePreset(value: unknown): value is RangePreset {
+  return typeof value === 'string' && Object.hasOwn(RANGE_PRESETS, value);
+}
+
 export interface DateRange {
   /** Inclusive, epoch ms. */
   readonly startAt: number;
@@ -54,7 +58,7 @@ function monthRange(preset: 'this_month' | 'last_month', now: number): DateRange
  */
 export function parseDateRange(params: { range?: unknown; start_at?: unknown; end_at?: unknown }, now: number): RangeResult {
   const { range, start_at: start, end_at: end } = params;
-  if (typeof range === 'string' && Object.hasOwn(RANGE_PRESETS, range)) return { ok: true, range: presetRange(range as RangePreset, now) };
+  if (isRangePreset(range)) return { ok: true, range: presetRange(range, now) };
   if (!isBlank(range) && range !== 'custom') {
     return { ok: false, error: `Unknown date range "${String(range)}"; use one of ${Object.keys(RANGE_PRESETS).join(', ')}, or custom with start_at and end_at` };
   }

@@ -15,6 +15,7 @@ import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-pr
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { withinAnalyticsScopes } from './analytics-access.js';
+import { canonicalRedirect } from './canonical-url.js';
 import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
 import { LOCATIONS_PATH } from './location-view.js';
 import {
@@ -24,7 +25,6 @@ import {
   PAGE_LENGTH,
   paging,
   ruleRows,
-  rulesFromFormRows,
   sortUrl,
   unpagedUrl,
   viewParams,
@@ -121,8 +121,8 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
 
 /**
  * The parsed view within the admin's API scopes, or null when the reply is
- * already sent: 403 without the analytics permission, a redirect from the
- * filter form's rows to the canonical URL, or the page with the error shown
+ * already sent: 403 without the analytics permission, a redirect to the
+ * canonical URL (see canonical-url.ts), or the page with the error shown
  * next to the filters (400). Every page starts here.
  */
 async function viewOrError(context: AppContext, request: FastifyRequest, reply: FastifyReply, path: TabPath, title: string): Promise<LogQuery | null> {
@@ -132,8 +132,9 @@ async function viewOrError(context: AppContext, request: FastifyRequest, reply: 
     return null;
   }
   const params = request.query as Record<string, unknown>;
-  if (params.field !== undefined) {
-    await reply.redirect(canonicalFromForm(path, params), 303);
+  const canonical = canonicalRedirect(path, params);
+  if (canonical !== null) {
+    await reply.redirect(canonical, 303);
     return null;
   }
   const parsed = parseLogQuery(params, context.clock.now(), PAGE_LENGTH);
@@ -236,14 +237,4 @@ function rawRules(query: unknown): FormRow[] {
   } catch {
     return [];
   }
-}
-
-function canonicalFromForm(path: TabPath, params: Record<string, unknown>): string {
-  const url = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (['field', 'operator', 'value', 'query', 'start'].includes(key)) continue;
-    for (const item of Array.isArray(value) ? value : [value]) if (item !== '') url.append(key, String(item));
-  }
-  url.set('query', JSON.stringify(rulesFromFormRows(params)));
-  return `${path}?${url.toString()}`;
 }

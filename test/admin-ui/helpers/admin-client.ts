@@ -102,6 +102,11 @@ export function menuOf(html: string): string[] {
   return [...nav.matchAll(/<a href="(\/admin\/[^"]*)"/g)].map((match) => match[1]!);
 }
 
+/** A list page's Previous/Next navigation. */
+export function pagerOf(html: string): string {
+  return /<nav class="pager" aria-label="Pages">[\s\S]*?<\/nav>/.exec(html)![0];
+}
+
 /** The checkbox of `value` under `name`, and whether it is checked. */
 export function checkbox(html: string, name: string, value: string): 'checked' | 'unchecked' | 'absent' {
   const input = new RegExp(`<input type="checkbox"[^>]*name="${name}" value="${value}"([^>]*)>`).exec(html);
