@@ -8,9 +8,26 @@ export class DataDirError extends Error {}
 
 export function ensureDataDir(dataDir: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makeDirectory(resolve(dataDir));
   } catch (error) {
     throw new DataDirError(dataDirProblem(dataDir, (error as NodeJS.ErrnoException).code));
+  }
+}
+
+/**
+ * mkdir -p, one level at a time, each tried once more after its parent is
+ * made: Node's recursive mkdirSync spins forever where a parent exists but
+ * refuses children with ENOENT (a data_dir under /proc).
+ */
+function makeDirectory(path: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && statSync(path).isDirectory()) return;
+    if (code !== 'ENOENT' || dirname(path) === path) throw error;
+    makeDirectory(dirname(path));
+    mkdirSync(path, { mode: 0o700 });
   }
 }
 

@@ -33,6 +33,13 @@ describe('opening a store Parasol cannot use', () => {
     expect(readFileSync(storePath(dir), 'utf8')).toBe(text);
   });
 
+  it('makes a data_dir several levels deep, and names one that cannot be made where a parent refuses children (under /proc) instead of spinning', () => {
+    const deep = join(tempDir(), 'a', 'b', 'data');
+    openStore(deep).close();
+    expect(existsSync(storePath(deep))).toBe(true);
+    expect(() => openStore('/proc/parasol-data')).toThrow(/^data_dir \/proc\/parasol-data cannot be created/);
+  });
+
   it('says so when data_dir is a file, not a directory', () => {
     const file = join(tempDir(), 'data');
     writeFileSync(file, 'x');
