@@ -1,23 +1,18 @@
 #!/usr/bin/env -S node --no-memory-reducer
 // The parasol command: parse argv, load the config, run one command.
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load.js';
+import { parseCommandLine } from './cli/arguments.js';
 import { runCommand, UsageError, USAGE } from './cli/commands.js';
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: false,
-    options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help === true || positionals.length === 0) {
-    process.stdout.write(USAGE);
-    return positionals.length === 0 && values.help !== true ? 1 : 0;
-  }
   try {
-    const loaded = loadConfig({ configPath: typeof values.config === 'string' ? values.config : undefined });
-    return await runCommand(positionals, argv, loaded);
+    // Before the config is read or a store touched: a mistyped option stops here.
+    const { config, help, invocation } = parseCommandLine(argv);
+    if (help || invocation === null) {
+      process.stdout.write(USAGE);
+      return help ? 0 : 1;
+    }
+    return await runCommand(invocation, loadConfig({ configPath: config }));
   } catch (error) {
     if (error instanceof ConfigError || error instanceof UsageError) {
       process.stderr.write(`parasol: ${error.message}\n`);

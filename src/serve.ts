@@ -90,6 +90,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   return { app, context: running, url, httpsUrl: tls?.url ?? null, stop };
 }
 
+/** Also what `parasol config check` says of such a host (cli/start-up-checks.ts). */
+export function unresolvedHost(host: string, code: string): string {
+  return `listen.host: ${host} does not resolve to an address (${code})`;
+}
+
 /** A listener the system refused, as one line naming the key at fault; any other error as it is. */
 function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port', host: string, port: number): unknown {
   switch ((error as NodeJS.ErrnoException).code) {
@@ -101,7 +106,7 @@ function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port
       return new ConfigError(`listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new ConfigError(`listen.host: ${host} does not resolve to an address (${(error as NodeJS.ErrnoException).code})`);
+      return new ConfigError(unresolvedHost(host, (error as NodeJS.ErrnoException).code!));
     default:
       return error;
   }

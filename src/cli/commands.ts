@@ -1,16 +1,18 @@
 // The CLI's commands. Each prints one JSON line on success so scripts can read it.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { passwordProblem } from '../admins/password.js';
-import type { LoadedConfig } from '../config/load.js';
+import { ConfigError, type LoadedConfig } from '../config/load.js';
 import { secretKeyFile } from '../config/secret-key.js';
 import { createContext, type AppContext } from '../context.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { serveUntilSignalled } from '../serve.js';
 import { BackupError, backupStore } from '../store/backup.js';
+import type { Invocation } from './arguments.js';
+import { startUpProblem } from './start-up-checks.js';
+import { UsageError } from './usage-error.js';
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export const USAGE = `Usage: parasol [--config PATH] COMMAND
 
@@ -20,37 +22,31 @@ Commands:
   admins create --email E --password P         create a superuser admin; prints its API token once
   admins reset-password --email E --password P set an admin's password
   users create-signup-key --email E            create an API key with the role ${KEY_CREATOR_ROLE}
-  users delete --id ID                         delete an API user and its key (a running gateway stops taking it within a second)
+  users delete --id ID                         delete an API user and its key (a running gateway stops taking it within two seconds)
   backup --to FILE                             copy the store to FILE (a new file), also while serving
 
 The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
+Any other option or argument is refused (exit 2).
 `;
 
-const ONE_WORD_COMMANDS: ReadonlySet<string> = new Set(['serve', 'backup']);
-
 /** Returns the exit code, or -1 for a command that keeps running. */
-export async function runCommand(positionals: string[], argv: string[], loaded: LoadedConfig): Promise<number> {
-  // Option values the top-level parse did not know (--email E) come after the command's words.
-  const command = ONE_WORD_COMMANDS.has(positionals[0]!) ? positionals[0] : positionals.slice(0, 2).join(' ');
-  switch (command) {
+export async function runCommand(invocation: Invocation, loaded: LoadedConfig): Promise<number> {
+  switch (invocation.command) {
     case 'serve':
       await serveUntilSignalled(loaded.config);
       return -1;
     case 'config check':
-      print({ ok: true, config_file: loaded.path });
-      return 0;
+      return checkConfig(loaded);
     case 'admins create':
-      return withContext(loaded, (context) => createAdmin(context, options(argv, ['email', 'password'])));
+      return withContext(loaded, (context) => createAdmin(context, invocation.options));
     case 'admins reset-password':
-      return withContext(loaded, (context) => resetPassword(context, options(argv, ['email', 'password'])));
+      return withContext(loaded, (context) => resetPassword(context, invocation.options));
     case 'users create-signup-key':
-      return withContext(loaded, (context) => createSignupKey(context, options(argv, ['email'])));
+      return withContext(loaded, (context) => createSignupKey(context, invocation.options));
     case 'users delete':
-      return withContext(loaded, (context) => deleteUser(context, options(argv, ['id'])));
+      return withContext(loaded, (context) => deleteUser(context, invocation.options));
     case 'backup':
-      return backup(loaded, options(argv, ['to']));
-    default:
-      throw new UsageError(`unknown command "${positionals.join(' ')}"; see parasol --help`);
+      return backup(loaded, invocation.options);
   }
 }
 
@@ -63,17 +59,12 @@ async function withContext(loaded: LoadedConfig, work: (context: AppContext) => 
   }
 }
 
-function options<K extends string>(argv: string[], required: readonly K[]): Record<K, string> {
-  const { values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: false,
-    options: Object.fromEntries([...required, 'config'].map((name) => [name, { type: 'string' as const }])),
-  });
-  for (const name of required) {
-    if (typeof values[name] !== 'string' || values[name] === '') throw new UsageError(`--${name} is required`);
-  }
-  return values as Record<K, string>;
+/** The loader refused what it can see in the config; this refuses what start-up would find beyond it (a host, the store). */
+async function checkConfig(loaded: LoadedConfig): Promise<number> {
+  const problem = await startUpProblem(loaded.config);
+  if (problem !== null) throw new ConfigError(problem);
+  print({ ok: true, config_file: loaded.path });
+  return 0;
 }
 
 async function createAdmin(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {

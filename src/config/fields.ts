@@ -2,13 +2,27 @@
 // how to parse an environment string, and how to say what it expected.
 import { AddressRanges } from '../lib/address-ranges.js';
 import { isEmailAddress } from '../lib/email-address.js';
+import { isPlainObject } from '../lib/validation-errors.js';
+import { describe, didYouMean, namesSpelledLike, orList } from './messages.js';
+
+/**
+ * Why a structured value was refused, when the field's `expected` for the
+ * whole of it would leave the operator searching: `at` continues the key's
+ * path to the fault ("[1].limit_by"), `reason` is what follows it.
+ */
+export class Refusal {
+  constructor(
+    readonly at: string,
+    readonly reason: string,
+  ) {}
+}
 
 export interface Field<T> {
   readonly kind: 'field';
   readonly defaultValue: T;
   readonly expected: string;
-  /** Returns the parsed value, or undefined when the raw value does not fit. */
-  readonly parse: (raw: unknown) => T | undefined;
+  /** Returns the parsed value, or undefined when the raw value does not fit `expected`, or a Refusal that says where inside it. */
+  readonly parse: (raw: unknown) => T | undefined | Refusal;
   /** Environment variables only carry strings; null when the field has no env form. */
   readonly fromEnv: ((raw: string) => unknown) | null;
 }
@@ -23,7 +37,7 @@ export function isField(node: Field<unknown> | Schema): node is Field<unknown> {
   return (node as Field<unknown>).kind === 'field';
 }
 
-function field<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined, fromEnv: ((raw: string) => unknown) | null): Field<T> {
+function field<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined | Refusal, fromEnv: ((raw: string) => unknown) | null): Field<T> {
   return { kind: 'field', defaultValue, expected, parse, fromEnv };
 }
 
@@ -55,7 +69,7 @@ export function optionalMailbox(): Field<string | null> {
  * or fail only when the first page is rendered.
  */
 export function optionalUrl(schemes: readonly string[], options: { orPath?: boolean } = {}): Field<string | null> {
-  const names = schemes.length === 1 ? schemes[0]! : `${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]!}`;
+  const names = orList(schemes);
   const expected = options.orPath === true ? `an ${names} URL, a path starting with /, or null` : `an ${names} URL or null`;
   return optionalText(expected, (value) => (options.orPath === true && /^\/(?!\/)\S*$/.test(value)) || isUrl(value, schemes));
 }
@@ -69,14 +83,40 @@ function optionalText(expected: string, accepts: (value: string) => boolean): Fi
   return field<string | null>(null, expected, (raw) => (raw === null || (typeof raw === 'string' && accepts(raw)) ? raw : undefined), (raw) => (raw === '' ? null : raw));
 }
 
-export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[]): Field<T> {
-  return field(defaultValue, `one of ${allowed.join(', ')}`, (raw) => (allowed.includes(raw as T) ? (raw as T) : undefined), identity);
+/** A path to a file: an empty one would resolve to the working directory, which is never meant. */
+export function filePath(): Field<string> {
+  // Only its parsing is used (in list entries, which must give it); its default is not.
+  return nonEmptyString('', 'a file path');
 }
 
-export function int(defaultValue: number, min: number, max: number): Field<number> {
+export function directoryPath(defaultValue: string): Field<string> {
+  return nonEmptyString(defaultValue, 'a directory path');
+}
+
+/** null or a file path; an empty environment variable is null. */
+export function optionalFilePath(): Field<string | null> {
+  return optionalText('a file path or null', (value) => value !== '');
+}
+
+function nonEmptyString(defaultValue: string, expected: string): Field<string> {
+  return field(defaultValue, expected, (raw) => (typeof raw === 'string' && raw !== '' ? raw : undefined), identity);
+}
+
+/** One of `allowed`; an `aliases` value (another spelling of one) is taken as that one. */
+export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[], aliases: Readonly<Record<string, T>> = {}): Field<T> {
+  const valueOf = (raw: unknown): T | undefined => {
+    const value = typeof raw === 'string' && Object.hasOwn(aliases, raw) ? aliases[raw] : raw;
+    return allowed.includes(value as T) ? (value as T) : undefined;
+  };
+  return field(defaultValue, orList(allowed), valueOf, identity);
+}
+
+/** An integer from min to max (no bound above when max is Infinity), in `unit` when given. */
+export function int(defaultValue: number, min: number, max: number, unit?: string): Field<number> {
+  const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;
   return field(
     defaultValue,
-    `an integer from ${min} to ${max}`,
+    `an integer ${range}${unit === undefined ? '' : ` (${unit})`}`,
     (raw) => (typeof raw === 'number' && Number.isInteger(raw) && raw >= min && raw <= max ? raw : undefined),
     (raw) => (/^-?\d+$/.test(raw.trim()) ? Number(raw) : raw),
   );
@@ -121,13 +161,84 @@ export function addressList(defaultValue: readonly string[]): Field<readonly str
     'a list of IP addresses and CIDR ranges',
     (raw) => {
       const list = plain.parse(raw);
-      return list !== undefined && list.every((entry) => AddressRanges.compile([entry]) !== null) ? list : undefined;
+      return Array.isArray(list) && list.every((entry) => AddressRanges.compile([entry]) !== null) ? list : undefined;
     },
     plain.fromEnv,
   );
 }
 
 /** A structured value with its own parser; not settable from the environment. */
-export function structured<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined): Field<T> {
+export function structured<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined | Refusal): Field<T> {
   return field(defaultValue, expected, parse, null);
+}
+
+/** The keys of each entry of a list of mappings, each with the field that parses its value. */
+export type EntryFields = { readonly [key: string]: Field<unknown> };
+
+export type EntryOf<F extends EntryFields> = { readonly [K in keyof F]: F[K] extends Field<infer T> ? T : never };
+
+export interface EntryRules<F extends EntryFields> {
+  /** Keys an entry may leave out, which then take their field's default; every other key must be given. */
+  readonly optional?: readonly (keyof F & string)[];
+  /** API Umbrella's names for a key (its config files say limit_to): taken as that key, so its operators' files keep working. */
+  readonly aliases?: Readonly<Record<string, keyof F & string>>;
+  /** A rule over the whole list (say, no two entries alike): what breaks it, or null. */
+  readonly check?: (entries: readonly EntryOf<F>[]) => Refusal | null;
+}
+
+/**
+ * A list of mappings with exactly the keys of `fields`, as the file gives it
+ * (not settable from the environment). A refusal names the entry and its key
+ * ("[1].limit_by"): an unknown key would otherwise be dropped in silence,
+ * taking its setting with it.
+ */
+export function mappingList<F extends EntryFields>(defaultValue: readonly EntryOf<F>[], expected: string, fields: F, rules: EntryRules<F> = {}): Field<readonly EntryOf<F>[]> {
+  return structured<readonly EntryOf<F>[]>(defaultValue, expected, (raw) => {
+    // `certificates:` with nothing after it is YAML's null: no entries.
+    if (raw === null) return [];
+    if (!Array.isArray(raw)) return undefined;
+    const entries: EntryOf<F>[] = [];
+    for (const [index, item] of raw.entries()) {
+      const entry = parseEntry(item, `[${index}]`, fields, rules);
+      if (entry instanceof Refusal) return entry;
+      entries.push(entry);
+    }
+    return rules.check?.(entries) ?? entries;
+  });
+}
+
+function parseEntry<F extends EntryFields>(raw: unknown, at: string, fields: F, rules: EntryRules<F>): EntryOf<F> | Refusal {
+  const names = Object.keys(fields);
+  if (!isPlainObject(raw)) return new Refusal(at, `expected a mapping {${names.join(', ')}}, got ${describe(raw)}`);
+  const item = withAliasesRenamed(raw, at, rules.aliases ?? {});
+  if (item instanceof Refusal) return item;
+  const unknown = Object.keys(item).find((key) => !Object.hasOwn(fields, key));
+  if (unknown !== undefined) return new Refusal(at, `unknown key "${unknown}"${didYouMean(namesSpelledLike(unknown, names))}`);
+  const entry: Record<string, unknown> = {};
+  for (const [key, keyField] of Object.entries(fields)) {
+    const value = parseEntryValue(keyField, item[key], `${at}.${key}`, rules.optional?.includes(key) === true);
+    if (value instanceof Refusal) return value;
+    entry[key] = value;
+  }
+  return entry as EntryOf<F>;
+}
+
+/** The entry with each alias under its key's own name; both given is a Refusal. */
+function withAliasesRenamed(raw: Record<string, unknown>, at: string, aliases: Readonly<Record<string, string>>): Record<string, unknown> | Refusal {
+  const renamed: Record<string, unknown> = { ...raw };
+  for (const [alias, key] of Object.entries(aliases)) {
+    if (!Object.hasOwn(raw, alias)) continue;
+    if (Object.hasOwn(raw, key)) return new Refusal(at, `both "${key}" and "${alias}" (the same key); give one`);
+    renamed[key] = raw[alias];
+    delete renamed[alias];
+  }
+  return renamed;
+}
+
+/** The value of one key of an entry (`at`: "[1].limit"), or the Refusal that names it. */
+function parseEntryValue(keyField: Field<unknown>, value: unknown, at: string, optional: boolean): unknown {
+  if (value === undefined) return optional ? keyField.defaultValue : new Refusal(at, `missing (expected ${keyField.expected})`);
+  const parsed = keyField.parse(value);
+  if (parsed instanceof Refusal) return new Refusal(at + parsed.at, parsed.reason);
+  return parsed === undefined ? new Refusal(at, `expected ${keyField.expected}, got ${describe(value)}`) : parsed;
 }

@@ -5,8 +5,10 @@ import { deepFreeze } from '../lib/deep-freeze.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isPlainObject } from '../lib/validation-errors.js';
 import { crossKeyProblem } from './cross-key-rules.js';
-import { isField, type Field, type Schema } from './fields.js';
+import { isField, Refusal, type Field, type Schema } from './fields.js';
+import { describe, didYouMean } from './messages.js';
 import { configSchema, type Config } from './schema.js';
 
 export class ConfigError extends Error {
@@ -29,6 +31,12 @@ export interface LoadedConfig {
   readonly config: Config;
   /** The file that was read, or null when only defaults and the environment apply. */
   readonly path: string | null;
+  /**
+   * Where `keys` were set, as a config error names it ("FILE", "environment
+   * PARASOL_A", "FILE with environment PARASOL_A"), for an error about them
+   * found after loading (a port in use, a store that cannot be opened).
+   */
+  readonly sourceOf: (keys: readonly string[]) => string;
 }
 
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
@@ -37,10 +45,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const path = configFilePath(options.configPath ?? env.PARASOL_CONFIG, cwd);
   const fileValues = path === null ? {} : readYamlFile(path);
   const config = applySchema(configSchema, fileValues, [], path ?? 'defaults');
-  const fromEnvironment = applyEnvironment(config, env);
+  const sources = new KeySources(path, fileValues, applyEnvironment(config, env));
   const problem = crossKeyProblem(config as unknown as Config);
-  if (problem !== null) throw new ConfigError(`${sourcesOf(path, fromEnvironment)}: ${problem}`);
-  return { config: deepFreeze(config) as unknown as Config, path };
+  if (problem !== null) throw new ConfigError(`${sources.of(problem.keys)}: ${problem.message}`);
+  return { config: deepFreeze(config) as unknown as Config, path, sourceOf: (keys) => sources.of(keys) };
 }
 
 function configFilePath(requested: string | undefined, cwd: string): string | null {
@@ -54,9 +62,10 @@ function configFilePath(requested: string | undefined, cwd: string): string | nu
 }
 
 function readYamlFile(path: string): Record<string, unknown> {
+  const text = readConfigText(path);
   let parsed: unknown;
   try {
-    parsed = parseYaml(readFileSync(path, 'utf8'));
+    parsed = parseYaml(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new ConfigError(`${path}: not valid YAML: ${reason}`);
@@ -66,11 +75,32 @@ function readYamlFile(path: string): Record<string, unknown> {
   return parsed;
 }
 
+/** The file's text; a file that cannot be read is said to be so, not to be bad YAML. */
+function readConfigText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${path}: ${whyUnreadable((error as NodeJS.ErrnoException).code ?? String(error))}`);
+  }
+}
+
+function whyUnreadable(code: string): string {
+  switch (code) {
+    case 'EISDIR':
+      return 'is a directory; expected a config file (YAML)';
+    case 'EACCES':
+    case 'EPERM':
+      return `cannot read the config file: permission denied (${code})`;
+    default:
+      return `cannot read the config file (${code})`;
+  }
+}
+
 type Mutable = Record<string, unknown>;
 
 function applySchema(schema: Schema, raw: Record<string, unknown>, path: string[], source: string): Mutable {
   for (const key of Object.keys(raw)) {
-    if (!(key in schema)) throw new ConfigError(`${source}: unknown key "${[...path, key].join('.')}"${didYouMean(keyPaths([...path, key]))}`);
+    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${source}: unknown key "${[...path, key].join('.')}"${didYouMean(keyPaths([...path, key]))}`);
   }
   const result: Mutable = {};
   for (const [key, node] of Object.entries(schema)) {
@@ -94,6 +124,7 @@ const SECRET_KEYS = new Set(['secret_key', 'mailer.smtp.password']);
 
 function parseField(node: Field<unknown>, value: unknown, keyPath: string[], source: string): unknown {
   const parsed = node.parse(value);
+  if (parsed instanceof Refusal) throw new ConfigError(`${source}: ${keyPath.join('.')}${parsed.at}: ${parsed.reason}`);
   if (parsed === undefined) {
     const key = keyPath.join('.');
     const got = SECRET_KEYS.has(key) ? 'something else (not shown: it is a secret)' : describeMismatch(node, value);
@@ -102,28 +133,53 @@ function parseField(node: Field<unknown>, value: unknown, keyPath: string[], sou
   return parsed;
 }
 
-/** Where a rule over several keys found its values: the file, and the variables that set some of them. */
-function sourcesOf(path: string | null, variables: readonly string[]): string {
-  const file = path ?? 'config';
-  return variables.length === 0 ? file : `${file} with environment ${variables.join(', ')}`;
+/**
+ * Which source set each key, so that an error names the one to fix: the
+ * file for keys it holds, `environment PARASOL_…` for keys a variable set
+ * (it wins over the file).
+ */
+class KeySources {
+  private readonly fileKeys: ReadonlySet<string>;
+
+  /** `variables`: key path ("listen.port") → the variable that set it. */
+  constructor(
+    private readonly file: string | null,
+    fileValues: Record<string, unknown>,
+    private readonly variables: ReadonlyMap<string, string>,
+  ) {
+    this.fileKeys = new Set(fieldKeys().filter((keyPath) => valueAt(fileValues, keyPath) !== undefined).map((keyPath) => keyPath.join('.')));
+  }
+
+  /**
+   * "FILE", "environment PARASOL_A, PARASOL_B" or "FILE with environment
+   * PARASOL_A": where `keys` were set. Keys left at their defaults are
+   * changed in the file, so when none was set, that is named (or "defaults").
+   */
+  of(keys: readonly string[]): string {
+    const variables = [...new Set(keys.flatMap((key) => this.variables.get(key) ?? []))];
+    if (variables.length === 0) return this.file ?? 'defaults';
+    const environment = `environment ${variables.join(', ')}`;
+    const alsoFromFile = keys.some((key) => this.fileKeys.has(key) && !this.variables.has(key));
+    return alsoFromFile && this.file !== null ? `${this.file} with ${environment}` : environment;
+  }
 }
 
 /**
  * PARASOL_LISTEN_PORT → listen.port; an unknown PARASOL_ variable is an
- * error, so typos do not pass silently. Answers the variables applied.
+ * error, so typos do not pass silently. Answers each key set, with its variable.
  */
-function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): string[] {
-  const applied: string[] = [];
+function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): Map<string, string> {
+  const applied = new Map<string, string>();
   const known = envVariables();
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined) continue;
     const target = known.get(name);
-    if (target === undefined) throw new ConfigError(`environment: ${name} is not a configuration key${didYouMean(envNamesEndingLike(name, known))}`);
+    if (target === undefined) throw new ConfigError(`environment ${name}: not a configuration key${didYouMean(envNamesEndingLike(name, known))}`);
     const [node, keyPath] = target;
-    if (node.fromEnv === null) throw new ConfigError(`environment: ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
+    if (node.fromEnv === null) throw new ConfigError(`environment ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
     const value = parseField(node, node.fromEnv(raw), keyPath, `environment ${name}`);
     setPath(config, keyPath, value);
-    applied.push(name);
+    applied.set(keyPath.join('.'), name);
   }
   return applied;
 }
@@ -134,6 +190,11 @@ function envVariables(): Map<string, [Field<unknown>, string[]]> {
     if (isField(node)) names.set(ENV_PREFIX + keyPath.join('_').toUpperCase(), [node, keyPath]);
   }
   return names;
+}
+
+/** The path of every key that holds a value (not a mapping of keys). */
+function fieldKeys(): string[][] {
+  return [...schemaKeys(configSchema, [])].flatMap(([keyPath, node]) => (isField(node) ? [keyPath] : []));
 }
 
 /** Every key of the schema with its node, mappings before the keys inside them. */
@@ -150,8 +211,6 @@ function* schemaKeys(schema: Schema, path: readonly string[]): Generator<[string
  * another one, so an operator moving a config over is told where each went.
  */
 const UMBRELLA_KEYS: ReadonlyMap<string, string> = new Map([['http_port', 'listen.port']]);
-/** More places than this is no hint. */
-const MAX_SUGGESTIONS = 3;
 
 /** The keys an unknown one probably means: API Umbrella's name for one, or keys of the same name elsewhere (`port` → `listen.port`). */
 function keyPaths(unknown: readonly string[]): string[] {
@@ -167,9 +226,10 @@ function envNamesEndingLike(name: string, known: ReadonlyMap<string, unknown>): 
   return [...known.keys()].filter((variable) => variable.endsWith(ending));
 }
 
-function didYouMean(candidates: readonly string[]): string {
-  if (candidates.length === 0 || candidates.length > MAX_SUGGESTIONS) return '';
-  return ` (did you mean ${candidates.map((candidate) => `"${candidate}"`).join(' or ')}?)`;
+function valueAt(values: Record<string, unknown>, keyPath: readonly string[]): unknown {
+  let node: unknown = values;
+  for (const key of keyPath) node = isPlainObject(node) ? node[key] : undefined;
+  return node;
 }
 
 function setPath(target: Mutable, keyPath: string[], value: unknown): void {
@@ -178,19 +238,13 @@ function setPath(target: Mutable, keyPath: string[], value: unknown): void {
   node[keyPath[keyPath.length - 1]!] = value;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** For a list, the first entry the field refuses, so a long list need not be searched by eye. */
+/**
+ * For a list given to a field of lists, the first entry the field refuses,
+ * so a long list need not be searched by eye; a list given where a single
+ * value belongs is just "a list". A field takes lists when it takes the empty one.
+ */
 function describeMismatch(node: Field<unknown>, value: unknown): string {
-  const refused = Array.isArray(value) ? value.find((entry) => node.parse([entry]) === undefined) : undefined;
+  const takesLists = Array.isArray(value) && node.parse([]) !== undefined;
+  const refused = takesLists ? value.find((entry) => node.parse([entry]) === undefined) : undefined;
   return refused === undefined ? describe(value) : `${describe(refused)} in the list`;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  return JSON.stringify(value);
 }

@@ -1,10 +1,28 @@
 // Every configuration key, its type and its default. config/default.yml
 // documents the same keys for operators; a test keeps the two in step.
-import type { RateLimit } from '../api-backends/model.js';
-import { parseRateLimits } from '../api-backends/rate-limits.js';
+import type { LimitBy, RateLimit } from '../api-backends/model.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
-import { addressList, bool, int, oneOf, optionalEmail, optionalInt, optionalMailbox, optionalStr, optionalUrl, str, structured, type ConfigOf, type Schema } from './fields.js';
+import {
+  addressList,
+  bool,
+  directoryPath,
+  filePath,
+  int,
+  mappingList,
+  oneOf,
+  optionalEmail,
+  optionalFilePath,
+  optionalInt,
+  optionalMailbox,
+  optionalStr,
+  optionalUrl,
+  Refusal,
+  str,
+  structured,
+  type ConfigOf,
+  type Schema,
+} from './fields.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -27,12 +45,12 @@ export const configSchema = {
     https_port: optionalInt(0, 65535),
   },
   tls: {
-    cert_file: optionalStr(),
-    key_file: optionalStr(),
+    cert_file: optionalFilePath(),
+    key_file: optionalFilePath(),
     /** More certificates, each for the host names it lists, chosen by the name the client asks for (SNI). */
-    certificates: structured<readonly CertificateFiles[]>([], 'a list of {cert_file, key_file} (paths)', parseCertificateList),
+    certificates: mappingList([], 'a list of {cert_file, key_file} (paths)', { cert_file: filePath(), key_file: filePath() }),
   },
-  data_dir: str('./data'),
+  data_dir: directoryPath('./data'),
   secret_key: optionalStr(),
   site_name: str('Parasol'),
   public_url: optionalUrl(['http', 'https']),
@@ -68,7 +86,7 @@ export const configSchema = {
     terms_url: optionalUrl(['http', 'https'], { orPath: true }),
   },
   homepage: {
-    file: optionalStr(),
+    file: optionalFilePath(),
   },
   mailer: {
     from: optionalMailbox(),
@@ -94,33 +112,37 @@ export const configSchema = {
     max_buffer: int(100_000, 1, 10_000_000),
     retention_days: int(90, 1, 36_500),
     /** A GeoIP database (.mmdb) for Analytics › By Location; null: none. */
-    geoip_file: optionalStr(),
+    geoip_file: optionalFilePath(),
   },
   default_api_backend_settings: {
-    rate_limits: structured<readonly RateLimit[]>(
+    rate_limits: mappingList(
       DEFAULT_RATE_LIMITS,
       'a list of {duration, limit_by: ip|api_key, limit, response_headers}, no two counting the same limit_by and duration',
-      (raw) => {
-        const parsed = parseRateLimits(raw);
-        return parsed.ok ? parsed.value : undefined;
+      // Each entry gives every key but response_headers, so the other fields' defaults go unused.
+      {
+        duration: int(1000, 1, Infinity, 'milliseconds'),
+        limit_by: oneOf<LimitBy>('ip', ['ip', 'api_key'], { apiKey: 'api_key' }),
+        limit: int(0, 0, Infinity, 'requests'),
+        response_headers: bool(false),
       },
+      // As the admin API does, API Umbrella's spellings (limit_to, apiKey) are taken: its operators' files keep working.
+      { optional: ['response_headers'], aliases: { limit_to: 'limit' }, check: oneLimitPerWindow },
     ),
   },
 } satisfies Schema;
 
 export type Config = ConfigOf<typeof configSchema>;
 
-interface CertificateFiles {
-  readonly cert_file: string;
-  readonly key_file: string;
-}
-
-function parseCertificateList(raw: unknown): readonly CertificateFiles[] | undefined {
-  if (!Array.isArray(raw)) return undefined;
-  const isPair = (item: unknown): item is CertificateFiles =>
-    typeof item === 'object' && item !== null && Object.keys(item).sort().join() === 'cert_file,key_file' &&
-    typeof (item as CertificateFiles).cert_file === 'string' && typeof (item as CertificateFiles).key_file === 'string';
-  return raw.every(isPair) ? raw : undefined;
+/** As in API Umbrella, two limits may not count the same window: which of them would answer? */
+function oneLimitPerWindow(limits: readonly RateLimit[]): Refusal | null {
+  const firstIndexOf = new Map<string, number>();
+  for (const [index, { limit_by, duration }] of limits.entries()) {
+    const window = `${limit_by} per ${duration} ms`;
+    const first = firstIndexOf.get(window);
+    if (first !== undefined) return new Refusal(`[${index}]`, `counts the same window as entry [${first}] (${window}); expected one limit for each limit_by and duration`);
+    firstIndexOf.set(window, index);
+  }
+  return null;
 }
 
 /** Strings that compile as JavaScript regular expressions and mean there what they mean in PCRE. */

@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
+import { about, type KeyProblem } from './messages.js';
 import type { Config } from './schema.js';
 
 /** PEM bytes as node:tls takes them; cert may hold the whole chain. */
@@ -34,22 +35,24 @@ export function tlsPairsOf(tls: Config['tls']): TlsPairPaths[] {
   ];
 }
 
-/** The listen.https_port and tls.* keys together: what is wrong as "key: reason", or null. */
-export function httpsKeysProblem(config: Config): string | null {
+/** The listen.https_port and tls.* keys together: what is wrong, or null. */
+export function httpsKeysProblem(config: Config): KeyProblem | null {
   const { cert_file, key_file, certificates } = config.tls;
   const { port, https_port } = config.listen;
   if (https_port === null) {
-    if (cert_file !== null) return 'tls.cert_file: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys';
-    if (key_file !== null) return 'tls.key_file: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys';
-    if (certificates.length > 0) return 'tls.certificates: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys';
-    return null;
+    const stray =
+      cert_file !== null ? 'tls.cert_file'
+      : key_file !== null ? 'tls.key_file'
+      : certificates.length > 0 ? 'tls.certificates'
+      : null;
+    return stray === null ? null : about([stray], `${stray}: set, but listen.https_port is not: set it to serve HTTPS, or remove the tls keys`);
   }
-  if (https_port === port && port !== 0) return `listen.https_port: ${https_port} is listen.port already: HTTPS needs a port of its own`;
-  if (cert_file === null) return 'tls.cert_file: listen.https_port needs a certificate file (PEM)';
-  if (key_file === null) return 'tls.key_file: listen.https_port needs a private key file (PEM)';
+  if (https_port === port && port !== 0) return about(['listen.https_port', 'listen.port'], `listen.https_port: ${https_port} is listen.port already: HTTPS needs a port of its own`);
+  if (cert_file === null) return about(['listen.https_port'], 'tls.cert_file: listen.https_port needs a certificate file (PEM)');
+  if (key_file === null) return about(['listen.https_port'], 'tls.key_file: listen.https_port needs a private key file (PEM)');
   for (const pair of tlsPairsOf(config.tls)) {
     const read = readTlsFiles(pair);
-    if (!read.ok) return read.problem;
+    if (!read.ok) return about(pair.byName ? ['tls.certificates'] : ['tls.cert_file', 'tls.key_file'], read.problem);
   }
   return null;
 }

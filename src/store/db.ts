@@ -56,6 +56,17 @@ export function openStore(dataDir: string): Db {
   }
 }
 
+/** The words for a store start-up refuses, also found without opening it (store-check.ts). */
+export const DAMAGED_STORE = 'not a SQLite database, or a damaged one; check data_dir, or restore a backup';
+
+export function notWritableStore(code: string | undefined): string {
+  return `cannot be opened for writing (${code}); it and data_dir must be writable by the user Parasol runs as`;
+}
+
+export function newerStore(version: number, known: number): string {
+  return `made by a newer Parasol (schema version ${version}; this one knows up to ${known}); run that version or restore a backup`;
+}
+
 /** What went wrong, in the operator's terms; SQLite's own words when there is nothing to add. */
 function storeProblem(error: unknown): string {
   if (error instanceof MigrationError) return error.message;
@@ -63,7 +74,7 @@ function storeProblem(error: unknown): string {
   switch (code) {
     case 'SQLITE_NOTADB':
     case 'SQLITE_CORRUPT':
-      return 'not a SQLite database, or a damaged one; check data_dir, or restore a backup';
+      return DAMAGED_STORE;
     case 'SQLITE_BUSY':
       return 'locked by another process for more than 5 s; try again when it is done';
     case 'SQLITE_FULL':
@@ -73,7 +84,7 @@ function storeProblem(error: unknown): string {
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':
-      return `cannot be opened for writing (${code}); it and data_dir must be writable by the user Parasol runs as`;
+      return notWritableStore(code);
     default:
       return message ?? String(error);
   }
@@ -113,5 +124,5 @@ export function migrate(db: Db, migrations: readonly Migration[]): number[] {
 function refuseNewerStore(db: Db, migrations: readonly Migration[]): void {
   const known = migrations.at(-1)?.version ?? 0;
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > known) throw new Error(`made by a newer Parasol (schema version ${version}; this one knows up to ${known}); run that version or restore a backup`);
+  if (version > known) throw new Error(newerStore(version, known));
 }

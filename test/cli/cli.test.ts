@@ -1,39 +1,18 @@
 // The built CLI, run as a user runs it: a child process with a config file.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createContext } from '../../src/context.js';
-import { packagePath } from '../../src/lib/package-path.js';
 import { tempDir } from '../helpers/config.js';
 import { apiUserInput } from '../helpers/users.js';
 import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE, TEST_CA } from '../helpers/tls.js';
-
-const run = promisify(execFile);
-const MAIN = packagePath('src', 'main.ts');
-const NODE_ARGS = ['--import', 'tsx', MAIN];
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function parasol(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { NODE_ARGS, parasol } from './run-parasol.js';
 
 let dir: string;
 let configPath: string;
@@ -97,7 +76,7 @@ describe('parasol CLI', () => {
   });
 
   it('reads PARASOL_CONFIG like the server does', async () => {
-    const result = await parasol(['config', 'check'], { PARASOL_CONFIG: configPath });
+    const result = await parasol(['config', 'check'], { env: { PARASOL_CONFIG: configPath } });
     expect(JSON.parse(result.stdout).config_file).toBe(configPath);
   });
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -13,6 +13,16 @@ function writeConfig(dir: string, text: string, name = 'parasol.yml'): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
+}
+
+function inDirectory(dir: string, run: () => void): void {
+  const before = process.cwd();
+  process.chdir(dir);
+  try {
+    run();
+  } finally {
+    process.chdir(before);
+  }
 }
 
 function loadError(run: () => unknown): string {
@@ -103,8 +113,12 @@ describe('config errors name the source, the key and what was expected', () => {
     ['wrong type', 'listen:\n  port: http\n', /parasol\.yml: listen\.port: expected an integer from 0 to 65535, got "http"$/],
     ['out of range', 'listen:\n  port: 70000\n', /listen\.port: expected an integer from 0 to 65535, got 70000$/],
     ['a list where a mapping belongs', 'proxy: [1, 2]\n', /parasol\.yml: proxy: expected a mapping of keys, got a list$/],
-    ['a bad enum', 'log_level: loud\n', /log_level: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
-    ['bad rate limits', 'default_api_backend_settings:\n  rate_limits: [{duration: 1000}]\n', /default_api_backend_settings\.rate_limits: expected a list of/],
+    ['a bad enum', 'log_level: loud\n', /log_level: expected fatal, error, warn, info, debug, trace or silent, got "loud"$/],
+    ['a list where a string belongs', 'site_name: [a]\n', /parasol\.yml: site_name: expected a string, got a list$/],
+    ['an empty homepage file path', 'homepage:\n  file: ""\n', /parasol\.yml: homepage\.file: expected a file path or null, got an empty string$/],
+    ['an empty GeoIP file path', 'analytics:\n  geoip_file: ""\n', /parasol\.yml: analytics\.geoip_file: expected a file path or null, got an empty string$/],
+    ['an empty certificate file path', 'tls:\n  cert_file: ""\n', /parasol\.yml: tls\.cert_file: expected a file path or null, got an empty string$/],
+    ['an empty data_dir', 'data_dir: ""\n', /parasol\.yml: data_dir: expected a directory path, got an empty string$/],
     ['a cookie pattern that does not compile', "strip_cookies: ['^_ga$', '(unclosed']\n", /parasol\.yml: strip_cookies: expected a list of regular expressions \(cookie names\), got /],
     ['a cookie pattern in PCRE-only syntax', "strip_cookies: ['\\A_ga\\z']\n", /parasol\.yml: strip_cookies: expected a list of regular expressions/],
     ['a response cookie pattern that does not compile', "strip_response_cookies: ['[a-']\n", /parasol\.yml: strip_response_cookies: expected a list of regular expressions \(cookie names\), got /],
@@ -156,8 +170,14 @@ describe('config errors name the source, the key and what was expected', () => {
     [
       'a certificate list entry that is not a pair of paths',
       `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n  certificates:\n    - cert_file: ${SITES_CERT_FILE}\n`,
-      /parasol\.yml: tls\.certificates: expected a list of \{cert_file, key_file\} \(paths\), got /,
+      /parasol\.yml: tls\.certificates\[0\]\.key_file: missing \(expected a file path\)$/,
     ],
+    [
+      'a certificate list entry with a key it does not know',
+      `tls:\n  certificates:\n    - { cert_file: ${SITES_CERT_FILE}, key_file: ${SITES_KEY_FILE}, hosts: [a.example] }\n`,
+      /parasol\.yml: tls\.certificates\[0\]: unknown key "hosts"$/,
+    ],
+    ['a certificate list that is no list', 'tls:\n  certificates: /etc/certs\n', /parasol\.yml: tls\.certificates: expected a list of \{cert_file, key_file\} \(paths\), got "\/etc\/certs"$/],
     [
       'a key in tls.certificates that is not its certificate\'s',
       `listen:\n  https_port: 443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n  certificates:\n    - cert_file: ${SITES_CERT_FILE}\n      key_file: ${SITES_KEY_FILE}\n    - cert_file: ${SITES_CERT_FILE}\n      key_file: ${KEY_FILE}\n`,
@@ -194,10 +214,55 @@ describe('config errors name the source, the key and what was expected', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_ANALYTICS_ENABLED: 'maybe' }, cwd: tempDir() }))).toMatch(/expected true or false/);
   });
 
-  it('a rule over several keys names the variables that set some of them beside the file', () => {
+  it('a rule over several keys names the variable that set one of them, not the file that set none', () => {
     const file = writeConfig(tempDir(), 'site_name: Example\n');
     expect(loadError(() => loadConfig({ configPath: file, env: { PARASOL_SIGNUP_VERIFY_EMAIL: 'true' } }))).toBe(
-      `${file} with environment PARASOL_SIGNUP_VERIFY_EMAIL: signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email`,
+      'environment PARASOL_SIGNUP_VERIFY_EMAIL: signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email',
+    );
+  });
+
+  it('a rule over several keys names the file and the variables when each set one of them', () => {
+    const file = writeConfig(tempDir(), 'signup:\n  verify_email: true\n');
+    expect(loadError(() => loadConfig({ configPath: file, env: { PARASOL_MAILER_SMTP_HOST: '', PARASOL_LISTEN_PORT: '9000' } }))).toBe(
+      `${file} with environment PARASOL_MAILER_SMTP_HOST: signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email`,
+    );
+  });
+
+  it('a data_dir that cannot be used is blamed on the variable that set it, not on every variable given', () => {
+    const cwd = tempDir();
+    const notADirectory = writeConfig(cwd, 'a file\n', 'data');
+    expect(loadError(() => loadConfig({ env: { PARASOL_DATA_DIR: notADirectory, PARASOL_LISTEN_PORT: '9000' }, cwd }))).toBe(
+      `environment PARASOL_DATA_DIR: data_dir ${notADirectory} is not a directory`,
+    );
+    const file = writeConfig(cwd, `data_dir: ${notADirectory}\n`);
+    expect(loadError(() => loadConfig({ configPath: file, env: { PARASOL_LISTEN_PORT: '9000' }, cwd }))).toBe(`${file}: data_dir ${notADirectory} is not a directory`);
+  });
+
+  it('a key left at its default is blamed on the file, where it would be set, or on the defaults when there is none', () => {
+    const cwd = tempDir();
+    writeConfig(cwd, 'a file where the default data_dir would go\n', 'data');
+    const file = writeConfig(cwd, 'site_name: Example\n');
+    // data_dir is used, and checked, relative to the process's working directory.
+    inDirectory(cwd, () => {
+      expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PORT: '9000' }, cwd }))).toBe('defaults: data_dir ./data is not a directory');
+      expect(loadError(() => loadConfig({ configPath: file, env: {}, cwd }))).toBe(`${file}: data_dir ./data is not a directory`);
+    });
+  });
+
+  it('tells code that finds a problem after loading (a port in use) where the keys it names were set', () => {
+    const file = writeConfig(tempDir(), 'listen:\n  host: 127.0.0.1\n');
+    const { sourceOf } = loadConfig({ configPath: file, env: { PARASOL_LISTEN_PORT: '9000' } });
+    expect([sourceOf(['listen.port']), sourceOf(['listen.host']), sourceOf(['listen.host', 'listen.port']), sourceOf(['data_dir'])]).toEqual([
+      'environment PARASOL_LISTEN_PORT',
+      file,
+      `${file} with environment PARASOL_LISTEN_PORT`,
+      file,
+    ]);
+  });
+
+  it('an HTTPS port set by a variable, without a certificate, names that variable', () => {
+    expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_HTTPS_PORT: '8443' }, cwd: tempDir() }))).toBe(
+      'environment PARASOL_LISTEN_HTTPS_PORT: tls.cert_file: listen.https_port needs a certificate file (PEM)',
     );
   });
 
@@ -227,22 +292,104 @@ describe('config errors name the source, the key and what was expected', () => {
 
   it('an unknown PARASOL_ variable is an error, so typos do not pass silently', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PROT: '80' }, cwd: tempDir() }))).toBe(
-      'environment: PARASOL_LISTEN_PROT is not a configuration key',
+      'environment PARASOL_LISTEN_PROT: not a configuration key',
     );
   });
 
   it('an unknown PARASOL_ variable that ends like known ones names them', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_SMTP_HOST: 'mail' }, cwd: tempDir() }))).toBe(
-      'environment: PARASOL_SMTP_HOST is not a configuration key (did you mean "PARASOL_MAILER_SMTP_HOST"?)',
+      'environment PARASOL_SMTP_HOST: not a configuration key (did you mean "PARASOL_MAILER_SMTP_HOST"?)',
     );
   });
 
   it('a list of structured entries is a key of the file only, and the environment says so', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_TLS_CERTIFICATES: '/a.pem' }, cwd: tempDir() }))).toBe(
-      'environment: PARASOL_TLS_CERTIFICATES: tls.certificates (a list of {cert_file, key_file} (paths)) can be set in the config file only',
+      'environment PARASOL_TLS_CERTIFICATES: tls.certificates (a list of {cert_file, key_file} (paths)) can be set in the config file only',
     );
   });
 });
+
+describe('the config file itself', () => {
+  it('a directory is said to be one, not bad YAML', () => {
+    const dir = tempDir();
+    expect(loadError(() => loadConfig({ configPath: dir, env: {} }))).toBe(`${dir}: is a directory; expected a config file (YAML)`);
+  });
+
+  // root reads a file whatever its mode.
+  it.skipIf(process.getuid?.() === 0)('a file this user may not read is said to be so, not bad YAML', () => {
+    const path = writeConfig(tempDir(), 'site_name: Example\n');
+    chmodSync(path, 0o000);
+    expect(loadError(() => loadConfig({ configPath: path, env: {} }))).toBe(`${path}: cannot read the config file: permission denied (EACCES)`);
+  });
+
+  it('an empty path from the environment is no path, as for every optional key', () => {
+    const { config } = loadConfig({ env: { PARASOL_HOMEPAGE_FILE: '', PARASOL_ANALYTICS_GEOIP_FILE: '' }, cwd: tempDir() });
+    expect([config.homepage.file, config.analytics.geoip_file]).toEqual([null, null]);
+    expect(loadError(() => loadConfig({ env: { PARASOL_DATA_DIR: '' }, cwd: tempDir() }))).toBe(
+      'environment PARASOL_DATA_DIR: data_dir: expected a directory path, got an empty string',
+    );
+  });
+});
+
+describe('default_api_backend_settings.rate_limits: each entry is checked, and an error names it and its key', () => {
+  const KEY = 'default_api_backend_settings.rate_limits';
+  function rateLimitsError(entries: string[]): string {
+    const cwd = tempDir();
+    const text = `default_api_backend_settings:\n  rate_limits:\n${entries.map((entry) => `    - ${entry}\n`).join('')}`;
+    return loadError(() => loadConfig({ configPath: writeConfig(cwd, text), env: {}, cwd }));
+  }
+  const GOOD = '{ duration: 1000, limit_by: ip, limit: 50, response_headers: false }';
+
+  const cases: [string, string, string][] = [
+    ['a misspelt key, with the one it means', '{ duration: 60000, limit_by: api_key, limit: 3, response_header: true }', 'unknown key "response_header" (did you mean "response_headers"?)'],
+    ['a key of no meaning here', '{ duration: 60000, limit_by: api_key, limit: 3, extra: 1 }', 'unknown key "extra"'],
+    ['a setting of backends and users, not of a limit', '{ duration: 60000, limit_by: api_key, limit: 3, limit_mode: x }', 'unknown key "limit_mode"'],
+    ["both limit and API Umbrella's limit_to", '{ duration: 60000, limit_by: api_key, limit: 3, limit_to: 3 }', ': both "limit" and "limit_to" (the same key); give one'],
+    ['a duration of 0', '{ duration: 0, limit_by: ip, limit: 5 }', '.duration: expected an integer of 1 or more (milliseconds), got 0'],
+    ['a limit_by of neither', '{ duration: 60000, limit_by: user, limit: 5 }', '.limit_by: expected ip or api_key, got "user"'],
+    ['a negative limit', '{ duration: 60000, limit_by: ip, limit: -5 }', '.limit: expected an integer of 0 or more (requests), got -5'],
+    ['response_headers that is not true or false', '{ duration: 60000, limit_by: ip, limit: 5, response_headers: maybe }', '.response_headers: expected true or false, got "maybe"'],
+    ['a missing limit', '{ duration: 60000, limit_by: ip }', '.limit: missing (expected an integer of 0 or more (requests))'],
+    ['an entry that is no mapping', '60000', ': expected a mapping {duration, limit_by, limit, response_headers}, got 60000'],
+  ];
+  for (const [name, entry, problem] of cases) {
+    it(name, () => {
+      // The second entry, so the index is seen to be the entry's own.
+      const separator = problem.startsWith('unknown') ? ': ' : '';
+      expect(rateLimitsError([GOOD, entry])).toMatch(new RegExp(`parasol\\.yml: ${escape(`${KEY}[1]${separator}${problem}`)}$`));
+    });
+  }
+
+  it('two entries counting the same window are both named', () => {
+    const entries = [GOOD, '{ duration: 60000, limit_by: api_key, limit: 100 }', '{ duration: 60000, limit_by: api_key, limit: 5 }'];
+    expect(rateLimitsError(entries)).toMatch(
+      new RegExp(`${escape(`${KEY}[2]: counts the same window as entry [1] (api_key per 60000 ms); expected one limit for each limit_by and duration`)}$`),
+    );
+  });
+
+  it('takes entries as documented, response_headers false when left out', () => {
+    const cwd = tempDir();
+    const text = 'default_api_backend_settings:\n  rate_limits:\n    - { duration: 60000, limit_by: api_key, limit: 3, response_headers: true }\n    - { duration: 60000, limit_by: ip, limit: 10 }\n';
+    expect(loadConfig({ configPath: writeConfig(cwd, text), env: {}, cwd }).config.default_api_backend_settings.rate_limits).toEqual([
+      { duration: 60_000, limit_by: 'api_key', limit: 3, response_headers: true },
+      { duration: 60_000, limit_by: 'ip', limit: 10, response_headers: false },
+    ]);
+  });
+
+  it("takes API Umbrella's spellings, as the admin API does (limit_to, limit_by: apiKey), and an empty list as no limits", () => {
+    const cwd = tempDir();
+    const text = 'default_api_backend_settings:\n  rate_limits:\n    - { duration: 60000, limit_by: apiKey, limit_to: 3 }\n';
+    expect(loadConfig({ configPath: writeConfig(cwd, text), env: {}, cwd }).config.default_api_backend_settings.rate_limits).toEqual([
+      { duration: 60_000, limit_by: 'api_key', limit: 3, response_headers: false },
+    ]);
+    const none = loadConfig({ configPath: writeConfig(cwd, 'default_api_backend_settings:\n  rate_limits:\n'), env: {}, cwd });
+    expect(none.config.default_api_backend_settings.rate_limits).toEqual([]);
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 describe('config/default.yml', () => {
   it('documents every key with its built-in default', () => {

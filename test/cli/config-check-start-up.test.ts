@@ -1,0 +1,139 @@
+// `parasol config check` refuses what start-up would (packages run it before
+// every start and reload), with the line start-up would stop with, and
+// changes nothing on disk doing so.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { createContext } from '../../src/context.js';
+import { storePath } from '../../src/store/db.js';
+import { tempDir } from '../helpers/config.js';
+import { apiUserInput } from '../helpers/users.js';
+import { parasol, type Result } from './run-parasol.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+});
+
+/** A config file for data_dir (and more YAML), answered with its path. */
+function configFor(dataDir: string, more = 'listen:\n  host: 127.0.0.1\n  port: 0\n'): string {
+  const path = join(dir, `parasol-${readdirSync(dir).length}.yml`);
+  writeFileSync(path, `data_dir: ${JSON.stringify(dataDir)}\nlog_level: warn\n${more}`);
+  return path;
+}
+
+/** A data_dir with a store as start-up leaves it (schema up to date, closed). */
+function madeStore(name: string): string {
+  const dataDir = join(dir, name);
+  createContext(loadConfig({ configPath: configFor(dataDir), env: {} }).config).close();
+  return dataDir;
+}
+
+/** Every file under dataDir with its size and mtime: what "nothing changed" compares. */
+function snapshot(dataDir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dataDir).map((name) => [name, `${statSync(join(dataDir, name)).size}@${statSync(join(dataDir, name)).mtimeMs}`]));
+}
+
+function check(config: string): Promise<Result> {
+  return parasol(['config', 'check', '--config', config], { cwd: dir });
+}
+
+describe('config check refuses what start-up would', () => {
+  it('a listen.host that does not resolve: a malformed address or a name, in serve\'s own words', async () => {
+    for (const host of ['256.1.1.1', 'not-an-ip']) {
+      const config = configFor(join(dir, `data-${host}`), `listen:\n  host: ${host}\n  port: 0\n`);
+      const checked = await check(config);
+      // ENOTFOUND, or EAI_AGAIN on a machine without a resolver.
+      expect(checked.code).toBe(1);
+      expect(checked.stderr).toMatch(new RegExp(`^parasol: listen\\.host: ${host.replaceAll('.', '\\.')} does not resolve to an address \\((ENOTFOUND|EAI_AGAIN)\\)\\n$`));
+      expect(checked.stdout).toBe('');
+      const served = await parasol(['serve', '--config', config], { cwd: dir });
+      expect(served.stderr).toBe(checked.stderr);
+    }
+  });
+
+  it('an empty data_dir, with the line serve stops with', async () => {
+    const config = configFor('');
+    const checked = await check(config);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(/^parasol: .*data_dir.*\n$/);
+    expect((await parasol(['serve', '--config', config], { cwd: dir })).stderr).toBe(checked.stderr);
+  });
+
+  it('a truncated copy of the store, with the line every command stops with, and touches nothing', async () => {
+    const good = madeStore('good');
+    const damaged = join(dir, 'damaged');
+    mkdirSync(damaged);
+    copyFileSync(storePath(good), storePath(damaged));
+    truncateSync(storePath(damaged), Math.floor(statSync(storePath(good)).size / 2));
+    const config = configFor(damaged);
+    const before = snapshot(damaged);
+
+    const checked = await check(config);
+    expect(checked).toEqual({ code: 1, stdout: '', stderr: `parasol: ${storePath(damaged)}: not a SQLite database, or a damaged one; check data_dir, or restore a backup\n` });
+    expect(snapshot(damaged)).toEqual(before);
+    const created = await parasol(['admins', 'create', '--email', 'a@example.com', '--password', 'a very long password', '--config', config], { cwd: dir });
+    expect(created.stderr).toBe(checked.stderr);
+  });
+
+  it('a file that is no SQLite database at all', async () => {
+    const dataDir = join(dir, 'text');
+    mkdirSync(dataDir);
+    writeFileSync(storePath(dataDir), 'these are not the pages you are looking for\n'.repeat(200));
+    const checked = await check(configFor(dataDir));
+    expect(checked).toMatchObject({ code: 1, stderr: `parasol: ${storePath(dataDir)}: not a SQLite database, or a damaged one; check data_dir, or restore a backup\n` });
+  });
+
+  it('a store made by a newer Parasol, with the line start-up stops with', async () => {
+    const dataDir = madeStore('newer');
+    const db = new Database(storePath(dataDir));
+    db.pragma('user_version = 999');
+    db.close();
+    const config = configFor(dataDir);
+    const before = snapshot(dataDir);
+
+    const checked = await check(config);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(new RegExp(`^parasol: ${storePath(dataDir)}: made by a newer Parasol \\(schema version 999; this one knows up to \\d+\\); run that version or restore a backup\\n$`));
+    expect(snapshot(dataDir)).toEqual(before);
+    const created = await parasol(['users', 'create-signup-key', '--email', 'a@example.com', '--config', config], { cwd: dir });
+    expect(created.stderr).toBe(checked.stderr);
+  });
+});
+
+describe('config check takes what start-up would, and changes nothing', () => {
+  it('a healthy store: exit 0, and no -wal or -shm file left beside it (nor any other change)', async () => {
+    const dataDir = madeStore('healthy');
+    const before = snapshot(dataDir);
+    const bytes = readFileSync(storePath(dataDir));
+    const checked = await check(configFor(dataDir));
+    expect(checked).toMatchObject({ code: 0, stderr: '' });
+    expect(snapshot(dataDir)).toEqual(before);
+    expect(readFileSync(storePath(dataDir)).equals(bytes)).toBe(true);
+  });
+
+  it('a store that a running gateway holds open (a reload)', async () => {
+    const dataDir = madeStore('running');
+    const running = createContext(loadConfig({ configPath: configFor(dataDir), env: {} }).config);
+    try {
+      running.users.create(apiUserInput({ email: 'held@example.com' }), 'test');
+      expect(await check(configFor(dataDir))).toMatchObject({ code: 0, stderr: '' });
+    } finally {
+      running.close();
+    }
+  });
+
+  it('no store yet, or an empty file: start-up makes one, and check makes nothing', async () => {
+    const missing = join(dir, 'not-yet');
+    expect(await check(configFor(missing))).toMatchObject({ code: 0, stderr: '' });
+    expect(readdirSync(dir)).not.toContain('not-yet');
+
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    writeFileSync(storePath(empty), '');
+    expect(await check(configFor(empty))).toMatchObject({ code: 0, stderr: '' });
+    expect(readdirSync(empty)).toEqual(['parasol.db']);
+  });
+});

@@ -1,0 +1,35 @@
+// Runs the CLI as a user runs it: a child process, from the source.
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { packagePath } from '../../src/lib/package-path.js';
+
+const run = promisify(execFile);
+// tsx by its file, not its name: a name is looked up from the working directory, which tests set elsewhere.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+export const NODE_ARGS = ['--import', TSX, packagePath('src', 'main.ts')];
+
+export interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  readonly env?: Record<string, string>;
+  /** Where ./data and config/parasol.yml would be looked for: a temp dir, so a command that wrongly ran on the defaults makes nothing in the checkout. */
+  readonly cwd?: string;
+  /** A command that should have refused but runs (serve) is killed after this and fails the test rather than hang it. */
+  readonly timeoutMs?: number;
+}
+
+export async function parasol(args: string[], { env = {}, cwd, timeoutMs = 20_000 }: RunOptions = {}): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: timeoutMs });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number | string; signal: string | null; stdout: string; stderr: string };
+    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
