@@ -5,6 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Admin } from '../../../src/admins/repository.js';
 import type { AppContext } from '../../../src/context.js';
 import { startInjectedApp, type InjectedApp } from '../../helpers/app.js';
+import { expect } from 'vitest';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -103,8 +104,26 @@ export function menuOf(html: string): string[] {
 }
 
 /** A list page's Previous/Next navigation. */
-export function pagerOf(html: string): string {
+function pagerOf(html: string): string {
   return /<nav class="pager" aria-label="Pages">[\s\S]*?<\/nav>/.exec(html)![0];
+}
+
+/**
+ * A list of two pages at `path` (with `query`, as its links keep it): on the
+ * first, Previous is text and Next a link to page 2; on the last, the other
+ * way round; no link to a page 0 or 3, and no link marked disabled.
+ */
+export async function expectTwoPagesPager(client: AdminClient, path: string, query = ''): Promise<void> {
+  const link = (page: number) => `${path}?page=${page}${query === '' ? '' : `&amp;${query}`}`;
+  const text = (label: string) => `<span role="button" class="secondary outline" aria-disabled="true">${label}</span>`;
+  const anchor = (page: number, label: string) => `<a href="${link(page)}" role="button" class="secondary outline">${label}</a>`;
+  const first = pagerOf((await client.get(query === '' ? path : `${path}?${query}`)).body);
+  const last = pagerOf((await client.get(`${path}?page=2${query === '' ? '' : `&${query}`}`)).body);
+  expect(first).toContain(text('Previous'));
+  expect(first).toContain(anchor(2, 'Next'));
+  expect(last).toContain(anchor(1, 'Previous'));
+  expect(last).toContain(text('Next'));
+  for (const pager of [first, last]) expect(pager).not.toMatch(/page=0|page=3|<a [^>]*aria-disabled/);
 }
 
 /** The checkbox of `value` under `name`, and whether it is checked. */
