@@ -190,12 +190,12 @@ export class Exchange implements ErrorRequest, CodingRequest {
     this.checkRateLimits();
   }
 
-  /** Called by the upstream call when the upstream could not answer. */
   /** For the log: the call to `server` failed, and the client got `answered`. */
   upstreamFailed(server: UpstreamServer, error: Error, answered: UpstreamFailure['answered']): void {
     this.deps.upstreamFailures.record({ backendId: this.route.backend.id, server, error, answered });
   }
 
+  /** Called by the upstream call when the upstream could not answer. */
   fail(code: ErrorCode): void {
     this.responseContentType = writeError(this.res, this.deps.config, this, code, { rateLimit: this.rateLimit });
   }
