@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { Reader, type Response } from 'mmdb-lib';
+import { unreadableFile } from '../config/messages.js';
 
 export interface IpLocation {
   /** ISO 3166-1 alpha-2, uppercase. */
@@ -45,9 +46,9 @@ export function geoIpFileProblem(file: string): string | null {
   }
 }
 
-/** The one message for a file that cannot be used: ENOENT, EACCES, … or what the reader found wrong. */
+/** The one message for a file that cannot be used: no such file, a directory, … or what the reader found wrong. */
 function unreadable(file: string, error: unknown): string {
-  return `analytics.geoip_file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  return unreadableFile('analytics.geoip_file', file, error);
 }
 
 export class GeoIpDatabase {

@@ -5,7 +5,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { geoIpFileProblem } from '../analytics/geoip.js';
 import { dataDirProblemOf } from '../store/data-dir.js';
-import { about, type KeyProblem } from './messages.js';
+import { about, unreadableFile, type KeyProblem } from './messages.js';
 import type { Config } from './schema.js';
 import { httpsKeysProblem } from './tls-files.js';
 
@@ -47,9 +47,9 @@ function homepageFileProblem(file: string): string | null {
     const path = resolve(file);
     accessSync(path, constants.R_OK);
     // A directory passes the access check but not the read at start-up.
-    if (statSync(path).isDirectory()) return `homepage.file: cannot read ${file}: EISDIR`;
+    if (statSync(path).isDirectory()) return unreadableFile('homepage.file', file, { code: 'EISDIR' });
     return null;
   } catch (error) {
-    return `homepage.file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    return unreadableFile('homepage.file', file, error);
   }
 }

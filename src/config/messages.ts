@@ -44,3 +44,18 @@ export interface KeyProblem {
 export function about(keys: readonly string[], message: string | null): KeyProblem | null {
   return message === null ? null : { keys, message };
 }
+
+/** The common reasons a file cannot be read, in words, the code kept for a search. */
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file (ENOENT)',
+  EISDIR: 'it is a directory (EISDIR)',
+  EACCES: 'permission denied (EACCES)',
+  EPERM: 'permission denied (EPERM)',
+};
+
+/** "key: cannot read PATH: why", for a file a key names: the reason in words, else its code, else what the reader found wrong. */
+export function unreadableFile(key: string, path: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = (code === undefined ? undefined : READ_FAILURES[code]) ?? code ?? (error as Error).message ?? String(error);
+  return `${key}: cannot read ${path}: ${why}`;
+}

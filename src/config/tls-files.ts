@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { about, type KeyProblem } from './messages.js';
+import { about, unreadableFile, type KeyProblem } from './messages.js';
 import type { Config } from './schema.js';
 
 /** PEM bytes as node:tls takes them; cert may hold the whole chain. */
@@ -83,13 +83,13 @@ export function dnsNamesOf(cert: Buffer): string[] {
   return names.split(', ').flatMap((entry) => (entry.startsWith('DNS:') ? [entry.slice(4).toLowerCase()] : []));
 }
 
-/** The bytes, or "key: cannot read PATH: CODE". */
+/** The bytes, or "key: cannot read PATH: why". */
 function readPem(key: string, path: string | null): Buffer | string {
   if (path === null) return `${key}: not set`;
   try {
     return readFileSync(resolve(path));
   } catch (error) {
-    return `${key}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    return unreadableFile(key, path, error);
   }
 }
 

@@ -15,6 +15,7 @@ import { contactUrl } from '../contact/contact-url.js';
 import { packagePath } from '../lib/package-path.js';
 import { baseUrl } from '../lib/base-url.js';
 import { keyExamples } from '../signup/key-examples.js';
+import { unreadableFile } from '../config/messages.js';
 
 export type HomepageHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
@@ -49,7 +50,7 @@ async function readOperatorFile(file: string): Promise<string> {
   try {
     return await readFile(resolve(file), 'utf8');
   } catch (error) {
-    throw new ConfigError(`homepage.file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new ConfigError(unreadableFile('homepage.file', file, error));
   }
 }
 

@@ -94,7 +94,7 @@ describe('GeoIpDatabase', () => {
     const problems: string[] = [];
     const geoip = new GeoIpDatabase('/nonexistent/city.mmdb', (problem) => problems.push(problem));
     expect(geoip.locate('8.8.8.8')).toBeNull();
-    expect(problems).toEqual(['analytics.geoip_file: cannot read /nonexistent/city.mmdb: ENOENT']);
+    expect(problems).toEqual(['analytics.geoip_file: cannot read /nonexistent/city.mmdb: no such file (ENOENT)']);
   });
 });
 

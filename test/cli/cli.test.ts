@@ -41,7 +41,7 @@ describe('parasol CLI', () => {
     writeFileSync(config, `homepage:\n  file: ${missing}\n`);
     const result = await parasol(['config', 'check', '--config', config]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`parasol: ${config}: homepage.file: cannot read ${missing}: ENOENT\n`);
+    expect(result.stderr).toBe(`parasol: ${config}: homepage.file: cannot read ${missing}: no such file (ENOENT)\n`);
   });
 
   it('serve names the key at fault, in one line, when the system refuses its listener', async () => {

@@ -80,6 +80,6 @@ describe('homepage.file', () => {
   it('stops start-up with a clear message when the file cannot be read', async () => {
     const missing = join(tempDir(), 'missing.html');
     await expect(startSignupApp({ homepage: { file: missing } })).rejects.toThrow(ConfigError);
-    await expect(startSignupApp({ homepage: { file: missing } })).rejects.toThrow(`homepage.file: cannot read ${missing}: ENOENT`);
+    await expect(startSignupApp({ homepage: { file: missing } })).rejects.toThrow(`homepage.file: cannot read ${missing}: no such file (ENOENT)`);
   });
 });
