@@ -42,9 +42,11 @@ function nameCharacter(character: string): string {
 /**
  * An api_key parameter in any case, with any of its characters
  * percent-encoded ("api%5Fkey", as a query decoder reads it too), and an
- * array form ("api_key[]"): its value is a key all the same.
+ * array form ("api_key[]"): its value is a key all the same. The value runs
+ * to the next "&", as the gateway reads a key (api-key.ts): a "#" or ";" in
+ * it ends nothing, so no part of a key after one is kept.
  */
-const API_KEY_PARAM = new RegExp(`((?:^|[?&;])${[...'api_key'].map(nameCharacter).join('')}(?:(?:\\[|%5b)[^=&#;]*)?=)[^&#;]*`, 'gi');
+const API_KEY_PARAM = new RegExp(`((?:^|[?&;])${[...'api_key'].map(nameCharacter).join('')}(?:(?:\\[|%5b)[^=&#;]*)?=)[^&]*`, 'gi');
 /** A cheap test before the pattern: no "api_key" and no escape, no key. */
 const MAYBE_API_KEY = /api_key|%/i;
 

@@ -48,7 +48,13 @@ describe('log redaction', () => {
   });
 
   it('strips every api_key parameter but keeps foo_api_key', () => {
-    expect(redactApiKeys('/x?api_key=a&foo_api_key=b;API_KEY=c#f')).toBe('/x?api_key=[REDACTED]&foo_api_key=b;API_KEY=[REDACTED]#f');
+    expect(redactApiKeys('/x?api_key=a&foo_api_key=b;API_KEY=c')).toBe('/x?api_key=[REDACTED]&foo_api_key=b;API_KEY=[REDACTED]');
+  });
+
+  it('strips the whole value up to the next "&", as the gateway reads a key: a "#" or ";" in it keeps nothing of it', () => {
+    const key = 'K'.repeat(40);
+    expect(redactApiKeys(`api_key=AB#${key}&x=1`)).toBe('api_key=[REDACTED]&x=1');
+    expect(redactApiKeys(`x=1&api_key=${key};junk`)).toBe('x=1&api_key=[REDACTED]');
   });
 
   it('strips an api_key parameter in any case, percent-encoded in any character, or as an array', () => {
