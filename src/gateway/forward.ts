@@ -168,6 +168,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   onUpgrade(statusCode: number, rawHeaders: Buffer[] | string[] | null, upstream: Duplex): void {
     this.finish();
     const { exchange } = this;
+    // The upstream's time runs until the tunnel closes, as nginx's upstream_response_time: the analytics entry ends it then.
+    exchange.upstreamEndedAt = 0;
     const { socket: client, head, protocol } = exchange.upgrade!;
     if (client.destroyed) {
       upstream.destroy();

@@ -180,6 +180,21 @@ describe('WebSocket upgrades', () => {
     expect(entry!.response_size).toBeGreaterThan(0);
   });
 
+  it("counts the tunnel's whole life as upstream time, not gateway overhead, as nginx's upstream_response_time does", async () => {
+    const { socket, upgradeHeaders } = await connect(`${ws}/live/timed?api_key=${fx.apiKey}`);
+    // Messages through the tunnel, one after another, so that it lives far longer than its handshake.
+    for (let message = 0; message < 20; message++) {
+      const echoed = once(socket, 'message');
+      socket.send(`message ${message}`);
+      await echoed;
+    }
+    socket.close();
+    await once(socket, 'close');
+    const entry = (await loggedEntry('request_id', String(upgradeHeaders['x-api-umbrella-request-id'])))!;
+    expect(entry.upstream_time!).toBeGreaterThan(entry.gateway_overhead);
+    expect(entry.upstream_time! + entry.gateway_overhead).toBeCloseTo(entry.response_time, 2);
+  });
+
   it('takes a client that ends its side before the upstream switched as gone: the upstream call is aborted and logged as 499', async () => {
     const silent = await startSilentUpstream();
     try {
