@@ -72,6 +72,11 @@ export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protoco
     base_url: base,
     signup_url: `${base}/signup/`,
     contact_url: contactUrl(config, base),
-    https_url: `https://${hostnameOf(request.host)}${request.url}`,
+    https_url: `https://${hostnameOf(request.host)}${httpsPortSuffix(config.listen.https_port)}${request.url}`,
   };
+}
+
+/** ":8443" for Parasol's own HTTPS listener on a port other than 443; none without one (a TLS terminator in front answers on 443). */
+function httpsPortSuffix(httpsPort: number | null): string {
+  return httpsPort === null || httpsPort === 443 || httpsPort === 0 ? '' : `:${httpsPort}`;
 }

@@ -75,6 +75,8 @@ describe('the HTTPS listener', () => {
     const plain = await send(fx.gw.url, `/secure/x?api_key=${fx.apiKey}`);
     expect(plain.status).toBe(400);
     expect(errorCode(plain)).toBe('HTTPS_REQUIRED');
+    // The URL it offers is this HTTPS listener's, port included, where the client can go.
+    expect(JSON.parse(plain.text).error.message).toBe(`Requests must be made over HTTPS. Try accessing the API at: https://127.0.0.1:${portOf(httpsUrl)}/secure/x?api_key=${fx.apiKey}`);
     const secure = await send(httpsUrl, `/secure/x?api_key=${fx.apiKey}`);
     expect(secure.status).toBe(200);
     expect(secure.echoed.path).toBe('/x');
