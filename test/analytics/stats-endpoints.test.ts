@@ -47,6 +47,12 @@ describe('GET /admin/stats/logs.json', () => {
     expect(body.data.map((row: { request_id: string }) => row.request_id)).toEqual(['s0', 's1', 's2', 's3', 's4']);
   });
 
+  it("answers DataTables' draw counter back, as API Umbrella's does (0 without one), here and in users.json", async () => {
+    expect((await fx.stats('/admin/stats/logs.json', { length: '1', draw: '7' })).body.draw).toBe(7);
+    expect((await fx.stats('/admin/stats/logs.json', { length: '1' })).body.draw).toBe(0);
+    expect((await fx.stats('/admin/stats/users.json', { draw: '3' })).body.draw).toBe(3);
+  });
+
   it('filters, searches, pages and sorts', async () => {
     const page = await fx.stats('/admin/stats/logs.json', {
       query: JSON.stringify([{ field: 'user_id', operator: 'equal', value: 'u1' }]),

@@ -3,6 +3,7 @@
 // the analytics permission, over the requests within their API scopes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
+import { drawOf } from '../../admin-api/routes.js';
 import { accessOf, sendForbidden } from '../../admin-groups/request-access.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
@@ -21,8 +22,8 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     const query = parsedOr400(context, request, reply, 100);
     if (query === null) return reply;
     const [total, data] = await Promise.all([reader.count(query), reader.entries(query)]);
-    // As API Umbrella: both totals are the number of matching entries.
-    return { recordsTotal: total, recordsFiltered: total, data };
+    // As API Umbrella: both totals are the number of matching entries, and DataTables' draw comes back.
+    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: total, recordsFiltered: total, data };
   });
 
   app.get('/admin/stats/logs.csv', authenticated, async (request, reply) => {
@@ -48,7 +49,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     const query = parsedOr400(context, request, reply, 100);
     if (query === null) return reply;
     const users = await reader.userHits(query);
-    return { recordsTotal: users.length, recordsFiltered: users.length, data: users.slice(query.offset, query.offset + query.limit) };
+    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: users.length, recordsFiltered: users.length, data: users.slice(query.offset, query.offset + query.limit) };
   });
 
   app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
