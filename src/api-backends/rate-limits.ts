@@ -1,11 +1,18 @@
 import { ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import type { LimitBy, RateLimit } from './model.js';
 
-const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
+export const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
 
-/** API Umbrella's admin API answers "apiKey" (its legacy spelling) and takes it back. */
+/**
+ * API Umbrella's other spellings, taken wherever a rate limit is read (the
+ * admin API, the config file): its admin API answers "apiKey" (its legacy
+ * spelling) and its config files say limit_to.
+ */
+export const LIMIT_BY_SPELLINGS: Readonly<Record<string, LimitBy>> = { apiKey: 'api_key' };
+export const LIMIT_SPELLINGS = { limit_to: 'limit' } as const;
+
 function limitByOf(value: unknown): unknown {
-  return value === 'apiKey' ? 'api_key' : value;
+  return typeof value === 'string' && Object.hasOwn(LIMIT_BY_SPELLINGS, value) ? LIMIT_BY_SPELLINGS[value] : value;
 }
 
 /** Parses a rate_limits list (config, backend settings or user settings); field names are relative to `field`. */

@@ -1,6 +1,7 @@
 // Every configuration key, its type and its default. config/default.yml
 // documents the same keys for operators; a test keeps the two in step.
 import type { LimitBy, RateLimit } from '../api-backends/model.js';
+import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import {
@@ -121,12 +122,12 @@ export const configSchema = {
       // Each entry gives every key but response_headers, so the other fields' defaults go unused.
       {
         duration: int(1000, 1, Infinity, 'milliseconds'),
-        limit_by: oneOf<LimitBy>('ip', ['ip', 'api_key'], { apiKey: 'api_key' }),
+        limit_by: oneOf<LimitBy>('ip', LIMIT_BY, LIMIT_BY_SPELLINGS),
         limit: int(0, 0, Infinity, 'requests'),
         response_headers: bool(false),
       },
       // As the admin API does, API Umbrella's spellings (limit_to, apiKey) are taken: its operators' files keep working.
-      { optional: ['response_headers'], aliases: { limit_to: 'limit' }, check: oneLimitPerWindow },
+      { optional: ['response_headers'], aliases: LIMIT_SPELLINGS, check: oneLimitPerWindow },
     ),
   },
 } satisfies Schema;

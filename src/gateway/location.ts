@@ -1,6 +1,6 @@
 // A redirect from the upstream that points at the backend itself is turned
 // into the public URL the client used, so clients never learn the backend.
-import { hostnameOf } from './request-url.js';
+import { hostnameOf, httpsPortSuffix } from './request-url.js';
 import type { GatewayRoute } from './routes.js';
 
 /** Scheme (none: protocol-relative), authority, and the rest. */
@@ -20,7 +20,7 @@ export function rewriteLocation(location: string, route: GatewayRoute, protocol:
   if (absolute !== null) {
     const scheme = absolute[1]?.toLowerCase() ?? protocol;
     if (!route.backend.ownAuthorities.has(withoutDefaultPort(absolute[2]!.toLowerCase(), scheme))) return location;
-    const port = scheme === 'https' && httpsPort !== null && httpsPort !== 443 ? `:${httpsPort}` : '';
+    const port = scheme === 'https' ? httpsPortSuffix(httpsPort) : '';
     const publicHost = scheme === protocol ? host : hostnameOf(host) + port;
     return `${scheme}://${publicHost}${publicPath(absolute[3] === '' ? '/' : absolute[3]!, route)}`;
   }

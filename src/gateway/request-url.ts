@@ -71,6 +71,16 @@ function hostLines(rawHeaders: readonly string[]): number {
   return lines;
 }
 
+/**
+ * ":8443" for Parasol's own HTTPS listener on a port other than 443, to
+ * follow a host name in an https URL made for a client (a redirect, the
+ * HTTPS_REQUIRED message); none without one (a TLS terminator in front
+ * answers on 443), nor for port 0 (any free port: tests).
+ */
+export function httpsPortSuffix(httpsPort: number | null): string {
+  return httpsPort === null || httpsPort === 443 || httpsPort === 0 ? '' : `:${httpsPort}`;
+}
+
 /** A Host value without its port ("[::1]:8080" → "[::1]"). */
 export function hostnameOf(host: string): string {
   const colon = host.lastIndexOf(':');

@@ -6,7 +6,7 @@ import type { RateLimitHeaders } from '../rate-limit/limiter.js';
 import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type ErrorFormat } from './errors.js';
 import { renderCustomError, type ErrorResponses, type ErrorUrls, type RenderedError } from './error-templates.js';
 import { REQUEST_ID_HEADER } from './headers.js';
-import { hostnameOf } from './request-url.js';
+import { hostnameOf, httpsPortSuffix } from './request-url.js';
 import { baseUrl } from '../lib/base-url.js';
 import { contactUrl } from '../contact/contact-url.js';
 
@@ -76,7 +76,3 @@ export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protoco
   };
 }
 
-/** ":8443" for Parasol's own HTTPS listener on a port other than 443; none without one (a TLS terminator in front answers on 443). */
-function httpsPortSuffix(httpsPort: number | null): string {
-  return httpsPort === null || httpsPort === 443 || httpsPort === 0 ? '' : `:${httpsPort}`;
-}
