@@ -1,10 +1,11 @@
 #!/usr/bin/env -S node --no-memory-reducer
 // The parasol command: parse argv, load the config, run one command.
-import { ConfigError, loadConfig } from './config/load.js';
+import { ConfigError, ConfigValueError, loadConfig, type LoadedConfig } from './config/load.js';
 import { parseCommandLine } from './cli/arguments.js';
 import { runCommand, UsageError, USAGE } from './cli/commands.js';
 
 async function main(argv: string[]): Promise<number> {
+  let loaded: LoadedConfig | null = null;
   try {
     // Before the config is read or a store touched: a mistyped option stops here.
     const { config, help, invocation } = parseCommandLine(argv);
@@ -12,15 +13,21 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return help ? 0 : 1;
     }
-    return await runCommand(invocation, loadConfig({ configPath: config }));
+    loaded = loadConfig({ configPath: config });
+    return await runCommand(invocation, loaded);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof UsageError) {
-      process.stderr.write(`parasol: ${error.message}\n`);
+      process.stderr.write(`parasol: ${lineOf(error, loaded)}\n`);
       return error instanceof UsageError ? 2 : 1;
     }
     process.stderr.write(`parasol: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/** A value found unusable after loading (a port in use) is said, as the loader says its own, after where its keys were set. */
+function lineOf(error: Error, loaded: LoadedConfig | null): string {
+  return error instanceof ConfigValueError && loaded !== null ? `${loaded.sourceOf(error.keys)}: ${error.message}` : error.message;
 }
 
 main(process.argv.slice(2)).then((code) => {

@@ -4,9 +4,9 @@
 // certificate picked up again when renewed (tls-certificate-reload.ts).
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError } from './config/load.js';
+import { ConfigValueError } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { readTlsFiles, tlsPairsOf } from './config/tls-files.js';
+import { readTlsFiles, tlsPairKeys, tlsPairsOf } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
 import { turnOffPretenuring } from './lib/pretenuring.js';
 import { guardProcess } from './lib/process-guards.js';
@@ -91,22 +91,26 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /** Also what `parasol config check` says of such a host (cli/start-up-checks.ts). */
-export function unresolvedHost(host: string, code: string): string {
-  return `listen.host: ${host} does not resolve to an address (${code})`;
+export function unresolvedHost(host: string, code: string): ConfigValueError {
+  return new ConfigValueError(['listen.host'], `listen.host: ${host} does not resolve to an address (${code})`);
 }
 
-/** A listener the system refused, as one line naming the key at fault; any other error as it is. */
+/**
+ * A listener the system refused, as one line naming the key at fault (and,
+ * through the keys it carries, where the values were set); any other error
+ * as it is. A port in use is about the host too: it may be free on another.
+ */
 function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port', host: string, port: number): unknown {
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return new ConfigError(`${portKey}: ${port} is in use on ${host} (EADDRINUSE)`);
+      return new ConfigValueError([portKey, 'listen.host'], `${portKey}: ${port} is in use on ${host} (EADDRINUSE)`);
     case 'EACCES':
-      return new ConfigError(`${portKey}: ${port} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install`);
+      return new ConfigValueError([portKey], `${portKey}: ${port} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install`);
     case 'EADDRNOTAVAIL':
-      return new ConfigError(`listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
+      return new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new ConfigError(unresolvedHost(host, (error as NodeJS.ErrnoException).code!));
+      return unresolvedHost(host, (error as NodeJS.ErrnoException).code!);
     default:
       return error;
   }
@@ -124,7 +128,7 @@ async function openHttpsListener(app: FastifyInstance, config: Config): Promise<
   const inUse = tlsPairsOf(config.tls).map((pair) => {
     const fingerprint = fingerprintOf(pair);
     const read = readTlsFiles(pair);
-    if (!read.ok) throw new ConfigError(read.problem);
+    if (!read.ok) throw new ConfigValueError(tlsPairKeys(pair), read.problem);
     return { pair, files: read.files, fingerprint };
   });
   const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size };

@@ -1,7 +1,7 @@
 // The CLI's commands. Each prints one JSON line on success so scripts can read it.
 import { resolve } from 'node:path';
 import { passwordProblem } from '../admins/password.js';
-import { ConfigError, type LoadedConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/load.js';
 import { secretKeyFile } from '../config/secret-key.js';
 import { createContext, type AppContext } from '../context.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
@@ -62,7 +62,7 @@ async function withContext(loaded: LoadedConfig, work: (context: AppContext) => 
 /** The loader refused what it can see in the config; this refuses what start-up would find beyond it (a host, the store). */
 async function checkConfig(loaded: LoadedConfig): Promise<number> {
   const problem = await startUpProblem(loaded.config);
-  if (problem !== null) throw new ConfigError(problem);
+  if (problem !== null) throw problem;
   print({ ok: true, config_file: loaded.path });
   return 0;
 }

@@ -3,13 +3,20 @@
 // binding a port or making anything, so that the check can run beside a
 // running gateway (a reload) and before the first start (ExecStartPre).
 import { lookup } from 'node:dns/promises';
+import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { unresolvedHost } from '../serve.js';
 import { storeProblemOf } from '../store/store-check.js';
 
-/** The line start-up would stop with, or null; in start-up's order: the store, then the listener. (data_dir itself is the loader's.) */
-export async function startUpProblem(config: Config): Promise<string | null> {
-  return storeProblemOf(config.data_dir) ?? (await listenHostProblem(config.listen.host));
+/**
+ * The error start-up would stop with, or null; in start-up's order: the
+ * store (its line names the file), then the listener (a ConfigValueError, to
+ * which the command line adds where listen.host was set, as for serve).
+ * (data_dir itself is the loader's.)
+ */
+export async function startUpProblem(config: Config): Promise<ConfigError | null> {
+  const store = storeProblemOf(config.data_dir);
+  return store !== null ? new ConfigError(store) : await listenHostProblem(config.listen.host);
 }
 
 /**
@@ -17,7 +24,7 @@ export async function startUpProblem(config: Config): Promise<string | null> {
  * or a malformed address (256.1.1.1) that does not resolve stops start-up.
  * In the words of serve.ts's listenError().
  */
-async function listenHostProblem(host: string): Promise<string | null> {
+async function listenHostProblem(host: string): Promise<ConfigError | null> {
   try {
     await lookup(host);
     return null;

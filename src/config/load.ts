@@ -6,14 +6,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isPlainObject } from '../lib/validation-errors.js';
+import { ConfigError } from './config-error.js';
 import { crossKeyProblem } from './cross-key-rules.js';
 import { isField, Refusal, type Field, type Schema } from './fields.js';
 import { describe, didYouMean } from './messages.js';
 import { configSchema, type Config } from './schema.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError, ConfigValueError } from './config-error.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/parasol.yml';
 const ENV_PREFIX = 'PARASOL_';
@@ -34,7 +33,8 @@ export interface LoadedConfig {
   /**
    * Where `keys` were set, as a config error names it ("FILE", "environment
    * PARASOL_A", "FILE with environment PARASOL_A"), for an error about them
-   * found after loading (a port in use, a store that cannot be opened).
+   * found after loading (a ConfigValueError: a port in use, a data_dir that
+   * cannot be made).
    */
   readonly sourceOf: (keys: readonly string[]) => string;
 }

@@ -35,6 +35,11 @@ export function tlsPairsOf(tls: Config['tls']): TlsPairPaths[] {
   ];
 }
 
+/** The keys that name a pair's files, so that an error about the files can say where they were set. */
+export function tlsPairKeys(pair: TlsPairPaths): string[] {
+  return pair.byName ? ['tls.certificates'] : ['tls.cert_file', 'tls.key_file'];
+}
+
 /** The listen.https_port and tls.* keys together: what is wrong, or null. */
 export function httpsKeysProblem(config: Config): KeyProblem | null {
   const { cert_file, key_file, certificates } = config.tls;
@@ -52,7 +57,7 @@ export function httpsKeysProblem(config: Config): KeyProblem | null {
   if (key_file === null) return about(['listen.https_port'], 'tls.key_file: listen.https_port needs a private key file (PEM)');
   for (const pair of tlsPairsOf(config.tls)) {
     const read = readTlsFiles(pair);
-    if (!read.ok) return about(pair.byName ? ['tls.certificates'] : ['tls.cert_file', 'tls.key_file'], read.problem);
+    if (!read.ok) return about(tlsPairKeys(pair), read.problem);
   }
   return null;
 }

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigError } from '../config/load.js';
+import { ConfigValueError } from '../config/load.js';
 import type { AppContext } from '../context.js';
 import { contactUrl } from '../contact/contact-url.js';
 import { packagePath } from '../lib/package-path.js';
@@ -50,7 +50,7 @@ async function readOperatorFile(file: string): Promise<string> {
   try {
     return await readFile(resolve(file), 'utf8');
   } catch (error) {
-    throw new ConfigError(unreadableFile('homepage.file', file, error));
+    throw new ConfigValueError(['homepage.file'], unreadableFile('homepage.file', file, error));
   }
 }
 

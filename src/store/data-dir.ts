@@ -2,9 +2,14 @@
 // for its owner alone.
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { ConfigValueError } from '../config/config-error.js';
 
-/** data_dir cannot be used; the message names it and says why, in one line. */
-export class DataDirError extends Error {}
+/** data_dir cannot be used; the message names it and says why, in one line (the command line adds where it was set). */
+export class DataDirError extends ConfigValueError {
+  constructor(message: string) {
+    super(['data_dir'], message);
+  }
+}
 
 export function ensureDataDir(dataDir: string): void {
   try {

@@ -1,8 +1,8 @@
 // The built CLI, run as a user runs it: a child process with a config file.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -44,27 +44,100 @@ describe('parasol CLI', () => {
     expect(result.stderr).toBe(`parasol: ${config}: homepage.file: cannot read ${missing}: no such file (ENOENT)\n`);
   });
 
-  it('serve names the key at fault, in one line, when the system refuses its listener', async () => {
+  it('serve names the key at fault and where it was set, in one line, when the system refuses its listener', async () => {
     const config = join(dir, 'bad-host.yml');
     writeFileSync(config, `data_dir: ${join(dir, 'bad-host-data')}\nlisten:\n  host: no-such-host.invalid\n  port: 0\n`);
     const result = await parasol(['serve', '--config', config]);
     expect(result.code).toBe(1);
     // ENOTFOUND, or EAI_AGAIN on a machine without a resolver.
-    expect(result.stderr).toMatch(/^parasol: listen\.host: no-such-host\.invalid does not resolve to an address \((ENOTFOUND|EAI_AGAIN)\)\n$/);
+    expect(result.stderr.replace('(EAI_AGAIN)', '(ENOTFOUND)')).toBe(`parasol: ${config}: listen.host: no-such-host.invalid does not resolve to an address (ENOTFOUND)\n`);
+
+    // An address of no machine here (TEST-NET-1), set by a variable over the file's.
+    const elsewhere = await parasol(['serve', '--config', config], { env: { PARASOL_LISTEN_HOST: '192.0.2.1' } });
+    expect(elsewhere).toMatchObject({ code: 1, stderr: 'parasol: environment PARASOL_LISTEN_HOST: listen.host: 192.0.2.1 is not an address of this machine (EADDRNOTAVAIL)\n' });
   });
 
-  it('config check refuses a data_dir that is a file, or lies under one, as serve would', async () => {
+  it('serve names where a port in use was set: the config file, or the variables over it', async () => {
+    const taken = await occupyPort();
+    try {
+      const config = join(dir, 'taken-port.yml');
+      writeFileSync(config, `data_dir: ${join(dir, 'taken-port-data')}\nlisten:\n  host: 127.0.0.1\n  port: ${taken.port}\n`);
+      const fromFile = await parasol(['serve', '--config', config]);
+      expect(fromFile).toMatchObject({ code: 1, stderr: `parasol: ${config}: listen.port: ${taken.port} is in use on 127.0.0.1 (EADDRINUSE)\n` });
+
+      // The port from a variable, the host from the file: each is named.
+      const other = join(dir, 'other-port.yml');
+      writeFileSync(other, `data_dir: ${join(dir, 'taken-port-data')}\nlisten:\n  host: 127.0.0.1\n`);
+      const overFile = await parasol(['serve', '--config', other], { env: { PARASOL_LISTEN_PORT: String(taken.port) } });
+      expect(overFile).toMatchObject({ code: 1, stderr: `parasol: ${other} with environment PARASOL_LISTEN_PORT: listen.port: ${taken.port} is in use on 127.0.0.1 (EADDRINUSE)\n` });
+
+      // No config file at all (none in the working directory either): only the variables.
+      const env = { PARASOL_LISTEN_HOST: '127.0.0.1', PARASOL_LISTEN_PORT: String(taken.port), PARASOL_DATA_DIR: join(dir, 'taken-port-data') };
+      const fromEnvironment = await parasol(['serve'], { env, cwd: tempDir() });
+      expect(fromEnvironment).toMatchObject({
+        code: 1,
+        stderr: `parasol: environment PARASOL_LISTEN_PORT, PARASOL_LISTEN_HOST: listen.port: ${taken.port} is in use on 127.0.0.1 (EADDRINUSE)\n`,
+      });
+
+      // The HTTPS listener's port, after the HTTP one was bound.
+      const https = await parasol(['serve', '--config', other], {
+        env: { PARASOL_LISTEN_PORT: '0', PARASOL_LISTEN_HTTPS_PORT: String(taken.port), PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE },
+      });
+      expect(https).toMatchObject({
+        code: 1,
+        stderr: `parasol: ${other} with environment PARASOL_LISTEN_HTTPS_PORT: listen.https_port: ${taken.port} is in use on 127.0.0.1 (EADDRINUSE)\n`,
+      });
+    } finally {
+      await taken.close();
+    }
+    // A failed start from outside the checkout can wait out the analytics writer's stop (10 s) before it exits.
+  }, 60_000);
+
+  it('serve names where a port it may not bind was set (a user without the privilege; root binds any)', async ({ skip }) => {
+    if (await canBind(LOW_PORT)) skip();
+    const config = join(dir, 'low-port.yml');
+    writeFileSync(config, `data_dir: ${join(dir, 'low-port-data')}\nlisten:\n  host: 127.0.0.1\n`);
+    const result = await parasol(['serve', '--config', config], { env: { PARASOL_LISTEN_PORT: String(LOW_PORT) } });
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: `parasol: environment PARASOL_LISTEN_PORT: listen.port: ${LOW_PORT} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install\n`,
+    });
+  });
+
+  it('config check and serve refuse a data_dir that is a file, or lies under one, naming where it was set', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'not a directory');
-    for (const [dataDir, problem] of [
+    const cases: [string, string][] = [
       [file, `data_dir ${file} is not a directory`],
       [join(file, 'data'), `data_dir ${join(file, 'data')} cannot be created: part of its path is a file`],
-    ]) {
+    ];
+    for (const [dataDir, problem] of cases) {
       const config = join(dir, 'data-dir.yml');
       writeFileSync(config, `data_dir: ${dataDir}\n`);
-      const result = await parasol(['config', 'check', '--config', config]);
-      expect([result.code, result.stderr]).toEqual([1, `parasol: ${config}: ${problem}\n`]);
+      for (const command of [['config', 'check'], ['serve']]) {
+        const result = await parasol([...command, '--config', config]);
+        expect([result.code, result.stderr]).toEqual([1, `parasol: ${config}: ${problem}\n`]);
+        const fromEnvironment = await parasol([...command, '--config', config], { env: { PARASOL_DATA_DIR: dataDir } });
+        expect([fromEnvironment.code, fromEnvironment.stderr]).toEqual([1, `parasol: environment PARASOL_DATA_DIR: ${problem}\n`]);
+      }
     }
+  });
+
+  it('serve and the other commands name where a data_dir they cannot make was set: a link to a directory that is not there', async () => {
+    const cwd = tempDir();
+    // A link to where the data lives, on a volume not mounted: the link is there, what it points to is not.
+    symlinkSync(join(cwd, 'unmounted', 'data'), join(cwd, 'data'));
+    const config = join(cwd, 'parasol.yml');
+    writeFileSync(config, 'data_dir: ./data\nlisten:\n  host: 127.0.0.1\n  port: 0\n');
+    const problem = 'data_dir ./data cannot be created (ENOENT)';
+
+    expect(await parasol(['serve', '--config', config], { cwd })).toMatchObject({ code: 1, stderr: `parasol: ${config}: ${problem}\n` });
+    const fromEnvironment = await parasol(['serve', '--config', config], { cwd, env: { PARASOL_DATA_DIR: './data' } });
+    expect(fromEnvironment).toMatchObject({ code: 1, stderr: `parasol: environment PARASOL_DATA_DIR: ${problem}\n` });
+    // No config file: the default data_dir, ./data, is the one.
+    const byDefault = await parasol(['users', 'create-signup-key', '--email', 'a@example.com'], { cwd });
+    expect(byDefault).toMatchObject({ code: 1, stderr: `parasol: defaults: ${problem}\n` });
+    expect(existsSync(join(cwd, 'unmounted'))).toBe(false);
   });
 
   it('config check refuses an HTTPS listener whose key is not the certificate\'s, in one line naming the key', async () => {
@@ -250,4 +323,23 @@ async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<vo
     if (Date.now() - started > timeoutMs) throw new Error('timed out waiting for the server');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A port below 1024 that a user without CAP_NET_BIND_SERVICE may not bind. */
+const LOW_PORT = 1;
+
+/** A port on 127.0.0.1 that another listener holds. */
+async function occupyPort(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Whether this process's user may bind `port` on 127.0.0.1 (root may bind any). */
+async function canBind(port: number): Promise<boolean> {
+  const server = createServer().listen(port, '127.0.0.1');
+  // once() rejects when the server emits 'error' instead.
+  const bound = await once(server, 'listening').then(() => true, () => false);
+  if (bound) await new Promise((resolve) => server.close(resolve));
+  return bound;
 }

@@ -1,10 +1,12 @@
 // The default homepage at "/", and an operator's own file in its place.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
-import { tempDir } from '../helpers/config.js';
+import { createContext } from '../../src/context.js';
+import { buildServer } from '../../src/server.js';
+import { tempDir, testConfig } from '../helpers/config.js';
 import { startSignupApp, type SignupApp } from '../signup/signup-app.js';
 
 let running: SignupApp | null = null;
@@ -81,5 +83,17 @@ describe('homepage.file', () => {
     const missing = join(tempDir(), 'missing.html');
     await expect(startSignupApp({ homepage: { file: missing } })).rejects.toThrow(ConfigError);
     await expect(startSignupApp({ homepage: { file: missing } })).rejects.toThrow(`homepage.file: cannot read ${missing}: no such file (ENOENT)`);
+  });
+
+  it('gone since the config was checked, stops start-up with the same words, carrying the key the command line names the source of', async () => {
+    const file = join(tempDir(), 'home.html');
+    writeFileSync(file, '<h1>Ours</h1>');
+    const context = createContext(testConfig({ homepage: { file } }));
+    try {
+      rmSync(file);
+      await expect(buildServer(context)).rejects.toMatchObject({ message: `homepage.file: cannot read ${file}: no such file (ENOENT)`, keys: ['homepage.file'] });
+    } finally {
+      context.close();
+    }
   });
 });

@@ -2,13 +2,15 @@
 import { once } from 'node:events';
 import { Agent as HttpAgent, request } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { copyFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/serve.js';
-import { testConfig } from '../helpers/config.js';
+import { tempDir, testConfig } from '../helpers/config.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway } from '../helpers/gateway.js';
-import { httpsConfig, TEST_CA } from '../helpers/tls.js';
+import { CERT_FILE, httpsConfig, KEY_FILE, TEST_CA } from '../helpers/tls.js';
 
 let upstream: EchoUpstream | null = null;
 afterEach(async () => {
@@ -115,7 +117,11 @@ describe('start-up with HTTPS', () => {
     const httpPort = await freePort();
     const config = testConfig(httpsConfig({ listen: { host: '127.0.0.1', port: httpPort, https_port: takenPort } }));
     try {
-      await expect(startServer(config)).rejects.toThrow(`listen.https_port: ${takenPort} is in use on 127.0.0.1 (EADDRINUSE)`);
+      // The keys it carries are those the command line names the sources of.
+      await expect(startServer(config)).rejects.toMatchObject({
+        message: `listen.https_port: ${takenPort} is in use on 127.0.0.1 (EADDRINUSE)`,
+        keys: ['listen.https_port', 'listen.host'],
+      });
     } finally {
       taken.close();
     }
@@ -124,6 +130,23 @@ describe('start-up with HTTPS', () => {
     expect(again.url).toBe(`http://127.0.0.1:${httpPort}`);
     expect(again.httpsUrl).toBe(`https://127.0.0.1:${takenPort}`);
     await again.stop();
+  });
+});
+
+describe('start-up with HTTPS, certificate files gone since the config was checked', () => {
+  it('stops with the line the check would have given, carrying the keys that name the files', async () => {
+    const dir = tempDir();
+    const cert = join(dir, 'cert.pem');
+    copyFileSync(CERT_FILE, cert);
+    const config = testConfig(httpsConfig({ tls: { cert_file: cert, key_file: KEY_FILE } }));
+    rmSync(cert);
+    await expect(startServer(config)).rejects.toMatchObject({
+      message: `tls.cert_file: cannot read ${cert}: no such file (ENOENT)`,
+      keys: ['tls.cert_file', 'tls.key_file'],
+    });
+    // Nothing of the failed start holds on: the same data_dir starts again once the file is back.
+    copyFileSync(CERT_FILE, cert);
+    await (await startServer(config)).stop();
   });
 });
 

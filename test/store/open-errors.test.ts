@@ -44,6 +44,8 @@ describe('opening a store Parasol cannot use', () => {
     const file = join(tempDir(), 'data');
     writeFileSync(file, 'x');
     expect(() => openStore(file)).toThrow(`data_dir ${file} is not a directory`);
+    // The command line names where data_dir was set in front of it.
+    expect(() => openStore(file)).toThrow(expect.objectContaining({ keys: ['data_dir'] }));
   });
 
   it('names the migration that failed and the version the store stays at', () => {
