@@ -69,11 +69,31 @@ describe('analytics view parameters', () => {
     expect(queryOf({ query: '[]' }).rules).toEqual([]);
   });
 
+  it("accepts API Umbrella's negated and inclusive operators: not_begins_with, not_contains, less_or_equal, greater_or_equal", () => {
+    const rules = [
+      { id: 'request_path', operator: 'not_begins_with', value: '/v1' },
+      { id: 'user_email', operator: 'not_contains', value: 'example' },
+      { id: 'response_status', operator: 'less_or_equal', value: '499' },
+      { id: 'response_time', operator: 'greater_or_equal', value: 10 },
+    ];
+    expect(queryOf({ query: JSON.stringify({ condition: 'AND', rules }) }).rules).toEqual([
+      { field: 'request_path', operator: 'not_begins_with', value: '/v1' },
+      { field: 'user_email', operator: 'not_contains', value: 'example' },
+      { field: 'response_status', operator: 'less_or_equal', value: 499 },
+      { field: 'response_time', operator: 'greater_or_equal', value: 10 },
+    ]);
+  });
+
   it.each([
     [{ query: '[{"field":"password","operator":"equal","value":"x"}]' }, 'Unknown filter field "password"'],
     [{ query: '[{"field":"request_path","operator":"like","value":"x"}]' }, 'Unknown filter operator "like"'],
     [{ query: '[{"field":"request_path","operator":"less","value":"x"}]' }, '"<" needs a number field; request_path is text'],
     [{ query: '[{"field":"response_time","operator":"contains","value":"1"}]' }, '"contains" needs a text field'],
+    [{ query: '[{"field":"response_time","operator":"not_contains","value":"1"}]' }, '"does not contain" needs a text field'],
+    [{ query: '[{"field":"response_status","operator":"not_begins_with","value":"5"}]' }, '"does not begin with" needs a text field'],
+    [{ query: '[{"field":"request_path","operator":"less_or_equal","value":"1"}]' }, '"≤" needs a number field; request_path is text'],
+    [{ query: '[{"field":"request_path","operator":"greater_or_equal","value":"1"}]' }, '"≥" needs a number field; request_path is text'],
+    [{ query: '[{"field":"request_path","operator":"not_contains","value":""}]' }, '"does not contain" on request_path needs a value'],
     [{ query: '[{"field":"response_time","operator":"equal","value":"fast"}]' }, 'response_time compares numbers; "fast" is not a number'],
     [{ query: '[{"field":"response_time","operator":"between","value":"1"}]' }, '"between" on response_time needs two numbers'],
     [{ query: '[{"field":"request_path","operator":"equal","value":""}]' }, '"equals" on request_path needs a value'],

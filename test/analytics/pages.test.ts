@@ -84,6 +84,17 @@ describe('Analytics › Filter Logs', () => {
     expect(text).not.toMatch(/aria-label="(Field|Operator|Value)"/);
   });
 
+  it("offers API Umbrella's operators in each filter row, the negated and inclusive ones too", async () => {
+    const { text } = await fx.page('/admin/analytics/logs');
+    const row = text.slice(text.indexOf('aria-label="Filter 1 operator"'), text.indexOf('aria-label="Filter 1 value"'));
+    const offered = [...row.matchAll(/<option value="(\w+)"[^>]*>([^<]+)</g)].map((match) => `${match[1]}: ${match[2]}`);
+    expect(offered).toEqual([
+      'equal: equals', 'not_equal: not equals', 'begins_with: begins with', 'not_begins_with: does not begin with',
+      'contains: contains', 'not_contains: does not contain', 'is_null: is empty', 'is_not_null: is not empty',
+      'less: &lt;', 'less_or_equal: ≤', 'greater: &gt;', 'greater_or_equal: ≥', 'between: between',
+    ]);
+  });
+
   it('keeps the filters of a bad API Umbrella style query in the form, to be fixed in place', async () => {
     const query = { condition: 'AND', rules: [{ id: 'request_path', operator: 'begins_with', value: '/kept' }, { id: 'response_time', operator: 'less', value: 'soon' }] };
     const { status, text } = await fx.page(`/admin/analytics/logs?query=${encodeURIComponent(JSON.stringify(query))}`);

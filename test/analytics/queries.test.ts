@@ -68,6 +68,32 @@ describe('analytics queries: filter operators', () => {
     expect(match([{ field: 'response_content_type', operator: 'not_equal', value: 'text/html' }])).toEqual(['a', 'c', 'd']);
   });
 
+  it("does not begin with and does not contain, which keep empty values (API Umbrella's must_not)", () => {
+    expect(match([{ field: 'request_path', operator: 'not_begins_with', value: '/weather/' }])).toEqual(['c', 'd']);
+    expect(match([{ field: 'user_email', operator: 'not_begins_with', value: 'ann' }])).toEqual(['b', 'c', 'd']);
+    expect(match([{ field: 'request_path', operator: 'not_contains', value: '100%_' }])).toEqual(['a', 'b', 'c']);
+    expect(match([{ field: 'request_path', operator: 'not_contains', value: '_' }])).toEqual(['a', 'b', 'c']);
+    expect(match([{ field: 'gatekeeper_denied_code', operator: 'not_contains', value: 'rate' }])).toEqual(['a', 'b', 'c']);
+    expect(match([{ field: 'request_origin', operator: 'not_contains', value: 'example' }])).toEqual(['b', 'c', 'd']);
+  });
+
+  it('≤ and ≥ on numbers, which an empty number does not meet', () => {
+    expect(match([{ field: 'response_time', operator: 'less_or_equal', value: 50 }])).toEqual(['a', 'b', 'd']);
+    expect(match([{ field: 'response_time', operator: 'greater_or_equal', value: '50' }])).toEqual(['b', 'c']);
+    expect(match([{ field: 'upstream_time', operator: 'greater_or_equal', value: 0 }])).toEqual(['a', 'b', 'c']);
+  });
+
+  it("matches text whatever its ASCII case, with every text operator, as API Umbrella's lowercased values do", () => {
+    // API Umbrella's query builder sends "get" for GET.
+    expect(match([{ field: 'request_method', operator: 'equal', value: 'get' }])).toEqual(['a', 'b', 'c', 'd']);
+    expect(match([{ field: 'request_path', operator: 'equal', value: '/ENERGY/Prices' }])).toEqual(['c']);
+    expect(match([{ field: 'response_content_type', operator: 'equal', value: 'Text/HTML' }])).toEqual(['b']);
+    expect(match([{ field: 'user_email', operator: 'not_equal', value: 'ANN@example.com' }])).toEqual(['b', 'c', 'd']);
+    expect(match([{ field: 'gatekeeper_denied_code', operator: 'not_equal', value: 'OVER_RATE_LIMIT' }])).toEqual(['a', 'b', 'c']);
+    expect(match([{ field: 'request_path', operator: 'not_begins_with', value: '/WEATHER' }])).toEqual(['c', 'd']);
+    expect(match([{ field: 'request_origin', operator: 'not_contains', value: 'APP.' }])).toEqual(['b', 'c', 'd']);
+  });
+
   it('combines filters with AND', () => {
     expect(match([
       { field: 'request_path', operator: 'begins_with', value: '/energy' },
@@ -90,6 +116,44 @@ describe('analytics queries: filter operators', () => {
   it('hides denied requests by default', () => {
     const parsed = parseLogQuery({ range: 'last_7_days' }, NOW);
     expect(parsed.ok && ids(queries.entries(parsed.query))).toEqual(['a', 'b']);
+  });
+});
+
+describe('analytics queries: the API key and the city match case and all, as in API Umbrella', () => {
+  const db = tempStore();
+  new AnalyticsWriter(db).writeEntries([
+    entry({ request_id: 'upper', api_key_preview: 'AbCd…', request_ip: '192.0.2.1' }),
+    entry({ request_id: 'lower', api_key_preview: 'abcd…', request_ip: '192.0.2.2' }),
+    entry({ request_id: 'none', api_key_preview: null, user_id: null, user_email: null, request_ip: '192.0.2.3' }),
+  ]);
+  const place = db.prepare('INSERT INTO analytics_ip_locations (request_ip, country, region, city) VALUES (?, ?, ?, ?)');
+  place.run('192.0.2.1', 'US', 'VA', 'Richmond');
+  place.run('192.0.2.2', 'US', 'CA', 'North Richmond');
+  const queries = new AnalyticsQueries(db);
+  const match = (rules: unknown[]) => ids(queries.entries(filtered(rules)));
+
+  it('the API key', () => {
+    expect(match([{ field: 'api_key_preview', operator: 'equal', value: 'abcd…' }])).toEqual(['lower']);
+    expect(match([{ field: 'api_key_preview', operator: 'not_equal', value: 'abcd…' }])).toEqual(['none', 'upper']);
+    expect(match([{ field: 'api_key_preview', operator: 'begins_with', value: 'ab' }])).toEqual(['lower']);
+    expect(match([{ field: 'api_key_preview', operator: 'begins_with', value: 'Ab' }])).toEqual(['upper']);
+    expect(match([{ field: 'api_key_preview', operator: 'not_begins_with', value: 'ab' }])).toEqual(['none', 'upper']);
+    expect(match([{ field: 'api_key_preview', operator: 'contains', value: 'Cd' }])).toEqual(['upper']);
+    expect(match([{ field: 'api_key_preview', operator: 'not_contains', value: 'cd' }])).toEqual(['none', 'upper']);
+    // No LIKE here, so no wildcards either.
+    expect(match([{ field: 'api_key_preview', operator: 'begins_with', value: '_' }])).toEqual([]);
+    expect(match([{ field: 'api_key_preview', operator: 'contains', value: '%' }])).toEqual([]);
+  });
+
+  it("the IP's city, where the country and region match whatever the case", () => {
+    expect(match([{ field: 'request_ip_city', operator: 'equal', value: 'richmond' }])).toEqual([]);
+    expect(match([{ field: 'request_ip_city', operator: 'begins_with', value: 'rich' }])).toEqual([]);
+    expect(match([{ field: 'request_ip_city', operator: 'begins_with', value: 'Rich' }])).toEqual(['upper']);
+    expect(match([{ field: 'request_ip_city', operator: 'contains', value: 'Richmond' }])).toEqual(['lower', 'upper']);
+    expect(match([{ field: 'request_ip_city', operator: 'contains', value: 'richmond' }])).toEqual([]);
+    expect(match([{ field: 'request_ip_city', operator: 'not_contains', value: 'North' }])).toEqual(['none', 'upper']);
+    expect(match([{ field: 'request_ip_country', operator: 'equal', value: 'us' }])).toEqual(['lower', 'upper']);
+    expect(match([{ field: 'request_ip_region', operator: 'not_equal', value: 'va' }])).toEqual(['lower', 'none']);
   });
 });
 

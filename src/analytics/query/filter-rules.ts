@@ -1,17 +1,22 @@
 // Filters on logged fields, combined with AND. Parsed from untrusted input
 // into typed rules once; compiled to SQL where only whitelisted column names
 // and fixed operators appear, and every value is a bound parameter.
-import { fieldNamed, type FieldInfo, type FieldKind, type FieldName } from '../fields.js';
+import { fieldNamed, type FieldInfo, type FieldName } from '../fields.js';
 
+/** API Umbrella's query builder operators, in the order the filter form offers them, with their labels. */
 export const OPERATORS = {
   equal: 'equals',
   not_equal: 'not equals',
   begins_with: 'begins with',
+  not_begins_with: 'does not begin with',
   contains: 'contains',
+  not_contains: 'does not contain',
   is_null: 'is empty',
   is_not_null: 'is not empty',
   less: '<',
+  less_or_equal: '≤',
   greater: '>',
+  greater_or_equal: '≥',
   between: 'between',
 } as const;
 
@@ -29,8 +34,17 @@ export const DEFAULT_RULES: readonly FilterRule[] = [{ field: 'gatekeeper_denied
 
 /** Names API Umbrella's query builder and the issue's wording use for the same operators. */
 const ALIASES: Record<string, Operator> = { equals: 'equal', not_equals: 'not_equal', is_empty: 'is_null', is_not_empty: 'is_not_null', lt: 'less', gt: 'greater' };
-const TEXT_ONLY = new Set<Operator>(['begins_with', 'contains']);
-const NUMBER_ONLY = new Set<Operator>(['less', 'greater', 'between']);
+const TEXT_ONLY = new Set<Operator>(['begins_with', 'not_begins_with', 'contains', 'not_contains']);
+const NUMBER_ONLY = new Set<Operator>(['less', 'less_or_equal', 'greater', 'greater_or_equal', 'between']);
+/** Each "not_" operator and the one it negates: API Umbrella wraps that one in must_not, so an entry without the field matches. */
+const NEGATED = { not_equal: 'equal', not_begins_with: 'begins_with', not_contains: 'contains' } as const satisfies Partial<Record<Operator, Operator>>;
+/**
+ * Text compares whatever its ASCII case, as in API Umbrella, whose query
+ * builder lowercases a filter's value (uppercases it for the country and
+ * region) to match the case its index stores, except on these fields (its
+ * CASE_SENSITIVE_FIELDS; its api_key is our api_key_preview).
+ */
+const CASE_SENSITIVE = new Set<FieldName>(['api_key_preview', 'request_ip_city']);
 const NO_VALUE = new Set<Operator>(['is_null', 'is_not_null']);
 
 export type RulesResult = { ok: true; rules: FilterRule[] } | { ok: false; error: string };
@@ -112,8 +126,8 @@ export interface SqlCondition {
  */
 export function ruleSql(rule: FilterRule): SqlCondition {
   const info = fieldNamed(rule.field)!;
-  if (info.contextSql === null) return comparison(rule, info.sql, info.kind);
-  return inContexts(comparison(rule, info.contextSql, info.kind));
+  if (info.contextSql === null) return comparison(rule, info.sql, info);
+  return inContexts(comparison(rule, info.contextSql, info));
 }
 
 /**
@@ -125,29 +139,57 @@ export function inContexts(condition: SqlCondition): SqlCondition {
   return { sql: `context_id IN (SELECT id FROM analytics_contexts WHERE ${condition.sql})`, params: condition.params };
 }
 
-function comparison(rule: FilterRule, column: string, kind: FieldKind): SqlCondition {
-  const text = kind === 'string';
+function comparison(rule: FilterRule, column: string, info: FieldInfo): SqlCondition {
+  const text = info.kind === 'string';
   switch (rule.operator) {
     case 'equal':
-      return { sql: `${column} = ?`, params: [rule.value] };
-    case 'not_equal':
-      return { sql: `(${column} IS NULL OR ${column} <> ?)`, params: [rule.value] };
+      return text ? textMatch('equal', column, String(rule.value), CASE_SENSITIVE.has(info.name)) : { sql: `${column} = ?`, params: [rule.value] };
     case 'begins_with':
-      return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [`${escapeLike(String(rule.value))}%`] };
     case 'contains':
-      return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [`%${escapeLike(String(rule.value))}%`] };
+      return textMatch(rule.operator, column, String(rule.value), CASE_SENSITIVE.has(info.name));
+    case 'not_equal':
+    case 'not_begins_with':
+    case 'not_contains': {
+      // NULL (no value) and false alike; the column is read once.
+      const matched = comparison({ ...rule, operator: NEGATED[rule.operator] }, column, info);
+      return { sql: `(${matched.sql}) IS NOT TRUE`, params: matched.params };
+    }
     case 'is_null':
       return { sql: text ? `(${column} IS NULL OR ${column} = '')` : `${column} IS NULL`, params: [] };
     case 'is_not_null':
       return { sql: text ? `(${column} IS NOT NULL AND ${column} <> '')` : `${column} IS NOT NULL`, params: [] };
     case 'less':
       return { sql: `${column} < ?`, params: [rule.value] };
+    case 'less_or_equal':
+      return { sql: `${column} <= ?`, params: [rule.value] };
     case 'greater':
       return { sql: `${column} > ?`, params: [rule.value] };
+    case 'greater_or_equal':
+      return { sql: `${column} >= ?`, params: [rule.value] };
     case 'between': {
       const [low, high] = rule.value as readonly [number, number];
       return { sql: `${column} BETWEEN ? AND ?`, params: [Math.min(low, high), Math.max(low, high)] };
     }
+  }
+}
+
+/**
+ * Text equal to, beginning with or containing the value. SQLite's NOCASE and
+ * LIKE fold ASCII letters only, as Lua's string.lower does in API Umbrella.
+ * With case: plain = and, not LIKE (which ignores case), substr() and instr();
+ * lengths are SQLite's own, measured on the bound text, so they count what
+ * substr counts.
+ */
+function textMatch(operator: 'equal' | 'begins_with' | 'contains', column: string, value: string, caseSensitive: boolean): SqlCondition {
+  switch (operator) {
+    case 'equal':
+      return { sql: caseSensitive ? `${column} = ?` : `${column} = ? COLLATE NOCASE`, params: [value] };
+    case 'begins_with':
+      if (caseSensitive) return { sql: `substr(${column}, 1, length(?)) = ?`, params: [value, value] };
+      return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [`${escapeLike(value)}%`] };
+    case 'contains':
+      if (caseSensitive) return { sql: `instr(${column}, ?) > 0`, params: [value] };
+      return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [`%${escapeLike(value)}%`] };
   }
 }
 
