@@ -3,7 +3,9 @@
 // the reader thread, how long the main event loop was held meanwhile, the
 // same view for an admin limited to an API scope (read from the rows), API
 // Drilldown and By Location, and how much RSS grows while a CSV of 100,000
-// rows streams.
+// rows streams: newest first (the time index's order), then sorted on a
+// field of the row and on a field found by lookup (the IP's country), which
+// no index keeps.
 //   npm run bench:analytics-queries -- [--data-dir DIR] [--runs 10]
 // The data dir is seeded with scripts/seed-analytics when it has fewer rows.
 import { join } from 'node:path';
@@ -54,7 +56,7 @@ for (const region of ['world', 'US']) {
   const located = await locationTimings(region, runs);
   console.log(`By Location at ${region} (14 days): median ${ms(median(located))}, max ${ms(Math.max(...located))}`);
 }
-await csvMemory();
+for (const order of [undefined, 'response_time:desc', 'request_ip_country:asc']) await csvMemory(order);
 await reader.stop();
 db.close();
 
@@ -111,11 +113,11 @@ function drilldownTimings(prefix: string, count: number): Promise<number[]> {
   });
 }
 
-async function csvMemory(): Promise<void> {
+async function csvMemory(order?: string): Promise<void> {
   // The newest 100,000 entries: the seed spreads them evenly over the days.
   const span = Math.round((DAYS * 86_400_000 * CSV_ROWS) / ENTRIES);
   const { n: last } = db.prepare('SELECT max(request_at) AS n FROM analytics_logs').get() as { n: number };
-  const query = mustParse({ start_at: new Date(last - span + 1).toISOString(), end_at: new Date(last).toISOString(), query: '[]' });
+  const query = mustParse({ start_at: new Date(last - span + 1).toISOString(), end_at: new Date(last).toISOString(), query: '[]', ...(order === undefined ? {} : { order }) });
   global.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
@@ -136,7 +138,7 @@ async function csvMemory(): Promise<void> {
   await pipeline(await entriesCsv(reader, query), sink);
   const seconds = (performance.now() - started) / 1000;
   console.log(
-    `CSV: ${rows} rows, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s; RSS growth ${((peak - before) / 1e6).toFixed(1)} MB (before ${(before / 1e6).toFixed(0)} MB, peak ${(peak / 1e6).toFixed(0)} MB)`,
+    `CSV${order === undefined ? '' : ` by ${order}`}: ${rows} rows, ${(bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s; RSS growth ${((peak - before) / 1e6).toFixed(1)} MB (before ${(before / 1e6).toFixed(0)} MB, peak ${(peak / 1e6).toFixed(0)} MB)`,
   );
 }
 

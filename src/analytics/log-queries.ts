@@ -4,14 +4,15 @@
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { drilldown, type Drilldown } from './drilldown-queries.js';
-import { FIELDS, type LoggedRow } from './fields.js';
+import { FIELDS, fieldNamed, type LoggedRow } from './fields.js';
 import type { DateRange } from './query/date-range.js';
 import { type FilterRule, type SqlCondition } from './query/filter-rules.js';
 import { filtersSql, whereSql } from './query/where-sql.js';
 import { buckets } from './query/intervals.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
-import type { LogQuery } from './query/log-query.js';
+import type { Direction, LogQuery } from './query/log-query.js';
 import type { MapQuery } from './query/map-region.js';
+import { DEFAULT_USERS_ORDER, type UsersOrder, type UsersQuery } from './query/users-query.js';
 import { locationMap, locationRows, type LocationMap, type PlaceHits } from './location-queries.js';
 
 export interface UserHits {
@@ -45,6 +46,10 @@ export interface Summary {
 
 const TOP = 10;
 const COLUMNS = FIELDS.map((info) => (info.sql === info.name ? info.name : `${info.sql} AS ${info.name}`)).join(', ');
+/** The FIELDS in order for CSV: request_at, the first, as ISO 8601. */
+const CSV_COLUMNS = `strftime('%Y-%m-%dT%H:%M:%fZ', request_at / 1000.0, 'unixepoch'), ${COLUMNS.replace(/^request_at, /, '')}`;
+/** Ids a pass over a range takes, for a CSV in an order no index keeps (csvRowsByKey). */
+export const CSV_IDS_PER_PASS = 50_000;
 
 export class AnalyticsQueries {
   constructor(private readonly db: Db) {}
@@ -65,31 +70,82 @@ export class AnalyticsQueries {
   }
 
   /**
-   * Every matching entry, newest first, as arrays of the FIELDS in order with
-   * request_at as ISO 8601, for CSV. Read `size` at a time, each batch its own
-   * short query (keyset paging), so no statement stays open while the client
-   * downloads; arrays rather than objects keep the garbage, and so the
-   * memory of a large download, small.
+   * Every matching entry in the query's order (as entries() sorts a page), as
+   * arrays of the FIELDS in order with request_at as ISO 8601, for CSV. Read
+   * a batch at a time, each batch its own short query after the last row read
+   * (keyset paging), so no statement stays open while the client downloads,
+   * and memory stays flat whatever the size; arrays rather than objects keep
+   * the garbage, and so the memory of a large download, small.
    */
-  *csvRows(query: LogQuery, size = 1_000): Generator<unknown[]> {
+  *csvRows(query: LogQuery, size = 1_000, idsPerPass = CSV_IDS_PER_PASS): Generator<unknown[]> {
+    if (query.order.field === 'request_at') yield* this.csvRowsByTime(query, size);
+    else yield* this.csvRowsByKey(query, size, idsPerPass);
+  }
+
+  /**
+   * In time order, the time index's: each batch of `size` rows is read from
+   * where the last one ended, (request_at, id) being the keyset.
+   */
+  private *csvRowsByTime(query: LogQuery, size: number): Generator<unknown[]> {
     const where = whereSql(query);
-    // The last two columns are the keyset (request_at in ms, id); they are cut off each row before it is handed out.
-    const columns = `strftime('%Y-%m-%dT%H:%M:%fZ', request_at / 1000.0, 'unixepoch'), ${COLUMNS.replace(/^request_at, /, '')}, request_at, id`;
-    const first = this.db.prepare(`SELECT ${columns} FROM analytics_logs WHERE ${where.sql} ORDER BY request_at DESC, id DESC LIMIT ?`).raw();
-    const next = this.db
-      .prepare(`SELECT ${columns} FROM analytics_logs WHERE ${where.sql} AND request_at <= ? AND (request_at < ? OR id < ?) ORDER BY request_at DESC, id DESC LIMIT ?`)
-      .raw();
+    const direction = query.order.direction;
+    const order = `ORDER BY request_at ${direction}, id ${direction}`;
+    // The last two columns are the keyset; they are cut off each row before it is handed out.
+    const columns = `${CSV_COLUMNS}, request_at, id`;
+    const first = this.db.prepare(`SELECT ${columns} FROM analytics_logs WHERE ${where.sql} ${order} LIMIT ?`).raw();
+    const beyond = direction === 'asc' ? '>' : '<';
+    const next = this.db.prepare(`SELECT ${columns} FROM analytics_logs WHERE ${where.sql} AND (request_at ${beyond} ? OR id ${beyond} ?) ${order} LIMIT ?`).raw();
     let batch = first.all(...where.params, size) as unknown[][];
     while (batch.length > 0) {
-      const last = batch[batch.length - 1]!;
-      const [at, id] = last.slice(-2);
+      const [at, id] = batch[batch.length - 1]!.slice(-2) as [number, number];
       for (const row of batch) {
         row.length -= 2;
         yield row;
       }
       if (batch.length < size) return;
-      batch = next.all(...where.params, at, at, id, size) as unknown[][];
+      // The range ends (or starts) at the last row's time, so the index is read from there on, not from the range's end each time.
+      const range = direction === 'asc' ? { ...query.range, startAt: at } : { ...query.range, endAt: at + 1 };
+      batch = next.all(...whereSql({ ...query, range }).params, at, id, size) as unknown[][];
     }
+  }
+
+  /**
+   * In the order of any other field, which no index keeps: finding the next
+   * rows in that order reads every match of the range. So each pass over
+   * them takes the ids of the next `idsPerPass` rows (8 bytes each; SQLite
+   * keeps the keys it compares in its own bounded cache, spilling to a
+   * temporary file), and the rows are then read by id, `size` at a time. The
+   * keyset is (the field, id), NULLs where SQLite puts them. A download of n
+   * rows makes n / idsPerPass passes: its time grows faster than its size,
+   * its memory does not.
+   */
+  private *csvRowsByKey(query: LogQuery, size: number, idsPerPass: number): Generator<unknown[]> {
+    const where = whereSql(query);
+    const { field, direction } = query.order;
+    // The field's SQL over analytics_logs: a column of the view (a context's by a lookup), or the IP's location by another.
+    const key = fieldNamed(field)!.sql;
+    const order = `ORDER BY ${key} ${direction}, id ${direction}`;
+    const ids = (keyset: string) => this.db.prepare(`SELECT id FROM analytics_logs WHERE ${where.sql}${keyset} ${order} LIMIT ${idsPerPass}`).pluck();
+    const first = ids('');
+    const afterKey = ids(` AND ${afterNotNullKey(key, direction)}`);
+    const afterNull = ids(` AND ${afterNullKey(key, direction)}`);
+    const keyOf = this.db.prepare(`SELECT ${key} FROM analytics_logs WHERE id = ?`).pluck();
+    const rows = this.db.prepare(`SELECT ${CSV_COLUMNS} FROM json_each(?) AS batch JOIN analytics_logs ON analytics_logs.id = batch.value ORDER BY batch.key`).raw();
+    // One read transaction: the last id's key is read as the pass saw it.
+    const pass = this.db.transaction((cursor: { key: unknown; id: number } | null) => {
+      const found = (cursor === null ? first.all(...where.params) : cursor.key === null ? afterNull.all(...where.params, cursor.id) : afterKey.all(...where.params, cursor.key, cursor.key, cursor.id)) as number[];
+      const last = found[found.length - 1];
+      return { found, next: found.length < idsPerPass || last === undefined ? null : { key: keyOf.get(last), id: last } };
+    });
+    let cursor: { key: unknown; id: number } | null = null;
+    do {
+      const { found, next } = pass(cursor);
+      for (let at = 0; at < found.length; at += size) {
+        // Rows deleted since (retention) are left out.
+        yield* rows.all(JSON.stringify(found.slice(at, at + size))) as unknown[][];
+      }
+      cursor = next;
+    } while (cursor !== null);
   }
 
   /** API Drilldown: hits per host or path segment under the query's prefix. */
@@ -114,22 +170,30 @@ export class AnalyticsQueries {
     };
   }
 
+  /** By Users: hits and last request per API user, in the query's order. */
+  users(query: UsersQuery): UserHits[] {
+    return this.userHits(query, query.usersOrder);
+  }
+
   /**
-   * Hits and last request per API user over the query's range and filters, most hits first.
+   * Hits and last request per API user over the query's range and filters,
+   * most hits first unless `order` says otherwise; ties go by user id, the
+   * same way, so the reverse order is the reverse list and pages never overlap.
    * The email is the one of the user's last request (a rollup day keeps its latest): with
    * max() the only aggregate of its kind, SQLite takes a bare column from the row holding the max.
    */
-  userHits(query: LogQuery): UserHits[] {
+  userHits(query: LogQuery, order: UsersOrder = DEFAULT_USERS_ORDER): UserHits[] {
+    // Names from USER_COLUMNS only, each a column of the answer.
+    const orderBy = `ORDER BY ${order.field} ${order.direction}, user_id ${order.direction}`;
     const rollup = rollupSql(query);
-    const rows = rollup
-      ? this.db
-          .prepare(
-            `SELECT user_id, user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at
-             FROM analytics_user_days WHERE ${rollup.sql} GROUP BY user_id`,
-          )
-          .all(...rollup.params)
-      : this.grouped('user_id', 'user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at', 'count(*) AS hits, max(request_at) AS last_request_at', query);
-    return byHits(rows as UserHits[]);
+    const select = rollup
+      ? {
+          sql: `SELECT user_id, user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at
+                FROM analytics_user_days WHERE ${rollup.sql} GROUP BY user_id`,
+          params: rollup.params,
+        }
+      : groupedSql('user_id', 'user_email, sum(hits) AS hits, max(last_request_at) AS last_request_at', 'count(*) AS hits, max(request_at) AS last_request_at', query);
+    return this.db.prepare(`SELECT * FROM (${select.sql}) ${orderBy}`).all(...select.params) as UserHits[];
   }
 
   ipHits(query: LogQuery): IpHits[] {
@@ -145,11 +209,6 @@ export class AnalyticsQueries {
   /** The level's locations with their hits, coordinates and states, as locations() sums them. */
   locationRows(query: MapQuery): PlaceHits[] {
     return locationRows(this.db, query, ipHitsSql(query));
-  }
-
-  private grouped(column: 'user_id' | 'request_ip', aggregates: string, perContext: string, query: LogQuery): unknown[] {
-    const select = groupedSql(column, aggregates, perContext, query);
-    return this.db.prepare(select.sql).all(...select.params);
   }
 
   /**
@@ -229,4 +288,20 @@ function onWholeDays(range: DateRange): boolean {
 
 function byHits<T extends { hits: number }>(rows: T[]): T[] {
   return rows.sort((a, b) => b.hits - a.hits);
+}
+
+/**
+ * The rows after a cursor (key, id) whose key is not NULL, in ORDER BY key
+ * `direction`, id `direction`, where SQLite puts NULLs first ascending (so
+ * none is left) and last descending (so all are); binds the key twice, then the id.
+ */
+function afterNotNullKey(key: string, direction: Direction): string {
+  const [beyond, atOrBeyond] = direction === 'asc' ? ['>', '>='] : ['<', '<='];
+  const after = `(${key} ${atOrBeyond} ? AND (${key} ${beyond} ? OR id ${beyond} ?))`;
+  return direction === 'asc' ? after : `(${after} OR ${key} IS NULL)`;
+}
+
+/** The rows after a cursor whose key is NULL; binds the id. */
+function afterNullKey(key: string, direction: Direction): string {
+  return direction === 'asc' ? `(${key} IS NOT NULL OR id > ?)` : `(${key} IS NULL AND id < ?)`;
 }

@@ -10,7 +10,7 @@ export interface ReaderData {
 }
 
 /** The AnalyticsQueries methods that answer in one go. */
-export type QueryName = 'count' | 'entries' | 'summary' | 'userHits' | 'ipHits' | 'drilldown' | 'locations';
+export type QueryName = 'count' | 'entries' | 'summary' | 'users' | 'drilldown' | 'locations';
 export type Answer<N extends QueryName> = ReturnType<AnalyticsQueries[N]>;
 
 /** Rows per CSV message: one keyset page of AnalyticsQueries.csvRows, formatted in the reader thread. */

@@ -8,6 +8,7 @@ import { startWorker } from '../lib/worker-script.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { MapQuery } from './query/map-region.js';
 import type { LogQuery } from './query/log-query.js';
+import type { UsersQuery } from './query/users-query.js';
 import type { LocationModel } from './routes/location-view.js';
 import type { Answer, CsvBatch, FromReader, QueryName, ReaderData, ToReader } from './reader-protocol.js';
 
@@ -45,12 +46,8 @@ export class ReaderThread {
     return this.query('summary', query);
   }
 
-  userHits(query: LogQuery): Promise<Answer<'userHits'>> {
-    return this.query('userHits', query);
-  }
-
-  ipHits(query: LogQuery): Promise<Answer<'ipHits'>> {
-    return this.query('ipHits', query);
+  users(query: UsersQuery): Promise<Answer<'users'>> {
+    return this.query('users', query);
   }
 
   drilldown(query: DrilldownQuery): Promise<Answer<'drilldown'>> {

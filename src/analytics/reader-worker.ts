@@ -9,6 +9,7 @@ import { entryCsvLines } from './csv.js';
 import { AnalyticsQueries } from './log-queries.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { MapQuery } from './query/map-region.js';
+import type { UsersQuery } from './query/users-query.js';
 import { locationModel } from './routes/location-view.js';
 import { CSV_BATCH_ROWS, type CsvBatch, type FromReader, type ReaderData, type ToReader } from './reader-protocol.js';
 
@@ -26,7 +27,7 @@ port.on('message', (message: ToReader) => {
   switch (message.type) {
     case 'query':
       // The main thread pairs each name with its query's type (ReaderThread's methods).
-      return answer(message.id, () => queries[message.name](message.query as DrilldownQuery & MapQuery));
+      return answer(message.id, () => queries[message.name](message.query as DrilldownQuery & MapQuery & UsersQuery));
     case 'location-page':
       // The map's outlines are projected here too: the first of each takes tens of milliseconds or more.
       return answer(message.id, () => locationModel(message.query, queries.locationRows(message.query)));

@@ -9,8 +9,9 @@ import { bucketCount, DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type
 
 export type Direction = 'asc' | 'desc';
 
-export interface SortOrder {
-  readonly field: FieldName;
+/** A field (a logged one unless said otherwise) and which way; ties are broken the same way by a unique id. */
+export interface SortOrder<F extends string = FieldName> {
+  readonly field: F;
   readonly direction: Direction;
 }
 
@@ -81,14 +82,19 @@ function integerParam(raw: unknown, fallback: number): number | null {
 
 /** "field", "field:asc" or "field:desc"; absent means newest first. */
 export function parseOrder(raw: unknown): SortOrder | null {
-  if (raw === undefined || raw === '') return DEFAULT_ORDER;
-  if (typeof raw !== 'string') return null;
-  const [name, direction = 'asc', extra] = raw.split(':');
-  const info = fieldNamed(name);
-  if (info === undefined || extra !== undefined || (direction !== 'asc' && direction !== 'desc')) return null;
-  return { field: info.name, direction };
+  return parseSortOrder(raw, DEFAULT_ORDER, (name) => fieldNamed(name)?.name);
 }
 
-export function formatOrder(order: SortOrder): string {
+/** "name", "name:asc" or "name:desc", with a name `named` knows; absent means `fallback`. */
+export function parseSortOrder<F extends string>(raw: unknown, fallback: SortOrder<F>, named: (name: string) => F | undefined): SortOrder<F> | null {
+  if (raw === undefined || raw === '') return fallback;
+  if (typeof raw !== 'string') return null;
+  const [name = '', direction = 'asc', extra] = raw.split(':');
+  const field = named(name);
+  if (field === undefined || extra !== undefined || (direction !== 'asc' && direction !== 'desc')) return null;
+  return { field, direction };
+}
+
+export function formatOrder(order: SortOrder<string>): string {
   return `${order.field}:${order.direction}`;
 }

@@ -13,6 +13,7 @@ import { DEFAULT_INTERVAL } from '../query/intervals.js';
 import { parseLogQuery, type LogQuery } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
+import { parseUsersQuery, type UserColumn } from '../query/users-query.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { withinAnalyticsScopes } from './analytics-access.js';
 import { canonicalRedirect } from './canonical-url.js';
@@ -26,7 +27,9 @@ import {
   paging,
   ruleRows,
   sortUrl,
+  tabUrl,
   unpagedUrl,
+  usersSortUrl,
   viewParams,
   type FormRow,
 } from './view-model.js';
@@ -60,11 +63,19 @@ const LOG_COLUMNS: readonly FieldName[] = [
   'request_user_agent',
 ];
 
+/** The table's columns on By Users, each sortable (users.json and users.csv take the same names). */
+const USER_TABLE_COLUMNS: readonly { readonly name: UserColumn; readonly label: string }[] = [
+  { name: 'user_email', label: 'Email' },
+  { name: 'user_id', label: 'User ID' },
+  { name: 'hits', label: 'Hits' },
+  { name: 'last_request_at', label: 'Last Request' },
+];
+
 export function analyticsPages(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
   const signedIn = { preHandler: requireAdminSession(context) };
 
   app.get(LOGS_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, LOGS_PATH, 'Filter Logs');
+    const view = await viewOrError(context, request, reply, LOGS_PATH, 'Filter Logs', parseLogQuery);
     if (view === null) return reply;
     const [summary, entries] = await Promise.all([reader.summary(view), reader.entries(view)]);
     return renderAnalyticsPage(context, reply, LOGS_PATH, 'Filter Logs', view, {
@@ -80,19 +91,20 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   });
 
   app.get(USERS_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, USERS_PATH, 'By Users');
+    const view = await viewOrError(context, request, reply, USERS_PATH, 'By Users', parseUsersQuery);
     if (view === null) return reply;
-    const users = await reader.userHits(view);
+    const users = await reader.users(view);
     const shown = users.slice(view.offset, view.offset + view.limit);
     return renderAnalyticsPage(context, reply, USERS_PATH, 'By Users', view, {
       users: shown,
+      columns: USER_TABLE_COLUMNS.map(({ name, label }) => ({ name, label, sortUrl: usersSortUrl(USERS_PATH, view, name), sorted: view.usersOrder.field === name ? view.usersOrder.direction : null })),
       paging: paging(USERS_PATH, view, shown.length, users.length),
       csvUrl: unpagedUrl('/admin/stats/users.csv', view),
     });
   });
 
   app.get(LOCATIONS_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, LOCATIONS_PATH, 'By Location');
+    const view = await viewOrError(context, request, reply, LOCATIONS_PATH, 'By Location', parseLogQuery);
     if (view === null) return reply;
     const region = parseMapRegion((request.query as Record<string, unknown>).region);
     if (!region.ok) return renderLevelError(context, reply, LOCATIONS_PATH, 'By Location', view, region.error);
@@ -105,7 +117,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   });
 
   app.get(DRILLDOWN_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown');
+    const view = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown', parseLogQuery);
     if (view === null) return reply;
     // The view is parsed already: only its level is left.
     const prefix = parseDrilldownPrefix((request.query as Record<string, unknown>).prefix);
@@ -125,7 +137,14 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
  * canonical URL (see canonical-url.ts), or the page with the error shown
  * next to the filters (400). Every page starts here.
  */
-async function viewOrError(context: AppContext, request: FastifyRequest, reply: FastifyReply, path: TabPath, title: string): Promise<LogQuery | null> {
+async function viewOrError<Q extends LogQuery>(
+  context: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: TabPath,
+  title: string,
+  parse: (params: Record<string, unknown>, now: number, defaultLength: number) => { ok: true; query: Q } | { ok: false; error: string },
+): Promise<Q | null> {
   const access = accessOf(context, request);
   if (!access.has('analytics')) {
     await renderErrorPage(context, reply, 403, { title: 'Not authorized', message: forbiddenMessage(access), section: 'analytics' });
@@ -137,7 +156,7 @@ async function viewOrError(context: AppContext, request: FastifyRequest, reply: 
     await reply.redirect(canonical, 303);
     return null;
   }
-  const parsed = parseLogQuery(params, context.clock.now(), PAGE_LENGTH);
+  const parsed = parse(params, context.clock.now(), PAGE_LENGTH);
   if (parsed.ok) return withinAnalyticsScopes(parsed.query, access);
   await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
   return null;
@@ -193,7 +212,7 @@ function viewForm(path: TabPath, view: LogQuery): FormState {
     search: view.search,
     rows: ruleRows(path, view),
     hidden: keptByForm(Object.fromEntries(viewParams(view))),
-    tabUrls: Object.fromEntries(TABS.map((tab) => [tab.path, unpagedUrl(tab.path, tab.path === path ? view : shared)])),
+    tabUrls: Object.fromEntries(TABS.map((tab) => [tab.path, tabUrl(tab.path, tab.path === path ? view : shared)])),
     scopes: view.scopes?.map((scope) => `${scope.host}${scope.path_prefix}`).sort() ?? null,
   };
 }

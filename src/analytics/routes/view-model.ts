@@ -9,12 +9,13 @@ import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules
 import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
 import { DEFAULT_ORDER, formatOrder, type LogQuery, type SortOrder } from '../query/log-query.js';
 import { regionParam, type MapQuery } from '../query/map-region.js';
+import { DEFAULT_USERS_ORDER, type UserColumn, type UsersQuery } from '../query/users-query.js';
 
 export const PAGE_LENGTH = 50;
 
 /** The URL parameters that reproduce a view; defaults are left out to keep links short. */
-export function viewParams(query: LogQuery, changes: Partial<LogQuery> = {}): URLSearchParams {
-  const view = { ...query, ...changes };
+export function viewParams<Q extends LogQuery>(query: Q, changes: Partial<Q> = {}): URLSearchParams {
+  const view: Q = { ...query, ...changes };
   const params = new URLSearchParams();
   if (view.range.preset !== null) params.set('range', view.range.preset);
   else {
@@ -26,6 +27,9 @@ export function viewParams(query: LogQuery, changes: Partial<LogQuery> = {}): UR
   if (!sameRules(view.rules, DEFAULT_RULES)) params.set('query', JSON.stringify(view.rules));
   if (view.search !== '') params.set('search', view.search);
   if (formatOrder(view.order) !== formatOrder(DEFAULT_ORDER)) params.set('order', formatOrder(view.order));
+  // By Users' own order, under the same name.
+  const usersOrder = (view as Partial<UsersQuery>).usersOrder;
+  if (usersOrder !== undefined && formatOrder(usersOrder) !== formatOrder(DEFAULT_USERS_ORDER)) params.set('order', formatOrder(usersOrder));
   if (view.offset > 0) params.set('start', String(view.offset));
   if (view.limit !== PAGE_LENGTH) params.set('length', String(view.limit));
   const prefix = (view as Partial<DrilldownQuery>).prefix;
@@ -39,14 +43,20 @@ export function formatPrefix(prefix: DrilldownPrefix): string {
   return `${prefix.depth}/${prefix.text}`;
 }
 
-export function viewUrl(path: string, query: LogQuery, changes: Partial<LogQuery> = {}): string {
+export function viewUrl<Q extends LogQuery>(path: string, query: Q, changes: Partial<Q> = {}): string {
   const params = viewParams(query, changes).toString();
   return params === '' ? path : `${path}?${params}`;
 }
 
-/** The same view without paging, for downloads and the other tab. */
+/** The same view without paging, in its order: for downloads. */
 export function unpagedUrl(path: string, query: LogQuery): string {
-  return viewUrl(path, query, { offset: 0, limit: PAGE_LENGTH, order: DEFAULT_ORDER });
+  return viewUrl(path, query, { offset: 0, limit: PAGE_LENGTH });
+}
+
+/** The same range and filters from the top, in the default order: for the tabs (each view sorts on its own columns). */
+export function tabUrl(path: string, query: LogQuery): string {
+  const { usersOrder: _usersOrder, ...view } = query as Partial<UsersQuery> & LogQuery;
+  return viewUrl(path, view, { offset: 0, limit: PAGE_LENGTH, order: DEFAULT_ORDER });
 }
 
 function sameRules(a: readonly FilterRule[], b: readonly FilterRule[]): boolean {
@@ -98,8 +108,16 @@ export function ruleRows(path: string, query: LogQuery): (FormRow & { removeUrl:
 
 /** A column header's link: sort by it, newest/largest first, or flip the direction when it is the current sort. */
 export function sortUrl(path: string, query: LogQuery, field: SortOrder['field']): string {
-  const direction = query.order.field === field && query.order.direction === 'desc' ? 'asc' : 'desc';
-  return viewUrl(path, query, { order: { field, direction }, offset: 0 });
+  return viewUrl(path, query, { order: sortedBy(query.order, field), offset: 0 });
+}
+
+/** The same for By Users' columns. */
+export function usersSortUrl(path: string, query: UsersQuery, field: UserColumn): string {
+  return viewUrl(path, query, { usersOrder: sortedBy(query.usersOrder, field), offset: 0 });
+}
+
+function sortedBy<F extends string>(current: SortOrder<F>, field: F): SortOrder<F> {
+  return { field, direction: current.field === field && current.direction === 'desc' ? 'asc' : 'desc' };
 }
 
 export interface Paging {

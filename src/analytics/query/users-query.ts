@@ -1,0 +1,31 @@
+// By Users sorts on its own columns, as API Umbrella's does (stats.lua
+// _M.users: hits, last request or a user column), not on the logged fields
+// Filter Logs sorts on: its `order` is read here, the rest of the view by
+// parseLogQuery.
+import { parseLogQuery, parseSortOrder, type LogQuery, type LogQueryResult, type SortOrder } from './log-query.js';
+
+/** The columns of By Users (users.json, users.csv and the page's table). */
+export const USER_COLUMNS = ['user_email', 'user_id', 'hits', 'last_request_at'] as const;
+export type UserColumn = (typeof USER_COLUMNS)[number];
+export type UsersOrder = SortOrder<UserColumn>;
+
+export interface UsersQuery extends LogQuery {
+  /** The list's order; `order`, the entries' order, is the default and unused. */
+  readonly usersOrder: UsersOrder;
+}
+
+/** Most hits first. */
+export const DEFAULT_USERS_ORDER: UsersOrder = { field: 'hits', direction: 'desc' };
+
+export function parseUsersQuery(params: Record<string, unknown>, now: number, defaultLength?: number): { ok: true; query: UsersQuery } | { ok: false; error: string } {
+  const { order, ...view } = params;
+  const parsed: LogQueryResult = parseLogQuery(view, now, defaultLength);
+  if (!parsed.ok) return parsed;
+  const usersOrder = parseSortOrder(order, DEFAULT_USERS_ORDER, userColumnNamed);
+  if (usersOrder === null) return { ok: false, error: `order must be a column of By Users (${USER_COLUMNS.join(', ')}), optionally followed by :asc or :desc (e.g. hits:desc)` };
+  return { ok: true, query: { ...parsed.query, usersOrder } };
+}
+
+function userColumnNamed(name: string): UserColumn | undefined {
+  return USER_COLUMNS.find((column) => column === name);
+}
