@@ -6,17 +6,19 @@ import { lookup } from 'node:dns/promises';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { unresolvedHost } from '../serve.js';
+import { lockFilesProblemOf } from '../store/instance-lock.js';
 import { storeProblemOf } from '../store/store-check.js';
 
 /**
  * The error start-up would stop with, or null; in start-up's order: the
- * store (its line names the file), then the listener (a ConfigValueError, to
- * which the command line adds where listen.host was set, as for serve).
+ * lock and pid files, the store (their lines name the file), then the
+ * listener (a ConfigValueError, to which the command line adds where
+ * listen.host was set, as for serve).
  * (data_dir itself is the loader's.)
  */
 export async function startUpProblem(config: Config): Promise<ConfigError | null> {
-  const store = storeProblemOf(config.data_dir);
-  return store !== null ? new ConfigError(store) : await listenHostProblem(config.listen.host);
+  const file = lockFilesProblemOf(config.data_dir) ?? storeProblemOf(config.data_dir);
+  return file !== null ? new ConfigError(file) : await listenHostProblem(config.listen.host);
 }
 
 /**

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../lib/package-path.js';
-import { ensureDataDir } from './data-dir.js';
+import { ensureDataDir, notAFile } from './data-dir.js';
 
 export type Db = Database.Database;
 
@@ -33,6 +33,9 @@ const PAGE_CACHE_KB = 2_000;
 export function openStore(dataDir: string): Db {
   ensureDataDir(dataDir);
   const path = storePath(dataDir);
+  // Opening a directory would fail with Node's own words; a FIFO, not at all.
+  const wrongKind = notAFile(path);
+  if (wrongKind !== null) throw new StoreError(`${path}: ${notAStore(wrongKind)}`);
   let db: Db | null = null;
   try {
     // Users' emails and IPs, key and password digests: a new store is its owner's
@@ -56,11 +59,20 @@ export function openStore(dataDir: string): Db {
   }
 }
 
+/** The first bytes of every SQLite file. */
+export const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
 /** The words for a store start-up refuses, also found without opening it (store-check.ts). */
 export const DAMAGED_STORE = 'not a SQLite database, or a damaged one; check data_dir, or restore a backup';
 
-export function notWritableStore(code: string | undefined): string {
+/** For the store, and for the lock and pid files beside it (instance-lock.ts). */
+export function notWritable(code: string | undefined): string {
   return `cannot be opened for writing (${code}); it and data_dir must be writable by the user Parasol runs as`;
+}
+
+/** `what` is notAFile()'s "a directory, not a regular file". */
+export function notAStore(what: string): string {
+  return `${what}; check data_dir, or move it away`;
 }
 
 export function newerStore(version: number, known: number): string {
@@ -84,7 +96,7 @@ function storeProblem(error: unknown): string {
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':
-      return notWritableStore(code);
+      return notWritable(code);
     default:
       return message ?? String(error);
   }

@@ -5,11 +5,15 @@
 // container) cannot pass for a running Parasol. The pid file beside it only
 // tells who holds the lock.
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDataDir } from './data-dir.js';
+import { ensureDataDir, notAFile } from './data-dir.js';
+import { notWritable, SQLITE_MAGIC } from './db.js';
 
 export class InstanceLockedError extends Error {}
+
+/** The lock file or the pid file beside it cannot be used; the message names it and says why, in one line. */
+export class LockFileError extends Error {}
 
 export interface InstanceLock {
   release(): void;
@@ -17,26 +21,32 @@ export interface InstanceLock {
 
 export function acquireInstanceLock(dataDir: string): InstanceLock {
   ensureDataDir(dataDir);
-  const lockPath = join(dataDir, 'parasol.lock');
-  const pidPath = join(dataDir, 'parasol.pid');
-  closeSync(openSync(lockPath, 'a', 0o600));
-  // No busy timeout: a held lock is an answer, not something to wait for.
-  const lock = new Database(lockPath, { timeout: 0 });
+  const { lockPath, pidPath } = lockFilesOf(dataDir);
+  refuseNonFile(lockPath);
+  let lock: Database.Database;
+  try {
+    closeSync(openSync(lockPath, 'a', 0o600));
+    // No busy timeout: a held lock is an answer, not something to wait for.
+    lock = new Database(lockPath, { timeout: 0 });
+  } catch (error) {
+    throw new LockFileError(`${lockPath}: ${lockFileProblem(error)}`);
+  }
   try {
     // The file holds no data: no journal file beside it either.
     lock.pragma('journal_mode = MEMORY');
     lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();
-    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw new LockFileError(`${lockPath}: ${lockFileProblem(error)}`);
     throw new InstanceLockedError(`Parasol is already running with data_dir ${dataDir} (pid ${holderOf(pidPath)}); stop it first or use another data_dir`);
   }
   try {
+    refuseNonFile(pidPath);
     // Whatever pid file is there was left by a process that no longer holds the lock.
     writeFileSync(pidPath, `${process.pid}\n`);
   } catch (error) {
     lock.close();
-    throw error;
+    throw error instanceof LockFileError ? error : new LockFileError(`${pidPath}: ${lockFileProblem(error)}`);
   }
   let held = true;
   return {
@@ -47,6 +57,72 @@ export function acquireInstanceLock(dataDir: string): InstanceLock {
       lock.close();
     },
   };
+}
+
+function lockFilesOf(dataDir: string): { lockPath: string; pidPath: string } {
+  return { lockPath: join(dataDir, 'parasol.lock'), pidPath: join(dataDir, 'parasol.pid') };
+}
+
+/** Neither file holds anything Parasol needs: in the way, it may go. */
+const REMOVE = 'remove it, and Parasol makes it again';
+
+/** Before it is opened: a directory would fail in Node's words, a FIFO would keep start-up waiting for a reader. */
+function refuseNonFile(path: string): void {
+  const wrongKind = notAFile(path);
+  if (wrongKind !== null) throw new LockFileError(`${path}: ${wrongKind}; ${REMOVE}`);
+}
+
+/** Why the lock file (or the pid file) could not be opened or locked, in the operator's terms; the code when there is nothing to add. */
+function lockFileProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  switch (code) {
+    case 'SQLITE_NOTADB':
+    case 'SQLITE_CORRUPT':
+      return `holds data that is not SQLite's, where Parasol keeps an empty lock file; ${REMOVE}`;
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+    case 'SQLITE_READONLY':
+    case 'SQLITE_CANTOPEN':
+      return notWritable(code);
+    default:
+      return `cannot be used (${code ?? message ?? String(error)})`;
+  }
+}
+
+/**
+ * Why acquireInstanceLock() would fail on what the lock and pid files are,
+ * found without opening them through SQLite or changing anything (for
+ * `parasol config check`, beside a running gateway too); null when it would
+ * not, or when they are not there yet (start-up makes them).
+ */
+export function lockFilesProblemOf(dataDir: string): string | null {
+  const { lockPath, pidPath } = lockFilesOf(dataDir);
+  for (const path of [lockPath, pidPath]) {
+    const wrongKind = notAFile(path);
+    if (wrongKind !== null) return `${path}: ${wrongKind}; ${REMOVE}`;
+    if (!existsSync(path)) continue;
+    try {
+      accessSync(path, path === lockPath ? constants.R_OK | constants.W_OK : constants.W_OK);
+    } catch (error) {
+      return `${path}: ${lockFileProblem(error)}`;
+    }
+  }
+  if (!existsSync(lockPath)) return null;
+  // Empty as Parasol makes it; anything else that is not a SQLite file, SQLite refuses.
+  const start = Buffer.alloc(SQLITE_MAGIC.length);
+  let read: number;
+  try {
+    const fd = openSync(lockPath, 'r');
+    try {
+      read = readSync(fd, start, 0, start.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return `${lockPath}: ${lockFileProblem(error)}`;
+  }
+  return read === 0 || start.equals(SQLITE_MAGIC) ? null : `${lockPath}: ${lockFileProblem({ code: 'SQLITE_NOTADB' })}`;
 }
 
 function holderOf(pidPath: string): string {

@@ -9,11 +9,10 @@
 // not a SQLite file, a page count the file is too short for (a truncated
 // copy; SQLite answers SQLITE_CORRUPT), and the schema version (user_version).
 import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
-import { DAMAGED_STORE, loadMigrations, newerStore, notWritableStore, storePath } from './db.js';
+import { notAFile } from './data-dir.js';
+import { DAMAGED_STORE, loadMigrations, newerStore, notAStore, notWritable, SQLITE_MAGIC as MAGIC, storePath } from './db.js';
 
 const HEADER_BYTES = 100;
-const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
-
 
 /** "…/parasol.db: reason", or null when start-up would take the store (or make it: none yet, or an empty file). */
 export function storeProblemOf(dataDir: string): string | null {
@@ -24,6 +23,9 @@ export function storeProblemOf(dataDir: string): string | null {
 }
 
 function headerProblem(path: string): string | null {
+  // Before anything opens it: a FIFO would keep the check waiting for a writer.
+  const wrongKind = notAFile(path);
+  if (wrongKind !== null) return notAStore(wrongKind);
   let file: { header: Buffer; size: number };
   try {
     // Start-up opens it for appending before SQLite does.
@@ -31,7 +33,7 @@ function headerProblem(path: string): string | null {
     file = readHeader(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return ['EACCES', 'EPERM', 'EROFS'].includes(code) ? notWritableStore(code) : `cannot be read (${code})`;
+    return ['EACCES', 'EPERM', 'EROFS'].includes(code) ? notWritable(code) : `cannot be read (${code})`;
   }
   if (file.size === 0) return null;
   if (file.header.length < HEADER_BYTES || !file.header.subarray(0, MAGIC.length).equals(MAGIC)) return DAMAGED_STORE;

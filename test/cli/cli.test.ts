@@ -123,21 +123,38 @@ describe('parasol CLI', () => {
     }
   });
 
-  it('serve and the other commands name where a data_dir they cannot make was set: a link to a directory that is not there', async () => {
+  it('config check, serve and the other commands refuse a data_dir that is a link to a directory that is not there, saying so and where it was set', async () => {
     const cwd = tempDir();
     // A link to where the data lives, on a volume not mounted: the link is there, what it points to is not.
-    symlinkSync(join(cwd, 'unmounted', 'data'), join(cwd, 'data'));
+    const target = join(cwd, 'unmounted', 'data');
+    symlinkSync(target, join(cwd, 'data'));
     const config = join(cwd, 'parasol.yml');
     writeFileSync(config, 'data_dir: ./data\nlisten:\n  host: 127.0.0.1\n  port: 0\n');
-    const problem = 'data_dir ./data cannot be created (ENOENT)';
+    const problem = `data_dir ./data is a symbolic link to ${target}, which does not exist`;
 
-    expect(await parasol(['serve', '--config', config], { cwd })).toMatchObject({ code: 1, stderr: `parasol: ${config}: ${problem}\n` });
+    for (const command of [['config', 'check'], ['serve']]) {
+      expect(await parasol([...command, '--config', config], { cwd })).toEqual({ code: 1, stdout: '', stderr: `parasol: ${config}: ${problem}\n` });
+    }
     const fromEnvironment = await parasol(['serve', '--config', config], { cwd, env: { PARASOL_DATA_DIR: './data' } });
     expect(fromEnvironment).toMatchObject({ code: 1, stderr: `parasol: environment PARASOL_DATA_DIR: ${problem}\n` });
     // No config file: the default data_dir, ./data, is the one.
     const byDefault = await parasol(['users', 'create-signup-key', '--email', 'a@example.com'], { cwd });
     expect(byDefault).toMatchObject({ code: 1, stderr: `parasol: defaults: ${problem}\n` });
+    // The link as a part of the path: data_dir would be made through it.
+    const below = await parasol(['config', 'check', '--config', config], { cwd, env: { PARASOL_DATA_DIR: './data/store' } });
+    const belowProblem = `data_dir ./data/store cannot be created: ${join(cwd, 'data')} is a symbolic link to ${target}, which does not exist`;
+    expect(below).toMatchObject({ code: 1, stderr: `parasol: environment PARASOL_DATA_DIR: ${belowProblem}\n` });
+    expect((await parasol(['serve', '--config', config], { cwd, env: { PARASOL_DATA_DIR: './data/store' } })).stderr).toBe(below.stderr);
     expect(existsSync(join(cwd, 'unmounted'))).toBe(false);
+  });
+
+  it('config check and serve refuse a data_dir under /proc, which takes no new directories even from root, in the same line', async () => {
+    const config = join(dir, 'proc.yml');
+    writeFileSync(config, 'data_dir: /proc/parasol-data\nlisten:\n  host: 127.0.0.1\n  port: 0\n');
+    const problem = 'data_dir /proc/parasol-data cannot be created: /proc is on a kernel file system (proc), which takes no new directories';
+    for (const command of [['config', 'check'], ['serve']]) {
+      expect(await parasol([...command, '--config', config])).toEqual({ code: 1, stdout: '', stderr: `parasol: ${config}: ${problem}\n` });
+    }
   });
 
   it('config check refuses an HTTPS listener whose key is not the certificate\'s, in one line naming the key', async () => {

@@ -1,13 +1,16 @@
 // `parasol config check` refuses what start-up would (packages run it before
 // every start and reload), with the line start-up would stop with, and
 // changes nothing on disk doing so.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createContext } from '../../src/context.js';
 import { storePath } from '../../src/store/db.js';
+import { acquireInstanceLock } from '../../src/store/instance-lock.js';
 import { tempDir } from '../helpers/config.js';
 import { apiUserInput } from '../helpers/users.js';
 import { parasol, type Result } from './run-parasol.js';
@@ -106,7 +109,100 @@ describe('config check refuses what start-up would', () => {
   });
 });
 
+describe('config check and serve refuse a file in data_dir start-up cannot use, in one line naming it, and check changes nothing', () => {
+  /** A data_dir with `make` run in it; config check's and serve's results (serve killed, and failing the test, if it waits). */
+  async function checkedAndServed(name: string, make: (dataDir: string) => void): Promise<{ dataDir: string; checked: Result; served: Result }> {
+    const dataDir = join(dir, name);
+    mkdirSync(dataDir);
+    make(dataDir);
+    const config = configFor(dataDir);
+    const before = snapshot(dataDir);
+    const checked = await check(config);
+    expect(snapshot(dataDir)).toEqual(before);
+    const served = await parasol(['serve', '--config', config], { cwd: dir, timeoutMs: 8_000 });
+    return { dataDir, checked, served };
+  }
+
+  /** mkfifo(1): Node makes no FIFO. */
+  const fifo = (path: string) => execFileSync('mkfifo', [path]);
+
+  it('a parasol.lock that is a directory, or a FIFO (which start-up would wait on for ever)', async () => {
+    for (const [kind, make] of [
+      ['a directory', (path: string) => mkdirSync(path)],
+      ['a FIFO', fifo],
+    ] as const) {
+      const { dataDir, checked, served } = await checkedAndServed(`lock-${kind.slice(2)}`, (dataDir) => make(join(dataDir, 'parasol.lock')));
+      const line = `parasol: ${join(dataDir, 'parasol.lock')}: ${kind}, not a regular file; remove it, and Parasol makes it again\n`;
+      expect(checked).toEqual({ code: 1, stdout: '', stderr: line });
+      expect(served).toEqual({ code: 1, stdout: '', stderr: line });
+    }
+  });
+
+  it('a parasol.lock that holds data (not the empty file Parasol makes), and leaves it as it was', async () => {
+    const text = 'notes, not a lock\n';
+    const { dataDir, checked, served } = await checkedAndServed('lock-data', (dataDir) => writeFileSync(join(dataDir, 'parasol.lock'), text));
+    const line = `parasol: ${join(dataDir, 'parasol.lock')}: holds data that is not SQLite's, where Parasol keeps an empty lock file; remove it, and Parasol makes it again\n`;
+    expect(checked).toEqual({ code: 1, stdout: '', stderr: line });
+    expect(served).toEqual({ code: 1, stdout: '', stderr: line });
+    expect(readFileSync(join(dataDir, 'parasol.lock'), 'utf8')).toBe(text);
+  });
+
+  it('a parasol.pid that is a directory', async () => {
+    const { dataDir, checked, served } = await checkedAndServed('pid-directory', (dataDir) => mkdirSync(join(dataDir, 'parasol.pid')));
+    const line = `parasol: ${join(dataDir, 'parasol.pid')}: a directory, not a regular file; remove it, and Parasol makes it again\n`;
+    expect(checked).toEqual({ code: 1, stdout: '', stderr: line });
+    expect(served).toEqual({ code: 1, stdout: '', stderr: line });
+  });
+
+  it('a parasol.db that is a directory (a volume mounted at the file), or a FIFO', async () => {
+    for (const [kind, make] of [
+      ['a directory', (path: string) => mkdirSync(path)],
+      ['a FIFO', fifo],
+    ] as const) {
+      const { dataDir, checked, served } = await checkedAndServed(`store-${kind.slice(2)}`, (dataDir) => make(storePath(dataDir)));
+      const line = `parasol: ${storePath(dataDir)}: ${kind}, not a regular file; check data_dir, or move it away\n`;
+      expect(checked).toEqual({ code: 1, stdout: '', stderr: line });
+      expect(served).toEqual({ code: 1, stdout: '', stderr: line });
+    }
+  });
+
+  it('a parasol.lock the user Parasol runs as may not write (run as nobody when the tests run as root)', async (context) => {
+    // Permission bits bind root in nothing: as root, Parasol runs as nobody, in a directory nobody can reach.
+    const nobody = process.getuid?.() === 0 ? 65534 : undefined;
+    const reachable = mkdtempSync(join(tmpdir(), 'parasol-lock-'));
+    try {
+      chmodSync(reachable, 0o755);
+      if (nobody !== undefined && (await parasol(['--help'], { cwd: reachable, uid: nobody })).code !== 0) context.skip('nobody cannot run Parasol from this checkout');
+      const dataDir = join(reachable, 'data');
+      mkdirSync(dataDir, { mode: 0o777 });
+      chmodSync(dataDir, 0o777);
+      const lock = join(dataDir, 'parasol.lock');
+      writeFileSync(lock, '', { mode: 0o400 });
+      const config = join(reachable, 'parasol.yml');
+      writeFileSync(config, `data_dir: ${dataDir}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`, { mode: 0o644 });
+      const line = `parasol: ${lock}: cannot be opened for writing (EACCES); it and data_dir must be writable by the user Parasol runs as\n`;
+      for (const command of [['config', 'check'], ['serve']]) {
+        expect(await parasol([...command, '--config', config], { cwd: reachable, uid: nobody, timeoutMs: 8_000 })).toEqual({ code: 1, stdout: '', stderr: line });
+      }
+    } finally {
+      rmSync(reachable, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('config check takes what start-up would, and changes nothing', () => {
+  it('a data_dir whose lock a running gateway holds', async () => {
+    const dataDir = madeStore('locked');
+    const lock = acquireInstanceLock(dataDir);
+    try {
+      const before = snapshot(dataDir);
+      expect(await check(configFor(dataDir))).toMatchObject({ code: 0, stderr: '' });
+      expect(snapshot(dataDir)).toEqual(before);
+    } finally {
+      lock.release();
+    }
+  });
+
   it('a healthy store: exit 0, and no -wal or -shm file left beside it (nor any other change)', async () => {
     const dataDir = madeStore('healthy');
     const before = snapshot(dataDir);

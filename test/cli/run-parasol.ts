@@ -22,11 +22,14 @@ export interface RunOptions {
   readonly cwd?: string;
   /** A command that should have refused but runs (serve) is killed after this and fails the test rather than hang it. */
   readonly timeoutMs?: number;
+  /** Run as this user (and its group) instead: only root may. */
+  readonly uid?: number;
 }
 
-export async function parasol(args: string[], { env = {}, cwd, timeoutMs = 20_000 }: RunOptions = {}): Promise<Result> {
+export async function parasol(args: string[], { env = {}, cwd, timeoutMs = 20_000, uid }: RunOptions = {}): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: timeoutMs });
+    const user = uid === undefined ? {} : { uid, gid: uid };
+    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: timeoutMs, ...user });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number | string; signal: string | null; stdout: string; stderr: string };
