@@ -96,7 +96,12 @@ export function parsePreviousKeyEnd(body: unknown, now: number): Parsed<string |
 function checkName(value: string | null, field: string, blankMessage: string, errors: ErrorCollector): void {
   if (value === null) errors.add(field, blankMessage);
   else if (value.length > NAME_MAX) errors.add(field, USER_MESSAGES.tooLong(NAME_MAX));
-  else if (SUSPICIOUS_NAME.test(value)) errors.add(field, USER_MESSAGES.invalid);
+  else if (looksLikeLinkOrMarkup(value)) errors.add(field, USER_MESSAGES.invalid);
+}
+
+/** API Umbrella's rule for names: nothing a mail client or page would show as a link or markup, no line breaks. */
+export function looksLikeLinkOrMarkup(text: string): boolean {
+  return SUSPICIOUS_NAME.test(text);
 }
 
 function parseUserSettings(raw: unknown, errors: ErrorCollector): ApiUserSettings {

@@ -12,6 +12,13 @@ export interface OutgoingMail {
   readonly to: string;
   readonly subject: string;
   readonly text: string;
+  /** A sender other than mailer.from, as an admin's signup API call may ask (the other part stays mailer.from's). */
+  readonly from?: SenderOverride;
+}
+
+export interface SenderOverride {
+  readonly name?: string;
+  readonly address?: string;
 }
 
 /** Waits before a retry; rejects when the signal aborts (the server is closing). */
@@ -61,7 +68,7 @@ export class Mailer {
   async send(mail: OutgoingMail, about: Record<string, unknown>): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.transport.sendMail({ from: this.from, to: recipient(mail.to), subject: mail.subject, text: mail.text });
+        await this.transport.sendMail({ from: sender(this.from, mail.from), to: recipient(mail.to), subject: mail.subject, text: mail.text });
         return true;
       } catch (error) {
         const smtpCode = smtpCodeOf(error);
@@ -111,6 +118,17 @@ function isPermanent(smtpCode: number | null): boolean {
  */
 function recipient(address: string): { name: string; address: string } {
   return { name: '', address };
+}
+
+/**
+ * mailer.from with the override's parts; as in API Umbrella, an address
+ * without a name goes without one. An object, as for recipients: nodemailer
+ * quotes name and address, so neither can add a mailbox of its own.
+ */
+function sender(configured: string, override: SenderOverride | undefined): string | { name: string; address: string } {
+  if (override === undefined || (override.name === undefined && override.address === undefined)) return configured;
+  const address = override.address ?? /<([^<>]*)>\s*$/.exec(configured)?.[1]?.trim() ?? configured.trim();
+  return { name: override.name ?? '', address };
 }
 
 /** A mailer for the configured SMTP server, or null when mailer.smtp.host is not set. */

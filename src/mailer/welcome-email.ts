@@ -13,8 +13,12 @@ export interface SiteInfo {
   readonly contactUrl: string | null;
 }
 
-/** The key and how to use it. Examples are left out when no trusted public URL is known. */
-export function welcomeEmail(site: SiteInfo, user: ApiUser, apiKey: string, examples: KeyExamples | null): OutgoingMail {
+/**
+ * The key and how to use it. Examples are left out when no trusted public URL
+ * is known; `exampleApiUrl` (key filled in) is API Umbrella's example of a
+ * signup API call's options.example_api_url.
+ */
+export function welcomeEmail(site: SiteInfo, user: ApiUser, apiKey: string, examples: KeyExamples | null, exampleApiUrl: string | null = null): OutgoingMail {
   const lines = [
     `Hello${user.first_name === null ? '' : ` ${user.first_name}`},`,
     '',
@@ -22,6 +26,9 @@ export function welcomeEmail(site: SiteInfo, user: ApiUser, apiKey: string, exam
     '',
     `    ${apiKey}`,
     '',
+    ...(exampleApiUrl === null
+      ? []
+      : ['You can start using this key to make web service requests. Simply pass your key in the URL when making a web request.', "Here's an example:", '', `    ${exampleApiUrl}`, '']),
     'Pass it with every request in one of three ways:',
     '',
     ...(examples === null

@@ -5,6 +5,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import { parseFormBody } from '../admin-api/form-body.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
@@ -16,8 +17,9 @@ import { baseUrl } from '../lib/base-url.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import { checkSignupLimit } from './abuse.js';
 import { registrationDetailsOf, withoutRegistrationDetails } from './registration-details.js';
-import { bracketedFields, parseSignup } from './signup-input.js';
-import { requestedOption, signupOptions } from './signup-options.js';
+import { knownDomains } from './known-domains.js';
+import { parseSignup } from './signup-input.js';
+import { requestedOption, signupOptions, welcomeCustomization } from './signup-options.js';
 import type { Signups } from './signups.js';
 
 const NO_MAIL = 'cannot be used: this gateway sends no email (mailer.smtp.host is not set)';
@@ -33,8 +35,9 @@ const CORS_PREFLIGHT = {
 /** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hook wants an admin token. */
 export function signupApiPlugin(context: AppContext, signups: Signups) {
   return async (app: FastifyInstance): Promise<void> => {
-    // The embeddable form posts jQuery-style form fields: user[first_name]=…
-    await app.register(formbody);
+    // The embeddable form posts jQuery-style form fields (user[first_name]=…), and scripts
+    // Rails-style ones (user[roles][]=…, user[settings][rate_limits][0][limit]=…): read as the admin API reads them.
+    await app.register(formbody, { parser: parseFormBody });
     app.setErrorHandler(jsonErrorHandler);
     app.decorateRequest('admin', null);
     app.addHook('onRequest', async (request, reply) => {
@@ -65,15 +68,17 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   const options = (apiKey: string | null, emailedOnly = false) => signupOptions(context.config, baseUrl(context.config, request), request.body, { apiKey, emailedOnly });
   const verifyEmail = requestedOption(request.body, 'verify_email');
   const notify = requestedOption(request.body, 'send_notify_email') === true;
+  const welcome = welcomeCustomization(request.body, caller.kind, knownDomains(context.config, context.publisher.current));
 
   if (caller.kind === 'admin') {
     const parsed = parseApiUser(body);
     if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
     const refusal = userRefusal(context, request, null, parsed.value.roles);
     if (refusal !== null) return sendForbiddenBecause(reply, refusal);
-    // As in API Umbrella, an admin gets the key back either way; options.verify_email only says whether the user counts as verified.
-    const input = verifyEmail === undefined ? parsed.value : { ...parsed.value, email_verified: verifyEmail };
-    const asked = { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true, notify };
+    // As in API Umbrella: the source sent, else "api"; an admin gets the key back either way, and options.verify_email only says whether the user counts as verified.
+    const sourced = { ...parsed.value, registration_source: parsed.value.registration_source ?? 'api' };
+    const input = verifyEmail === undefined ? sourced : { ...sourced, email_verified: verifyEmail };
+    const asked = { sendWelcome: requestedOption(request.body, 'send_welcome_email') === true || asksForWelcome(body), notify, welcome };
     const created = signups.createByAdmin(input, caller.id, registrationDetailsOf(request), asked);
     return sendWithKey(reply, 201, created.user, created.apiKey, { options: options(created.apiKey) });
   }
@@ -88,7 +93,7 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (!limit.allowed) {
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
-  const result = signups.signUp(parsed.value, caller.id, registrationDetailsOf(request), { byEmailOnly, notify });
+  const result = signups.signUp(parsed.value, caller.id, registrationDetailsOf(request), { byEmailOnly, notify, welcome });
   if (result.kind === 'emailed') {
     return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
   }
@@ -116,14 +121,23 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 /**
  * The user's fields: under "user" (JSON or user[…] form fields), or, as the
  * Rails app of API Umbrella wraps a JSON body, the body itself when it has no
- * "user" or a null one. A "user" of another type, or a form without user[…]
- * fields, holds no user (422 for the missing fields), as there.
+ * "user", or a null or false one. A "user" of another type ("", 0, a list),
+ * or a form without user[…] fields, holds no user (422 for the missing
+ * fields), as there.
  */
 function userFields(body: unknown, asForm: boolean): Record<string, unknown> {
   if (!isPlainObject(body)) return {};
   if (isPlainObject(body.user)) return body.user;
-  const bracketed = bracketedFields(body, 'user');
-  if (Object.keys(bracketed).length > 0) return bracketed;
-  const wrapperless = body.user === undefined || body.user === null;
+  const wrapperless = body.user === undefined || body.user === null || body.user === false;
   return wrapperless && !asForm ? body : {};
+}
+
+/**
+ * API Umbrella's other way for an admin to ask for the welcome email (its
+ * admin app's): a send_welcome_email on the user, whatever its value ("0"
+ * too), as long as it is there; JSON false and null are not.
+ */
+function asksForWelcome(user: Record<string, unknown>): boolean {
+  const value = user.send_welcome_email;
+  return value !== undefined && value !== null && value !== false;
 }

@@ -20,13 +20,3 @@ export function parseSignup(raw: unknown, defaultSource: string): Parsed<ApiUser
   if (toBoolean(input.terms_and_conditions) !== true) errors.terms_and_conditions = [USER_MESSAGES.termsUnchecked];
   return Object.keys(errors).length === 0 && parsed.ok ? parsed : { ok: false, errors };
 }
-
-/** Form fields named like `user[first_name]` (jQuery's encoding of nested objects), as {first_name: …}. */
-export function bracketedFields(body: Record<string, unknown>, name: string): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(body).flatMap(([key, value]) => {
-      const field = key.startsWith(`${name}[`) && key.endsWith(']') ? key.slice(name.length + 1, -1) : '';
-      return /^\w+$/.test(field) ? [[field, value] as const] : [];
-    }),
-  );
-}

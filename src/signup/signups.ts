@@ -8,6 +8,7 @@ import { alreadyRegisteredEmail, signupNotice, welcomeEmail, type SiteInfo } fro
 import { keyExamples } from './key-examples.js';
 import { configuredBaseUrl } from '../lib/base-url.js';
 import { contactUrl } from '../contact/contact-url.js';
+import { KEY_PLACEHOLDER, type WelcomeCustomization } from './signup-options.js';
 
 export type SignupResult =
   | { readonly kind: 'created'; readonly user: ApiUser; readonly apiKey: string }
@@ -18,8 +19,10 @@ export type SignupResult =
 interface Asked {
   /** options.verify_email from a key-creator: the key goes by email only. */
   readonly byEmailOnly?: boolean;
-  /** options.send_welcome_email from an admin (signups always get it). */
+  /** options.send_welcome_email, or a user.send_welcome_email, from an admin (signups always get it). */
   readonly sendWelcome?: boolean;
+  /** What the call's options change in the welcome email. */
+  readonly welcome?: WelcomeCustomization;
   /** options.send_notify_email: the operators hear of it (signup.send_notify_email asks for every signup). */
   readonly notify?: boolean;
 }
@@ -69,7 +72,7 @@ export class Signups {
       return { kind: 'emailed', email: input.email };
     }
     const created = users.create({ ...input, email_verified: emailOnly }, createdBy, from);
-    this.sendWelcome(created.user, created.apiKey);
+    this.sendWelcome(created.user, created.apiKey, asked.welcome);
     this.notifyOperators(created.user, asked.notify === true);
     return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
   }
@@ -77,7 +80,7 @@ export class Signups {
   /** An admin's creation through the JSON API: duplicates are fine, and mail goes only when asked for. */
   createByAdmin(input: ApiUserInput, adminId: string, from: RegistrationDetails, asked: Asked): { user: ApiUser; apiKey: string } {
     const created = this.context.users.create(input, adminId, from);
-    if (asked.sendWelcome === true) this.sendWelcome(created.user, created.apiKey);
+    if (asked.sendWelcome === true) this.sendWelcome(created.user, created.apiKey, asked.welcome);
     this.notifyOperators(created.user, asked.notify === true);
     return created;
   }
@@ -92,11 +95,14 @@ export class Signups {
     this.send(signupNotice(to, this.site, user, adminUrl), { user_id: user.id, notice: 'signup' });
   }
 
-  private sendWelcome(user: ApiUser, apiKey: string): void {
+  private sendWelcome(user: ApiUser, apiKey: string, custom: WelcomeCustomization = {}): void {
     // Only public_url is trusted in mail: a Host header is the sender's to choose.
     const publicUrl = configuredBaseUrl(this.context.config);
     const examples = publicUrl === null ? null : keyExamples(publicUrl, apiKey, this.context.publisher.current);
-    this.send(welcomeEmail(this.site, user, apiKey, examples), { user_id: user.id });
+    const site = { siteName: custom.siteName ?? this.site.siteName, contactUrl: custom.contactUrl ?? this.site.contactUrl };
+    const example = custom.exampleApiUrl?.replaceAll(KEY_PLACEHOLDER, apiKey) ?? null;
+    const mail = welcomeEmail(site, user, apiKey, examples, example);
+    this.send(custom.from === undefined ? mail : { ...mail, from: custom.from }, { user_id: user.id });
   }
 
   private send(mail: Parameters<Mailer['send']>[0], about: Record<string, unknown>): void {

@@ -5,7 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
+  /** The envelope sender (MAIL FROM). */
   readonly from: string;
+  /** The From header, as sent. */
+  readonly fromHeader: string;
   readonly to: readonly string[];
   readonly subject: string;
   /** The decoded text body. */
@@ -92,6 +95,7 @@ function parse(raw: string, envelope: { mailFrom: false | { address: string }; r
   const quotedPrintable = /^content-transfer-encoding:\s*quoted-printable/im.test(headers);
   return {
     from: envelope.mailFrom === false ? '' : envelope.mailFrom.address,
+    fromHeader: /^from: (.*)$/im.exec(headers)?.[1] ?? '',
     to: envelope.rcptTo.map((rcpt) => rcpt.address),
     subject: /^subject: (.*)$/im.exec(headers)?.[1] ?? '',
     text: quotedPrintable ? decodeQuotedPrintable(body) : body.replace(/\r\n/g, '\n'),

@@ -37,7 +37,21 @@ describe('createMailer', () => {
     mailer = createMailer(testConfig({ mailer: { from: 'keys@example.com', smtp: { host: '127.0.0.1', port: smtp.port } } }), pino({ level: 'silent' }))!;
     expect(await mailer.send(MAIL, {})).toBe(true);
     const [mail] = await smtp.mails(1);
-    expect(mail).toEqual({ from: 'keys@example.com', to: ['ada@example.com'], subject: 'Your API key', text: 'Hello Ada,\n\nyour key is abc.\n' });
+    expect(mail).toEqual({ from: 'keys@example.com', fromHeader: 'keys@example.com', to: ['ada@example.com'], subject: 'Your API key', text: 'Hello Ada,\n\nyour key is abc.\n' });
+  });
+
+  it("sends a mail's own sender parts, the others mailer.from's, the name quoted so that it adds no mailbox", async () => {
+    smtp = await startLocalSmtp();
+    mailer = createMailer(testConfig({ mailer: { from: 'Weather Keys <keys@example.com>', smtp: { host: '127.0.0.1', port: smtp.port } } }), pino({ level: 'silent' }))!;
+    await mailer.send({ ...MAIL, from: { name: 'Tester' } }, {});
+    await mailer.send({ ...MAIL, from: { address: 'test@example.com' } }, {});
+    await mailer.send({ ...MAIL, from: { name: 'Evil, <evil@evil.example>', address: 'test@example.com' } }, {});
+    const mails = await smtp.mails(3);
+    expect(mails.map((mail) => [mail.from, mail.fromHeader])).toEqual([
+      ['keys@example.com', 'Tester <keys@example.com>'],
+      ['test@example.com', 'test@example.com'],
+      ['test@example.com', '"Evil, <evil@evil.example>" <test@example.com>'],
+    ]);
   });
 
   it('logs in with the configured username and password', async () => {
