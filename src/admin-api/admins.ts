@@ -12,9 +12,27 @@ import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeA
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
-import { dataTablesPage, notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, sendDataTablesPage, stripJson, textSearch, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
 
 type IdParams = { Params: { id: string } };
+
+/**
+ * As API Umbrella's list: searched by email (its name and username: an
+ * admin here has only an email, which is also what they sign in with), and
+ * ordered by its columns, `username` and `current_sign_in_at` being the email
+ * and the latest sign-in here.
+ */
+const LISTED: DataTablesList<ApiAdmin> = {
+  matches: textSearch((admin) => [admin.email]),
+  orderable: {
+    email: (admin) => admin.email,
+    username: (admin) => admin.email,
+    last_sign_in_at: (admin) => admin.last_sign_in_at,
+    current_sign_in_at: (admin) => admin.last_sign_in_at,
+    created_at: (admin) => admin.created_at,
+    updated_at: (admin) => admin.updated_at,
+  },
+};
 
 const PASSWORD_ELSEWHERE = 'cannot be changed here: the admin sets it under My Account in the web admin, or an operator runs `parasol admins reset-password`';
 
@@ -24,7 +42,9 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
   app.register(async (viewers) => {
     guard(viewers, requirePermission(context, ...ADMIN_READERS));
 
-    withJsonSuffix(viewers, 'GET', '/admins', async (request) => dataTablesPage(request.query as Record<string, unknown>, seenBy(request).map((account) => toApiAdmin(account, request.admin!))));
+    withJsonSuffix(viewers, 'GET', '/admins', async (request, reply) =>
+      sendDataTablesPage(reply, request.query, LISTED, () => seenBy(request).map((account) => toApiAdmin(account, request.admin!))),
+    );
 
     // An account the viewer does not see is answered as one that is not there.
     viewers.get<IdParams>('/admins/:id', async (request, reply) => {
@@ -150,6 +170,8 @@ function confirmationOf(input: Record<string, unknown>): string | undefined {
 function textOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
+
+type ApiAdmin = ReturnType<typeof toApiAdmin>;
 
 /** An account as `viewer` may read it: the token preview (token material, however little) only their own or for a superuser. */
 function toApiAdmin({ admin, groups }: SeenAccount, viewer: Admin) {

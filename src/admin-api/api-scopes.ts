@@ -1,8 +1,23 @@
 // /api-umbrella/v1/api_scopes: the hosts and path prefixes admin groups grant their permissions in.
 import type { FastifyInstance } from 'fastify';
+import type { ApiScope } from '../admin-groups/model.js';
 import { deleteApiScope, saveApiScope } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { managedResourceRoutes } from './managed-resources.js';
+import { textSearch, type DataTablesList } from './routes.js';
+
+/** As API Umbrella's list: searched by name, host and prefix, ordered by name unless asked otherwise. */
+const LISTED: DataTablesList<ApiScope> = {
+  matches: textSearch((scope) => [scope.name, scope.host, scope.path_prefix]),
+  orderable: {
+    name: (scope) => scope.name,
+    host: (scope) => scope.host,
+    path_prefix: (scope) => scope.path_prefix,
+    created_at: (scope) => scope.created_at,
+    updated_at: (scope) => scope.updated_at,
+  },
+  defaultOrder: [{ column: 'name', dir: 'asc' }],
+};
 
 export function apiScopeRoutes(app: FastifyInstance, context: AppContext): void {
   const { adminGroups } = context;
@@ -10,6 +25,7 @@ export function apiScopeRoutes(app: FastifyInstance, context: AppContext): void 
     path: '/api_scopes',
     key: 'api_scope',
     list: () => adminGroups.listScopes(),
+    listed: LISTED,
     get: (id) => adminGroups.getScope(id),
     manages: (policy, scope) => policy.managesScope(scope),
     save: (policy, raw, id) => saveApiScope(adminGroups, policy, raw, id),

@@ -6,11 +6,23 @@ import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.j
 import { accessOf, guard, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import { backendMatches } from '../api-backends/backend-search.js';
-import { saveApiBackend } from '../api-backends/service.js';
+import type { ApiBackend } from '../api-backends/model.js';
+import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
-import { dataTablesPage, notFound, overExisting, searchText, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, overExisting, sendDataTablesPage, stripJson, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
 
 type IdParams = { Params: { id: string } };
+
+/** The list: searched by backend-search.ts, ordered by API Umbrella's order_fields, else in the backends' own order (sort_order). */
+const LISTED_APIS: DataTablesList<ApiBackend> = {
+  matches: (api, search) => search.trim() === '' || backendMatches(api, search.trim()),
+  orderable: {
+    name: (api) => api.name,
+    frontend_host: (api) => api.frontend_host,
+    created_at: (api) => api.created_at,
+    updated_at: (api) => api.updated_at,
+  },
+};
 
 export function apiBackendRoutes(app: FastifyInstance, context: AppContext): void {
   const { backends } = context;
@@ -19,12 +31,9 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
     guard(managers, requirePermission(context, 'backend_manage'));
 
     // Only the backends within the admin's reach: the others are not theirs to see.
-    withJsonSuffix(managers, 'GET', '/apis', async (request) => {
-      const query = request.query as Record<string, unknown>;
-      const search = searchText(query)?.trim() ?? '';
+    withJsonSuffix(managers, 'GET', '/apis', async (request, reply) => {
       const access = accessOf(context, request);
-      const theirs = backends.list().filter((api) => mayManage(access, api));
-      return dataTablesPage(query, search === '' ? theirs : theirs.filter((api) => backendMatches(api, search)));
+      return sendDataTablesPage(reply, request.query, LISTED_APIS, () => backends.list().filter((api) => mayManage(access, api)));
     });
 
     withJsonSuffix(managers, 'POST', '/apis', async (request, reply) => {
@@ -62,7 +71,24 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       if (!mayManage(access, api)) return sendForbidden(reply, access);
       return backends.delete(api.id) ? reply.code(204).send() : notFound(reply);
     });
+
+    // API Umbrella's reordering: after the backend `move_after_id` names, or first when it is null or absent (204).
+    withJsonSuffix<IdParams>(managers, 'PUT', '/apis/:id/move_after', async (request, reply) => {
+      const access = accessOf(context, request);
+      const moved = moveApiBackend(backends, request.params.id, moveAfterIdOf(request.body), { by: request.admin!.email, access });
+      if (moved === 'not_found') return notFound(reply);
+      if (moved === 'not_theirs') return sendForbidden(reply, access);
+      if (moved === 'after_not_found') return reply.code(422).send({ errors: { move_after_id: ['does not name an API backend'] } });
+      return reply.code(204).send();
+    });
   });
+}
+
+/** `move_after_id` from JSON or form fields; null when absent or blank (API Umbrella then moves the backend first). */
+function moveAfterIdOf(body: unknown): string | null {
+  const raw = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).move_after_id : undefined;
+  if (typeof raw === 'number') return String(raw);
+  return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : null;
 }
 
 /** A refused role is named, so the admin knows which to leave as it was. */

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
 import { guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
-import { dataTablesPage, notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, overExisting, sendDataTablesPage, stripJson, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
 
 export interface JsonResource<T> {
   /** Where it is served, e.g. "/api_scopes". */
@@ -23,6 +23,8 @@ export interface JsonResource<T> {
   delete(policy: ManagePolicy, id: string): Judged<boolean>;
   /** Everything, for the list (which shows what the admin manages). */
   list(): readonly T[];
+  /** How the list searches and orders (API Umbrella's search_fields and order_fields). */
+  readonly listed: DataTablesList<T>;
 }
 
 type IdParams = { Params: { id: string } };
@@ -33,9 +35,9 @@ export function managedResourceRoutes<T extends object>(app: FastifyInstance, co
     // Before the body is read (a refused admin gets the same answer whatever they send), and again after.
     guard(managers, requirePermission(context, 'admin_manage'));
 
-    withJsonSuffix(managers, 'GET', path, async (request) => {
+    withJsonSuffix(managers, 'GET', path, async (request, reply) => {
       const policy = managePolicyOf(context, request);
-      return dataTablesPage(request.query as Record<string, unknown>, resource.list().filter((record) => resource.manages(policy, record)));
+      return sendDataTablesPage(reply, request.query, resource.listed, () => resource.list().filter((record) => resource.manages(policy, record)));
     });
 
     withJsonSuffix(managers, 'POST', path, async (request, reply) => {

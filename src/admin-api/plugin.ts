@@ -12,6 +12,7 @@ import { configRoutes } from './config.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { parseFormBody } from './form-body.js';
 import { notFound, withJsonSuffix } from './routes.js';
+import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
 
 export function adminApiPlugin(context: AppContext) {
@@ -37,6 +38,7 @@ export function adminApiPlugin(context: AppContext) {
     apiScopeRoutes(authenticated, context);
     adminGroupRoutes(authenticated, context);
     adminRoutes(authenticated, context);
+    userRoleRoutes(authenticated, context);
   });
   };
 }

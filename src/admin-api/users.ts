@@ -4,11 +4,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { guard, requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import type { ApiUser, RegistrationDetails } from '../api-users/model.js';
-import { KEY_STATUSES } from '../api-users/repository.js';
+import { KEY_STATUSES, USER_ORDER_COLUMNS } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { drawOf, notFound, paging, searchText, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, parseDataTablesQuery, sendDataTablesErrors, stripJson, unwrap, withJsonSuffix } from './routes.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -24,8 +24,11 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
       const asked = query.status ?? '';
       const status = KEY_STATUSES.find((known) => known === asked);
       if (asked !== '' && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
-      const { users: data, total } = users.list({ ...paging(query), search: searchText(query), status, now: context.clock.now() });
-      return { draw: drawOf(query), recordsTotal: total, recordsFiltered: total, data };
+      const parsed = parseDataTablesQuery(query, { orderable: USER_ORDER_COLUMNS, defaultLength: 100, maxLength: 1000 });
+      if (!parsed.ok) return sendDataTablesErrors(reply, parsed.errors);
+      const { draw, offset, limit, search, order } = parsed.value;
+      const { users: data, total } = users.list({ offset, limit, search, status, order, now: context.clock.now() });
+      return { draw, recordsTotal: total, recordsFiltered: total, data };
     });
 
     viewers.get<IdParams>('/users/:id', async (request, reply) => {

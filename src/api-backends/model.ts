@@ -139,7 +139,12 @@ export interface ApiBackendConfig {
 
 export interface ApiBackend extends ApiBackendConfig {
   readonly id: string;
-  /** Creation order: ties between equally long prefixes go to the earlier backend. */
+  /**
+   * The backends' order, API Umbrella's: new backends go last (0, 10000,
+   * 20000, …), unless created with a sort_order; move_after places one
+   * between two others. Ties between equally long prefixes on the same
+   * request go to the backend first in this order (compareBackendOrder).
+   */
   readonly sort_order: number;
   readonly created_at: string;
   readonly updated_at: string;
@@ -190,3 +195,19 @@ export function withCurrentSettings<T extends ApiBackendConfig>(api: T): T {
 
 /** Paths the gateway serves itself; no backend may claim them. */
 export const RESERVED_PREFIXES = ['/admin', '/admins', '/signup', '/contact', '/api-umbrella', '/assets'] as const;
+
+/** API Umbrella's bounds and step for sort_order (a PostgreSQL integer there). */
+export const MIN_SORT_ORDER = -2147483648;
+export const MAX_SORT_ORDER = 2147483647;
+export const SORT_ORDER_GAP = 10000;
+
+/**
+ * The backends' order: by sort_order, then the one created first, then by
+ * id, so that two backends never compare equal (two may share a sort_order:
+ * a draft and a deleted backend still live, or versions published apart).
+ */
+export function compareBackendOrder(a: Pick<ApiBackend, 'sort_order' | 'created_at' | 'id'>, b: Pick<ApiBackend, 'sort_order' | 'created_at' | 'id'>): number {
+  if (a.sort_order !== b.sort_order) return a.sort_order - b.sort_order;
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

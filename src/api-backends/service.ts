@@ -1,12 +1,14 @@
 // Saving a draft backend: parse the admin's input, check that the admin may
-// make this change (admin groups), then what only the whole set of drafts
-// can tell (a frontend prefix taken on the same host).
+// make this change (admin groups), then store it in its place in the order.
+// As in API Umbrella, two backends may share a frontend host and prefix
+// (their requests go to the one first in the order); one backend may not
+// list a prefix twice (validate.ts).
 import type { AdminAccess } from '../admin-groups/admin-access.js';
-import { backendChangeRefusal, type BackendRefusal } from '../admin-groups/backend-policy.js';
+import { backendChangeRefusal, mayManage, type BackendRefusal } from '../admin-groups/backend-policy.js';
 import type { Parsed } from '../lib/validation-errors.js';
 import type { ApiBackend, ApiBackendConfig } from './model.js';
 import type { ApiBackendRepository } from './repository.js';
-import { parseApiBackend } from './validate.js';
+import { parseApiBackend, parseSortOrder } from './validate.js';
 
 /** A valid change the admin's groups do not allow. */
 export interface SaveRefused {
@@ -17,9 +19,9 @@ export interface SaveRefused {
 /**
  * A new backend without `options.id`; null when there is no backend with
  * that id. The admin's access is judged after parsing (a backend's place is
- * known only once its input is valid) and before the prefix check, so that
- * a prefix outside their scopes is refused as such rather than reported as
- * taken by another team's backend.
+ * known only once its input is valid). A `sort_order` in the input places
+ * the backend (API Umbrella's); without one a new backend goes last and an
+ * updated one keeps its place.
  */
 export function saveApiBackend(
   repository: ApiBackendRepository,
@@ -27,7 +29,8 @@ export function saveApiBackend(
   options: { id?: string; by: string | null; access: AdminAccess; live: readonly ApiBackendConfig[] },
 ): Parsed<ApiBackend> | SaveRefused | null {
   const parsed = parseApiBackend(raw);
-  if (!parsed.ok) return parsed;
+  const sortOrder = parseSortOrder(raw);
+  if (!parsed.ok || !sortOrder.ok) return { ok: false, errors: { ...(parsed.ok ? {} : parsed.errors), ...(sortOrder.ok ? {} : sortOrder.errors) } };
   return repository.transaction(() => {
     const before = options.id === undefined ? null : repository.get(options.id);
     if (options.id !== undefined && before === null) return null;
@@ -35,20 +38,31 @@ export function saveApiBackend(
     // The live backends' roles count too: one the live config still requires opens that API until the next publish.
     const refused = backendChangeRefusal(options.access, before, parsed.value, [...drafts, ...options.live]);
     if (refused !== null) return { ok: false, refused };
-    const conflicts = prefixConflicts(parsed.value, drafts.filter((api) => api.id !== options.id));
-    if (Object.keys(conflicts).length > 0) return { ok: false, errors: conflicts };
-    const saved = options.id === undefined ? repository.create(parsed.value, options.by) : repository.update(options.id, parsed.value, options.by);
+    const saved =
+      options.id === undefined
+        ? repository.create(parsed.value, options.by, { sortOrder: sortOrder.value })
+        : repository.update(options.id, parsed.value, options.by, sortOrder.value);
     return saved === null ? null : { ok: true, value: saved };
   });
 }
 
-function prefixConflicts(config: ApiBackendConfig, others: readonly ApiBackend[]): Record<string, string[]> {
-  const taken = new Set(
-    others.filter((api) => api.frontend_host === config.frontend_host).flatMap((api) => api.url_matches.map((match) => match.frontend_prefix)),
-  );
-  const errors: Record<string, string[]> = {};
-  config.url_matches.forEach((match, index) => {
-    if (taken.has(match.frontend_prefix)) errors[`url_matches[${index}].frontend_prefix`] = ['has already been taken'];
+export type MoveResult = 'moved' | 'not_found' | 'after_not_found' | 'not_theirs';
+
+/**
+ * API Umbrella's move_after: `afterId` null (or blank) puts the backend
+ * first, otherwise right after that backend. The admin must be able to
+ * manage both, as to update them. Like any draft change, it goes live when
+ * the backends whose sort_order changed are published.
+ */
+export function moveApiBackend(repository: ApiBackendRepository, id: string, afterId: string | null, options: { by: string | null; access: AdminAccess }): MoveResult {
+  return repository.transaction(() => {
+    const backend = repository.get(id);
+    if (backend === null) return 'not_found';
+    if (!mayManage(options.access, backend)) return 'not_theirs';
+    if (afterId === null) return repository.moveToBeginning(id, options.by) ? 'moved' : 'not_found';
+    const after = repository.get(afterId);
+    if (after === null) return 'after_not_found';
+    if (!mayManage(options.access, after)) return 'not_theirs';
+    return repository.moveAfter(id, afterId, options.by) ? 'moved' : 'not_found';
   });
-  return errors;
 }

@@ -16,6 +16,8 @@ import {
   EMPTY_SETTINGS,
   HTTP_METHODS,
   HTTPS_TRANSITION,
+  MAX_SORT_ORDER,
+  MIN_SORT_ORDER,
   RATE_LIMIT_MODES,
   RESERVED_PREFIXES,
   REWRITE_MATCHER_TYPES,
@@ -37,22 +39,39 @@ import { parseRateLimits } from './rate-limits.js';
 export const BLANK = "can't be blank";
 const NOT_IN_LIST = 'is not included in the list';
 const HOST_LABEL = '[a-z0-9]([a-z0-9-]*[a-z0-9])?';
-export const FRONTEND_HOST = new RegExp(`^(\\*|(\\*\\.|\\.)?${HOST_LABEL}(\\.${HOST_LABEL})*)(:\\d{1,5})?$`, 'i');
-const BACKEND_HOST = new RegExp(`^(${HOST_LABEL}(\\.${HOST_LABEL})*|\\[[0-9a-f:.]+\\])(:\\d{1,5})?$`, 'i');
+const HOST_NAME = `${HOST_LABEL}(\\.${HOST_LABEL})*`;
+/** An IPv6 address as a URL writes it; isHost checks what is inside the brackets. */
+const IPV6_LITERAL = '\\[[0-9a-f:.]+\\]';
+/**
+ * Frontend and backend hosts, as API Umbrella takes them: a name or an IP
+ * address, "*", "*.example.com" or ".example.com", with a port or without.
+ */
+export const FRONTEND_HOST = new RegExp(`^(\\*|(\\*\\.|\\.)?${HOST_NAME}|${IPV6_LITERAL})(:\\d{1,5})?$`, 'i');
+const BACKEND_HOST = FRONTEND_HOST;
+/** A server: a name or an IP address, no wildcard, no port (it has its own field). */
+const SERVER_HOST = new RegExp(`^(${HOST_NAME}|${IPV6_LITERAL})$`, 'i');
 
 export const HOST_FORMAT = 'must be in the format of "example.com"';
+const TAKEN = 'has already been taken';
 
-/** Whether `host` fits `pattern` with a port, if any, from 1 to 65535. */
+/** Whether `host` fits `pattern` with a port, if any, from 1 to 65535, and an IPv6 address, if any, that is one. */
 export function isHost(host: string, pattern: RegExp): boolean {
   if (!pattern.test(host)) return false;
-  const port = /:(\d+)$/.exec(host)?.[1];
+  const ipv6 = /^\[([^\]]*)\]/.exec(host)?.[1];
+  if (ipv6 !== undefined && !isIPv6(ipv6)) return false;
+  const port = /^(?:\[[^\]]*\]|[^:]*):(\d+)$/.exec(host)?.[1];
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
 
-/** A backend host or server as API Umbrella takes it: a bare IPv6 address ("::1") is written as a URL writes it ("[::1]"). */
-function backendHostOf(raw: unknown): string {
-  const host = blankToNull(raw) ?? '';
-  return isIPv6(host) ? `[${host}]` : host;
+/**
+ * A host as API Umbrella takes it, "" when blank: a bare IPv6 address
+ * ("::1") is written as a URL writes it ("[::1]"), which is how a request's
+ * Host names it; whitespace around it is kept, so that the format check
+ * refuses it as API Umbrella does (the admin form trims its fields).
+ */
+function hostOf(raw: unknown): string {
+  if (isBlank(raw) || typeof raw !== 'string') return '';
+  return isIPv6(raw) ? `[${raw}]` : raw;
 }
 
 export function isWildcardHost(frontendHost: string): boolean {
@@ -65,13 +84,17 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
   const name = blankToNull(input.name);
   if (name === null) errors.add('name', BLANK);
 
-  const frontendHost = (blankToNull(input.frontend_host) ?? '').toLowerCase();
+  const frontendHost = hostOf(input.frontend_host).toLowerCase();
   if (frontendHost === '') errors.add('frontend_host', BLANK);
   else if (!isHost(frontendHost, FRONTEND_HOST)) errors.add('frontend_host', HOST_FORMAT);
 
-  const backendHost = backendHostOf(input.backend_host);
+  const backendHost = hostOf(input.backend_host);
   if (backendHost === '' && frontendHost !== '' && !isWildcardHost(frontendHost)) errors.add('backend_host', BLANK);
   else if (backendHost !== '' && !isHost(backendHost, BACKEND_HOST)) errors.add('backend_host', HOST_FORMAT);
+  // The wildcard is filled with what the frontend's matched in the request's host (gateway/upstream-host.ts): without one, nothing would fill it.
+  else if (isWildcardHost(backendHost) && isHost(frontendHost, FRONTEND_HOST) && !isWildcardHost(frontendHost)) {
+    errors.add('backend_host', 'may start with "*" or "." only when the frontend host does');
+  }
 
   const backendProtocol = oneOf(input.backend_protocol, BACKEND_PROTOCOLS, 'http', 'backend_protocol', errors);
   const balanceAlgorithm = oneOf(input.balance_algorithm, BALANCE_ALGORITHMS, 'least_conn', 'balance_algorithm', errors);
@@ -99,6 +122,18 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
   };
 }
 
+/**
+ * A backend's place in the order (API Umbrella's sort_order, a whole number
+ * within PostgreSQL's integer range); null when not given.
+ */
+export function parseSortOrder(raw: unknown): Parsed<number | null> {
+  const value = isPlainObject(raw) ? raw.sort_order : undefined;
+  if (isBlank(value)) return { ok: true, value: null };
+  const order = toInteger(value);
+  if (order !== undefined && order >= MIN_SORT_ORDER && order <= MAX_SORT_ORDER) return { ok: true, value: order };
+  return { ok: false, errors: { sort_order: [`must be a whole number from ${MIN_SORT_ORDER} to ${MAX_SORT_ORDER}`] } };
+}
+
 function oneOf<T extends string>(raw: unknown, allowed: readonly T[], fallback: T, field: string, errors: ErrorCollector): T {
   const value = blankToNull(raw);
   if (value === null) return fallback;
@@ -117,23 +152,31 @@ function listOf(raw: unknown, field: string, errors: ErrorCollector): Record<str
   return items.map((item) => (isPlainObject(item) ? item : {}));
 }
 
+/** API Umbrella reports a backend without servers or URL prefixes on the record as a whole. */
+const BASE = 'base';
+
 function parseServers(raw: unknown, errors: ErrorCollector): ServerAddress[] {
   const items = listOf(raw, 'servers', errors);
-  if (items.length === 0) errors.add('servers', 'Must have at least one servers');
+  if (items.length === 0) errors.add(BASE, 'Must have at least one servers');
+  const seen = new Set<string>();
   return items.map((item, index) => {
-    const host = backendHostOf(item.host);
+    const host = hostOf(item.host);
     const port = toInteger(item.port);
     if (host === '') errors.add(`servers[${index}].host`, BLANK);
-    else if (!isHost(host, BACKEND_HOST) || /:\d+$/.test(host)) errors.add(`servers[${index}].host`, HOST_FORMAT);
+    else if (!isHost(host, SERVER_HOST)) errors.add(`servers[${index}].host`, HOST_FORMAT);
     if (item.port === undefined || item.port === null || item.port === '') errors.add(`servers[${index}].port`, BLANK);
     else if (port === undefined || port < 1 || port > 65535) errors.add(`servers[${index}].port`, 'must be a port number from 1 to 65535');
+    // As in API Umbrella: the same host and port twice is one server listed twice.
+    const address = `${host.toLowerCase()} ${port}`;
+    if (host !== '' && port !== undefined && seen.has(address)) errors.add(`servers[${index}].host`, TAKEN);
+    seen.add(address);
     return { host, port: port ?? 0 };
   });
 }
 
 function parseUrlMatches(raw: unknown, errors: ErrorCollector): UrlMatch[] {
   const items = listOf(raw, 'url_matches', errors);
-  if (items.length === 0) errors.add('url_matches', 'Must have at least one url_matches');
+  if (items.length === 0) errors.add(BASE, 'Must have at least one url_matches');
   const seen = new Set<string>();
   return items.map((item, index) => {
     const frontendPrefix = checkPrefix(item.frontend_prefix, `url_matches[${index}].frontend_prefix`, errors);
@@ -141,7 +184,8 @@ function parseUrlMatches(raw: unknown, errors: ErrorCollector): UrlMatch[] {
     if (frontendPrefix !== '' && isReservedPrefix(frontendPrefix)) {
       errors.add(`url_matches[${index}].frontend_prefix`, 'is reserved for the gateway itself');
     }
-    if (seen.has(frontendPrefix)) errors.add(`url_matches[${index}].frontend_prefix`, 'has already been taken');
+    // Within one backend only, as in API Umbrella: another backend may use the same prefix (the first in the order gets its requests).
+    if (frontendPrefix !== '' && seen.has(frontendPrefix)) errors.add(`url_matches[${index}].frontend_prefix`, TAKEN);
     seen.add(frontendPrefix);
     return { frontend_prefix: frontendPrefix, backend_prefix: backendPrefix };
   });

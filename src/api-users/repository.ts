@@ -72,6 +72,29 @@ const STATUS_WHERE: Readonly<Record<KeyStatus, string>> = {
   expiring: 'enabled = 1 AND expires_at > @now AND expires_at <= @soon',
 };
 
+/**
+ * The columns the list may be ordered by (API Umbrella's order_fields for
+ * users), each as SQL: text ignoring case, as the indexes on them hold it
+ * (migrations 001, 019 and 021). No value (NULL) comes before any other.
+ */
+const ORDER_COLUMNS = {
+  email: 'email COLLATE NOCASE',
+  first_name: 'first_name COLLATE NOCASE',
+  last_name: 'last_name COLLATE NOCASE',
+  use_description: 'use_description COLLATE NOCASE',
+  registration_source: 'registration_source COLLATE NOCASE',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+} as const;
+
+export type UserOrderColumn = keyof typeof ORDER_COLUMNS;
+export const USER_ORDER_COLUMNS = Object.keys(ORDER_COLUMNS) as readonly UserOrderColumn[];
+
+export interface UserOrder {
+  readonly column: UserOrderColumn;
+  readonly dir: 'asc' | 'desc';
+}
+
 export interface UserListQuery {
   readonly search?: string;
   readonly status?: KeyStatus;
@@ -79,6 +102,8 @@ export interface UserListQuery {
   readonly now?: number;
   readonly offset?: number;
   readonly limit?: number;
+  /** Instead of the list's own order (newest first; keys about to end soonest first). */
+  readonly order?: readonly UserOrder[];
 }
 
 export class ApiUserRepository {
@@ -190,14 +215,19 @@ export class ApiUserRepository {
     return row === undefined ? null : toUser(row);
   }
 
-  /** Newest first; keys about to end ("expiring"), soonest first. */
+  /** Newest first, keys about to end ("expiring") soonest first, unless `order` asks for another. */
   list(query: UserListQuery = {}): { users: ApiUser[]; total: number } {
     const phrase = searchPhrase(query.search);
     const { where, params } = listFilter(query, phrase !== null && this.fewIndexedMatches(phrase) ? phrase : null);
-    const order = query.status === 'expiring' ? 'expires_at, id' : 'created_at DESC, id';
+    const order = userListOrder(query);
     const total = (this.db.prepare(`SELECT count(*) AS n FROM api_users ${where}`).get(params) as { n: number }).n;
     const rows = this.db.prepare(`SELECT * FROM api_users ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all(params) as UserRow[];
     return { users: rows.map(toUser), total };
+  }
+
+  /** Every role some user holds, once each (read from the index of the users holding any: migration 021). */
+  heldRoles(): string[] {
+    return this.db.prepare("SELECT DISTINCT role.value FROM api_users, json_each(api_users.roles) AS role WHERE api_users.roles <> '[]'").pluck().all() as string[];
   }
 
   /**
@@ -318,6 +348,22 @@ const SCANNED_SEARCH = `(email LIKE @pattern ESCAPE '\\' OR first_name LIKE @pat
 function searchPhrase(search: string | undefined): string | null {
   if (!search || [...search].length < MIN_INDEXED_SEARCH) return null;
   return `"${search.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The ORDER BY of a list, with a tie-break so that pages neither repeat nor
+ * skip a user, the one that lets the last column's index give the whole
+ * order: its rowid, in the same direction (migrations 001 and 021), but for
+ * created_at, whose index (migration 019) holds the newest first with ids
+ * going up. An order of more than one column is sorted in runs of its first
+ * (a page deep in 100,000 users: 70-180 ms).
+ */
+export function userListOrder(query: Pick<UserListQuery, 'order' | 'status'>): string {
+  const order = query.order ?? [];
+  if (order.length === 0) return query.status === 'expiring' ? 'expires_at, id' : 'created_at DESC, id';
+  const last = order.at(-1)!;
+  const tie = last.column === 'created_at' ? `id ${last.dir === 'asc' ? 'DESC' : 'ASC'}` : `rowid ${last.dir === 'desc' ? 'DESC' : 'ASC'}`;
+  return [...order.map(({ column, dir }) => `${ORDER_COLUMNS[column]} ${dir === 'desc' ? 'DESC' : 'ASC'}`), tie].join(', ');
 }
 
 /** The WHERE clause (empty for every user) and its parameters, paging included; the search from the index when `phrase` is given. */

@@ -431,7 +431,7 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   const peer = exchange.socket.remoteAddress ?? '';
   out.push(
     'host',
-    exchange.route.backend.hostHeader ?? exchange.host,
+    exchange.route.backend.upstreamHost(exchange.host),
     'x-forwarded-for',
     priorForwardedFor === undefined ? peer : `${priorForwardedFor}, ${peer}`,
     'x-forwarded-proto',

@@ -19,7 +19,9 @@ export function rewriteLocation(location: string, route: GatewayRoute, protocol:
   const absolute = ABSOLUTE_URL.exec(location);
   if (absolute !== null) {
     const scheme = absolute[1]?.toLowerCase() ?? protocol;
-    if (!route.backend.ownAuthorities.has(withoutDefaultPort(absolute[2]!.toLowerCase(), scheme))) return location;
+    const authority = withoutDefaultPort(absolute[2]!.toLowerCase(), scheme);
+    const own = route.backend.ownAuthorities.has(authority) || (route.backend.wildcardBackendHost && authority === route.backend.upstreamHost(host).toLowerCase());
+    if (!own) return location;
     const port = scheme === 'https' ? httpsPortSuffix(httpsPort) : '';
     const publicHost = scheme === protocol ? host : hostnameOf(host) + port;
     return `${scheme}://${publicHost}${publicPath(absolute[3] === '' ? '/' : absolute[3]!, route)}`;

@@ -1,17 +1,20 @@
 // A published config compiled for the hot path: one route per url_match,
 // each pointing at its backend's compiled settings and upstream servers.
-import type { ApiBackend, RateLimit } from '../api-backends/model.js';
+import { compareBackendOrder, type ApiBackend, type RateLimit } from '../api-backends/model.js';
 import type { PublishedConfig } from '../publish/published-config.js';
 import { RoutingTable, type Routable } from './routing-table.js';
 import { SettingsChooser } from './settings.js';
+import { upstreamHostOf, type UpstreamHost } from './upstream-host.js';
 import { originOf, UpstreamGroup, type UpstreamPools } from './upstreams.js';
 import { UrlRewrites } from './url-rewrites.js';
 
 export interface CompiledBackend {
   readonly id: string;
   readonly frontendHost: string;
-  /** The Host sent upstream; null: the incoming Host. */
-  readonly hostHeader: string | null;
+  /** The Host sent upstream, from the client's Host (backend_host, the client's own when empty, a wildcard filled in). */
+  readonly upstreamHost: UpstreamHost;
+  /** Whether backend_host is a wildcard, so the Host sent depends on the client's. */
+  readonly wildcardBackendHost: boolean;
   readonly settings: SettingsChooser;
   /** null: the backend rewrites nothing. */
   readonly rewrites: UrlRewrites | null;
@@ -31,12 +34,14 @@ export type GatewayTable = RoutingTable<GatewayRoute>;
 
 export function compileRoutes(config: PublishedConfig, defaultRateLimits: readonly RateLimit[], pools: UpstreamPools): GatewayTable {
   const origins = new Set<string>();
-  const routes = config.apis.flatMap((api) => {
+  // Two backends may claim the same host and prefix: the first in the backends' order wins, whatever the published version's own order.
+  const ordered = [...config.apis].sort(compareBackendOrder);
+  const routes = ordered.flatMap((api, rank) => {
     for (const server of api.servers) origins.add(originOf(api.backend_protocol, server.host, server.port));
     const backend = compileBackend(api, defaultRateLimits, pools);
     return api.url_matches.map((match) => ({
       frontendHost: api.frontend_host,
-      route: { backend, frontendPrefix: match.frontend_prefix, backendPrefix: match.backend_prefix, sortOrder: api.sort_order },
+      route: { backend, frontendPrefix: match.frontend_prefix, backendPrefix: match.backend_prefix, sortOrder: rank },
     }));
   });
   const table = new RoutingTable(routes);
@@ -48,7 +53,8 @@ function compileBackend(api: ApiBackend, defaultRateLimits: readonly RateLimit[]
   return {
     id: api.id,
     frontendHost: api.frontend_host,
-    hostHeader: api.backend_host === '' ? null : api.backend_host,
+    upstreamHost: upstreamHostOf(api.frontend_host, api.backend_host),
+    wildcardBackendHost: isWildcard(api.backend_host),
     settings: SettingsChooser.compile(api, defaultRateLimits),
     rewrites: UrlRewrites.compile(api.rewrites),
     upstreams: UpstreamGroup.forBackend(api, pools),
@@ -63,10 +69,16 @@ function cacheKeyPrefix(api: ApiBackend): string {
   return `${api.id} ${api.backend_protocol}://${servers} ${api.backend_host}\n`;
 }
 
+/** "*", "*:8080", "*.example.net", ".example.net". */
+function isWildcard(backendHost: string): boolean {
+  return backendHost.startsWith('*') || backendHost.startsWith('.');
+}
+
 function ownAuthorities(api: ApiBackend): Set<string> {
   const defaultPort = api.backend_protocol === 'https' ? 443 : 80;
   const authorities = api.servers.map((server) => `${server.host}:${server.port}`);
-  if (api.backend_host !== '') authorities.push(api.backend_host, `${api.backend_host}:${defaultPort}`);
+  // A wildcard backend_host names no one host: location.ts compares with the Host each request was sent.
+  if (api.backend_host !== '' && !isWildcard(api.backend_host)) authorities.push(api.backend_host, `${api.backend_host}:${defaultPort}`);
   for (const server of api.servers) if (server.port === defaultPort) authorities.push(server.host);
   return new Set(authorities.map((authority) => authority.toLowerCase()));
 }

@@ -5,7 +5,7 @@
 /** What the table stores per url_match; the gateway's routes carry more. */
 export interface Routable {
   readonly frontendPrefix: string;
-  /** Creation order of the backend: the earlier one wins a tie. */
+  /** The backend's rank in the backends' order (compareBackendOrder): the lower one wins a tie. */
   readonly sortOrder: number;
 }
 

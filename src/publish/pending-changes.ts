@@ -15,8 +15,12 @@ export interface PendingChange {
 
 export type PendingChanges = Record<ChangeMode, PendingChange[]>;
 
-/** Bookkeeping that says nothing about how requests are served. */
-const IGNORED_FIELDS = new Set(['id', 'sort_order', 'created_at', 'updated_at', 'created_by', 'updated_by']);
+/**
+ * Bookkeeping that says nothing about how requests are served. sort_order is
+ * compared, as in API Umbrella: it decides which of two backends on the same
+ * host and prefix gets the requests, so a move is a change to publish.
+ */
+const IGNORED_FIELDS = new Set(['id', 'created_at', 'updated_at', 'created_by', 'updated_by']);
 
 /** `now` (ISO): the time a publish would give a transition without a start, so a draft compares as it would go live. */
 export function pendingChanges(drafts: readonly ApiBackend[], published: readonly ApiBackend[], now: string): PendingChanges {

@@ -2,7 +2,7 @@
 // the gateway compiles into its routing table. Each publish swaps one
 // immutable PublishedConfig; listeners get it after the version is committed.
 import { deepFreeze } from '../lib/deep-freeze.js';
-import { withCurrentSettings, type ApiBackend } from '../api-backends/model.js';
+import { compareBackendOrder, withCurrentSettings, type ApiBackend } from '../api-backends/model.js';
 import type { ApiBackendRepository } from '../api-backends/repository.js';
 import type { Db } from '../store/db.js';
 import { pendingChanges, sameConfig, type PendingChanges } from './pending-changes.js';
@@ -65,7 +65,7 @@ export class Publisher {
         const draft = drafts.get(id);
         return draft === undefined ? [] : [withTransitionStarts(draft, liveById.get(id) ?? null, now)];
       });
-      const version = this.insertVersion(sortByCreation([...kept, ...chosen]), publisher, null, now);
+      const version = this.insertVersion(sortByOrder([...kept, ...chosen]), publisher, null, now);
       // A transition start set or cleared for publishing goes into the draft too, so the two still match.
       if (version !== null) for (const api of chosen) if (api !== drafts.get(api.id)) this.saveDraft(api, publisher);
       return version;
@@ -128,8 +128,9 @@ function describeChanges(before: readonly ApiBackend[], after: readonly ApiBacke
   };
 }
 
-function sortByCreation(apis: ApiBackend[]): ApiBackend[] {
-  return apis.sort((a, b) => a.sort_order - b.sort_order);
+/** In the backends' order, the one the routing table breaks ties by. */
+function sortByOrder(apis: ApiBackend[]): ApiBackend[] {
+  return apis.sort(compareBackendOrder);
 }
 
 /** A version's backends as the current model (see withCurrentSettings). */

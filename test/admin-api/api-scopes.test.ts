@@ -31,7 +31,7 @@ describe('/api_scopes', () => {
     expect(await api('GET', `/api_scopes/${scope.id}`)).toEqual({ status: 404, body: { error: 'Not Found' } });
   });
 
-  it("lists scopes in DataTables' shape, by host and prefix, paged when asked", async () => {
+  it("lists scopes in DataTables' shape, by name, paged when asked", async () => {
     await createScope({ name: 'B', host: 'list.example.com', path_prefix: '/b' });
     await createScope({ name: 'A', host: 'list.example.com', path_prefix: '/a' });
     const all = await api('GET', '/api_scopes.json?draw=4');

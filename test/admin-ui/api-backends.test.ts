@@ -141,11 +141,19 @@ describe('API Backends', () => {
     expect(running.context.backends.list()).toHaveLength(0);
   });
 
-  it('says so when a frontend prefix is already taken on the host', async () => {
+  it('saves a backend on a host and prefix another one has, as API Umbrella does, and the list says which one gets the requests', async () => {
     await addBackend();
     const again = await addBackend({ ...BASIC, name: 'Other' });
-    expect(again.statusCode).toBe(422);
-    expect(textOf(again.body)).toContain('Frontend Prefix has already been taken');
+    expect(again.statusCode).toBe(303);
+    const list = textOf((await client.get('/admin/apis')).body);
+    expect(list).toMatch(/Other api\.example\.com .*\/weather\/ → \/v2\/ Same host and prefix as “Weather”, listed before it, which gets these requests\./);
+    expect(list.match(/Same host and prefix/g)).toHaveLength(1);
+  });
+
+  it('shows "Must have at least one servers" beside the servers, though the API answers it under "base"', async () => {
+    const response = await addBackend({ ...BASIC, 'servers[0][host]': '', 'servers[0][port]': '' });
+    expect(response.statusCode).toBe(422);
+    expect(response.body).toMatch(/<p class="field-error">Must have at least one servers<\/p>\s*<div class="rows" id="rows-servers">/);
   });
 
   it('adds and removes rows without JavaScript, saving nothing', async () => {

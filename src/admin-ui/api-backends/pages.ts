@@ -48,7 +48,8 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
       const theirs = backends.list().filter((api) => mayManage(access, api));
       const found = search === '' ? theirs : theirs.filter((api) => backendMatches(api, search));
       const paging = listPage(requestedPage(query.page), found.length, PAGE_SIZE);
-      const apis = found.slice(paging.offset, paging.offset + PAGE_SIZE).map((api) => ({ api, state: stateById.get(api.id) ?? 'new' }));
+      const shadowed = shadowedPrefixes(backends.list(), (api) => mayManage(access, api));
+      const apis = found.slice(paging.offset, paging.offset + PAGE_SIZE).map((api) => ({ api, state: stateById.get(api.id) ?? 'new', shadowed: shadowed.get(api.id) ?? new Map() }));
       const deletedLive = changes.deleted.filter((change) => mayManage(access, change.active!)).length;
       return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, search, paging, anyBackends: theirs.length > 0, deletedLive });
     });
@@ -115,7 +116,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   }
 
   function renderForm(reply: FastifyReply, data: { form: ApiBackendForm; id: string | null; errors?: FieldErrors }, status = 200) {
-    const errors = new FormErrors(readableMessages(data.errors ?? {}), backendFieldLabel);
+    const errors = new FormErrors(readableMessages(besideTheirRows(data.errors ?? {})), backendFieldLabel);
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
     return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites() }, status);
   }
@@ -123,6 +124,44 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   function notFound(reply: FastifyReply) {
     return renderErrorPage(context, reply, 404, { title: 'API backend not found', message: 'It may have been deleted by another admin.', ...BACK });
   }
+}
+
+/**
+ * For each draft, the prefixes it shares (same frontend host, same prefix)
+ * with a backend listed before it, which gets their requests: prefix → that
+ * backend's name, or null when it is not the admin's to see.
+ */
+function shadowedPrefixes(drafts: readonly ApiBackend[], visible: (api: ApiBackend) => boolean): Map<string, Map<string, string | null>> {
+  const first = new Map<string, ApiBackend>();
+  const shadowed = new Map<string, Map<string, string | null>>();
+  for (const api of drafts) {
+    for (const { frontend_prefix: prefix } of api.url_matches) {
+      const key = `${api.frontend_host.toLowerCase()} ${prefix}`;
+      const owner = first.get(key);
+      if (owner === undefined) first.set(key, api);
+      else if (owner.id !== api.id) {
+        let prefixes = shadowed.get(api.id);
+        if (prefixes === undefined) shadowed.set(api.id, (prefixes = new Map()));
+        prefixes.set(prefix, visible(owner) ? owner.name : null);
+      }
+    }
+  }
+  return shadowed;
+}
+
+/** API Umbrella reports a backend without servers or URL prefixes under "base"; the form shows it beside those rows. */
+function besideTheirRows(errors: FieldErrors): FieldErrors {
+  const base = errors.base ?? [];
+  const rows = (field: string) => base.filter((message) => message === `Must have at least one ${field}`);
+  const moved = { servers: rows('servers'), url_matches: rows('url_matches') };
+  const rest = base.filter((message) => !moved.servers.includes(message) && !moved.url_matches.includes(message));
+  const { base: _base, ...others } = errors;
+  return {
+    ...others,
+    ...(rest.length > 0 ? { base: rest } : {}),
+    ...(moved.servers.length > 0 ? { servers: [...(others.servers ?? []), ...moved.servers] } : {}),
+    ...(moved.url_matches.length > 0 ? { url_matches: [...(others.url_matches ?? []), ...moved.url_matches] } : {}),
+  };
 }
 
 function readableMessages(errors: FieldErrors): FieldErrors {
