@@ -21,10 +21,17 @@ afterEach(async () => {
 const httpAgent = new HttpAgent({ keepAlive: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true, ca: TEST_CA });
 
-function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+/**
+ * `fresh`: on a new connection. After a stop, a keep-alive socket the server
+ * has just closed may still sit in the agent's pool until the client reads
+ * its end; a request sent on it fails with a reset, not with the refusal a
+ * stopped listener gives.
+ */
+function get(url: string, headers: Record<string, string>, { fresh = false } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const secure = url.startsWith('https:');
-    const req = (secure ? httpsRequest : request)(url, { headers, agent: secure ? httpsAgent : httpAgent }, (response) => {
+    const agent = fresh ? false : secure ? httpsAgent : httpAgent;
+    const req = (secure ? httpsRequest : request)(url, { headers, agent, ca: TEST_CA }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString()));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
@@ -68,7 +75,7 @@ describe('graceful stop', () => {
     expect(await inFlight).toEqual({ status: 200, body: 'finished' });
     // The client keeps its connection alive; stop must not wait for the client's idle timeout (5 s).
     expect(await stopped).toBeLessThan(2000);
-    await expect(get(`${gw.url}/slow`, {})).rejects.toThrow(/ECONNREFUSED/);
+    await expect(get(`${gw.url}/slow`, {}, { fresh: true })).rejects.toThrow(/ECONNREFUSED/);
     expect(gw.context.db.open).toBe(false);
   });
 
@@ -95,15 +102,15 @@ describe('graceful stop', () => {
     const stopped = gw.stop().then(() => Date.now() - stopStarted);
     // Both have stopped accepting while their requests are still in flight.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await expect(get(`${httpsUrl}/slow`, { Connection: 'close' })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(get(`${httpsUrl}/slow`, { Connection: 'close' }, { fresh: true })).rejects.toThrow(/ECONNREFUSED/);
     for (const release of releases) release();
     expect(await Promise.all(inFlight)).toEqual([
       { status: 200, body: 'finished http' },
       { status: 200, body: 'finished https' },
     ]);
     expect(await stopped).toBeLessThan(2000);
-    await expect(get(`${gw.url}/slow`, {})).rejects.toThrow(/ECONNREFUSED/);
-    await expect(get(`${httpsUrl}/slow`, {})).rejects.toThrow(/ECONNREFUSED/);
+    await expect(get(`${gw.url}/slow`, {}, { fresh: true })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(get(`${httpsUrl}/slow`, {}, { fresh: true })).rejects.toThrow(/ECONNREFUSED/);
     expect(gw.context.db.open).toBe(false);
   });
 });
