@@ -5,6 +5,7 @@
 // ROWS_PER_INSERT at a time with positional parameters, strings as their
 // UTF-8 bytes (CAST to TEXT in SQL), which matters because the writer shares
 // the CPU with the proxy.
+import type { Transaction } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { DailyRollups } from './daily-rollups.js';
 import { batchOf, NUMBER_FIELDS, OWN_STRING_FIELDS, readOwnAsUtf8, type EntryBatch } from './entry-batch.js';
@@ -22,7 +23,7 @@ const CONTEXT_ID = WIDTH - 1;
 const PLACEHOLDERS = ROW.map((_, column) => (column < NUMBER_FIELDS.length || column === CONTEXT_ID ? '?' : 'CAST(? AS TEXT)')).join(', ');
 
 export class AnalyticsWriter {
-  private readonly writeBatch: (batch: EntryBatch) => void;
+  private readonly writeBatch: Transaction<(batch: EntryBatch) => void>;
   private readonly contexts: RequestContexts;
 
   /** With a GeoIP database, each batch's client IPs are located too (analytics_ip_locations). */
@@ -62,7 +63,8 @@ export class AnalyticsWriter {
   write(batch: EntryBatch): void {
     if (batch.count === 0) return;
     try {
-      this.writeBatch(batch);
+      // IMMEDIATE: a deferred transaction that has read (a client context) cannot wait for a write lock another connection holds; SQLite answers SQLITE_BUSY at once.
+      this.writeBatch.immediate(batch);
     } catch (error) {
       // Contexts the batch added were rolled back with it.
       this.contexts.forget();
