@@ -3,28 +3,32 @@
 // that page shows them (a superuser, all); superusers add, change and
 // delete them, and admins holding admin_manage those they manage
 // (src/admins/accounts.ts). No answer holds a password or token hash; a new
-// admin's clear token is answered once, when it is made.
+// admin's clear token is answered once, when it is made. As API Umbrella's,
+// `username` is the email (taken for it, answered beside it, lowercased),
+// and 422s are its list of {code, field, message, full_message}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
 import { accessOf, guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
 import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
-import type { Admin } from '../admins/repository.js';
+import { adminEmail, type Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
 import { notFound, sendDataTablesPage, stripJson, textSearch, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
+import { signupStyleErrors } from './users.js';
 
 type IdParams = { Params: { id: string } };
 
 /**
- * As API Umbrella's list: searched by email (its name and username: an
- * admin here has only an email, which is also what they sign in with), and
- * ordered by its columns, `username` and `current_sign_in_at` being the email
- * and the latest sign-in here.
+ * As API Umbrella's list: searched by name and email (its username: an
+ * admin here signs in with their email), and ordered by its columns,
+ * `username` and `current_sign_in_at` being the email and the latest sign-in
+ * here.
  */
 const LISTED: DataTablesList<ApiAdmin> = {
-  matches: textSearch((admin) => [admin.email]),
+  matches: textSearch((admin) => [admin.name, admin.email]),
   orderable: {
+    name: (admin) => admin.name,
     email: (admin) => admin.email,
     username: (admin) => admin.email,
     last_sign_in_at: (admin) => admin.last_sign_in_at,
@@ -79,7 +83,10 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
       if (!mayBecomeAccount(context, managePolicyOf(context, request), target, changes.value)) return refuse(request, reply);
       const saved = updateAccount(context, target.id, changes.value);
       if (saved === null) return notFound(reply);
-      return saved.ok ? reply.code(204).send() : invalid(reply, saved.errors);
+      if (!saved.ok) return invalid(reply, saved.errors);
+      // As API Umbrella: 200 with the account as it now is (the admin still sees it: they manage what it became).
+      const answer = seenAs(request, target.id) ?? toApiAdmin({ admin: saved.value, groups: [], otherGroups: 0 }, request.admin!);
+      return { admin: answer };
     });
 
     managers.delete<IdParams>('/admins/:id', async (request, reply) => {
@@ -110,28 +117,44 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     return account === undefined ? null : toApiAdmin(account, request.admin!);
   }
 
-  /** A POST's account: an email and password are needed (the confirmation only when sent); a superuser only when asked for. */
+  /**
+   * A POST's account: an email (or API Umbrella's `username`) is needed; a
+   * superuser only when asked for. A password is taken when sent (the
+   * confirmation checked only when sent too); without one the admin uses the
+   * API token answered now, and signs in to the web admin once a password is
+   * set (`parasol admins reset-password`), where API Umbrella mails an
+   * invitation to choose one.
+   */
   function newAccount(raw: unknown): Parsed<NewAccount> {
     const input = isPlainObject(raw) ? raw : {};
-    const parsed = parseChanges(input);
-    const account = { email: '', superuser: false, enabled: true, group_ids: [], ...parsed.value, password: textOf(input.password) ?? '' };
-    const errors = { ...parsed.errors, ...accountErrors(context, account, null), ...newPasswordErrors(account.password, confirmationOf(input), minLength) };
+    const parsed = parseChanges(input, null);
+    const password = isBlankText(input.password) ? null : (textOf(input.password) ?? '');
+    const confirmation = confirmationOf(input);
+    const account = { email: '', superuser: false, enabled: true, group_ids: [], ...parsed.value, password };
+    const passwordErrors =
+      password !== null ? newPasswordErrors(password, confirmation, minLength) : isBlankText(confirmation) ? {} : { password: ["can't be blank"] };
+    const errors = { ...parsed.errors, ...accountErrors(context, account, null), ...passwordErrors };
     return Object.keys(errors).length === 0 ? { ok: true, value: account } : { ok: false, errors };
   }
 
   /** A PUT's changes to `target`: the fields it names. */
   function accountChanges(raw: unknown, target: Admin): Parsed<AccountChanges> {
     const input = isPlainObject(raw) ? raw : {};
-    const parsed = parseChanges(input);
+    const parsed = parseChanges(input, target.email);
     const errors = { ...parsed.errors, ...accountErrors(context, parsed.value, target) };
     // Setting a password ends the admin's sessions and asks for the current one on My Account: not a side effect of an edit.
-    if (Object.hasOwn(input, 'password')) errors.password = [PASSWORD_ELSEWHERE];
+    // A blank one (a form's empty field, a null) sets nothing and is no request to.
+    if (!isBlankText(input.password)) errors.password = [PASSWORD_ELSEWHERE];
     return Object.keys(errors).length === 0 ? { ok: true, value: parsed.value } : { ok: false, errors };
   }
 }
 
-/** The fields the body names, typed (absent ones left out), and errors for flags that are neither true nor false. */
-function parseChanges(input: Record<string, unknown>): { value: AccountChanges; errors: FieldErrors } {
+/**
+ * The fields the body names, typed (absent ones left out, and groups that
+ * are no list), and errors for flags that are neither true nor false.
+ * `current`: the stored email of the account changed (null for a new one).
+ */
+function parseChanges(input: Record<string, unknown>, current: string | null): { value: AccountChanges; errors: FieldErrors } {
   const errors = new ErrorCollector();
   const named = (field: string) => Object.hasOwn(input, field);
   const flag = (field: string) => {
@@ -139,25 +162,58 @@ function parseChanges(input: Record<string, unknown>): { value: AccountChanges; 
     if (value === null) errors.add(field, 'must be true or false');
     return value ?? undefined;
   };
+  const email = emailOf(input, current);
+  const groupIds = named('group_ids') ? groupIdsOf(input.group_ids, errors) : undefined;
   const value: AccountChanges = {
-    ...(named('email') ? { email: (textOf(input.email) ?? '').trim() } : {}),
+    ...(email === undefined ? {} : { email }),
     ...(named('superuser') ? { superuser: flag('superuser') } : {}),
     ...(named('enabled') ? { enabled: flag('enabled') } : {}),
-    ...(named('group_ids') ? { group_ids: groupIdsOf(input.group_ids, errors) } : {}),
+    ...(groupIds === undefined ? {} : { group_ids: groupIds }),
+    ...(named('name') ? { name: freeText(input, 'name', errors) } : {}),
+    ...(named('notes') ? { notes: freeText(input, 'notes', errors) } : {}),
   };
   return { value, errors: errors.errors };
 }
 
 /**
- * A list of ids, a comma-separated string or numbered form rows. Anything
- * else is an error rather than read as "no groups", which would take every
- * group away from the admin.
+ * The email a body names: `email`, or API Umbrella's `username`, which is the
+ * same field. When both are sent and differ (a script that read an account
+ * and changed one of them), a blank one gives way, then the one that changes
+ * the stored email wins, else `username`, as API Umbrella copies the username
+ * over the email.
  */
-function groupIdsOf(raw: unknown, errors: ErrorCollector): string[] {
+function emailOf(input: Record<string, unknown>, current: string | null): string | undefined {
+  const sent = (field: string) => (Object.hasOwn(input, field) ? adminEmail(textOf(input[field]) ?? '') : undefined);
+  const [username, email] = [sent('username'), sent('email')];
+  if (username === undefined || email === undefined || username === email) return username ?? email;
+  if (username === '' || email === '') return username || email;
+  return username === current ? email : username;
+}
+
+/** A name or notes: text as sent, none when blank or null; anything else is an error. */
+function freeText(input: Record<string, unknown>, field: string, errors: ErrorCollector): string | null | undefined {
+  const value = input[field];
+  if (isBlankText(value)) return null;
+  if (typeof value === 'string') return value;
+  errors.add(field, 'must be text');
+  return undefined;
+}
+
+/** Absent, null or a string of nothing but whitespace: not sent, as API Umbrella reads a blank password. */
+function isBlankText(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/**
+ * A list of ids, a comma-separated string or numbered form rows. Anything
+ * else is an error (and no change) rather than read as "no groups", which
+ * would take every group away from the admin.
+ */
+function groupIdsOf(raw: unknown, errors: ErrorCollector): string[] | undefined {
   const rows = isPlainObject(raw) && Object.keys(raw).every((key) => /^\d+$/.test(key)) ? Object.values(raw) : raw;
   const listed = typeof rows === 'string' || (Array.isArray(rows) && rows.every((item) => typeof item === 'string'));
   if (!listed) errors.add('group_ids', 'must be a list of admin group ids');
-  return listed ? [...new Set(listOf(rows))] : [];
+  return listed ? [...new Set(listOf(rows))] : undefined;
 }
 
 /** The confirmation when one is sent: one that is not text cannot match (it is never skipped as absent). */
@@ -178,7 +234,11 @@ function toApiAdmin({ admin, groups }: SeenAccount, viewer: Admin) {
   // Field by field, so that whatever the account may come to hold stays out unless it is added here.
   return {
     id: admin.id,
+    // API Umbrella's key field, which is the email here.
+    username: admin.email,
     email: admin.email,
+    name: admin.name,
+    notes: admin.notes,
     superuser: admin.superuser,
     enabled: admin.enabled,
     group_ids: groups.map((group) => group.id),
@@ -189,6 +249,7 @@ function toApiAdmin({ admin, groups }: SeenAccount, viewer: Admin) {
   };
 }
 
+/** 422 in API Umbrella's words for this endpoint: {"errors":[{code, field, message, full_message}]}, e.g. "Groups: must belong to…". */
 function invalid(reply: FastifyReply, errors: FieldErrors): FastifyReply {
-  return reply.code(422).send({ errors });
+  return reply.code(422).send(signupStyleErrors(errors));
 }

@@ -9,7 +9,7 @@
 import type { Admin } from '../admins/repository.js';
 import type { Parsed } from '../lib/validation-errors.js';
 import { forbiddenMessage, type AdminAccess, type Place } from './admin-access.js';
-import type { AdminGroup, ApiScope, Permission } from './model.js';
+import { permissionsIncluding, type AdminGroup, type ApiScope, type Permission } from './model.js';
 import { scopeInUseMessage, type AdminGroupRepository, type ScopeInUseError } from './repository.js';
 
 /** An action the admin may not take, and why: 403 FORBIDDEN. */
@@ -71,11 +71,16 @@ export class ManagePolicy {
     return [...new Set(this.placesOf(group).flatMap((scope) => this.ungrantableAt(scope, [group])))];
   }
 
-  /** The permissions of `groups` the admin does not hold at `place` (none for a superuser): moving a scope there must not widen what its groups grant. */
+  /**
+   * The permissions of `groups` the admin does not hold at `place` (none for a
+   * superuser): moving a scope there must not widen what its groups grant. A
+   * view permission counts as held where its manage permission is, which
+   * shows the same (a group granting user_manage must grant user_view too).
+   */
   ungrantableAt(place: Place, groups: readonly Pick<AdminGroup, 'permission_ids'>[]): Permission[] {
     if (this.superuser) return [];
     const permissions = new Set(groups.flatMap((group) => group.permission_ids));
-    return [...permissions].filter((permission) => !this.access.covers(place, permission));
+    return [...permissions].filter((permission) => !this.access.covers(place, ...permissionsIncluding(permission)));
   }
 
   /** A superuser manages everyone; others manage admins who are not superusers and are in groups (one at least) they manage. */

@@ -20,6 +20,21 @@ export function isPermission(value: unknown): value is Permission {
   return PERMISSION_IDS.includes(value as Permission);
 }
 
+/**
+ * The view permission each manage permission comes with, as API Umbrella
+ * requires of a group (and as the pages and lists already read them: whoever
+ * manages API users or admins sees them).
+ */
+export const VIEW_OF_MANAGE = [
+  { manage: 'user_manage', view: 'user_view' },
+  { manage: 'admin_manage', view: 'admin_view' },
+] as const satisfies readonly { manage: Permission; view: Permission }[];
+
+/** The permission and those that include it: holding any of them is holding it. */
+export function permissionsIncluding(permission: Permission): Permission[] {
+  return [permission, ...VIEW_OF_MANAGE.filter((pair) => pair.view === permission).map((pair) => pair.manage)];
+}
+
 /** A host and a path prefix: the API backends and the requests an admin group's permissions apply to. */
 export interface ApiScope {
   readonly id: string;

@@ -2,7 +2,7 @@
 // messages (422 {"errors": {field: [message]}}).
 import { BLANK, FRONTEND_HOST, HOST_FORMAT, isHost, isWildcardHost, stringList } from '../api-backends/validate.js';
 import { blankToNull, ErrorCollector, isPlainObject, type Parsed } from '../lib/validation-errors.js';
-import { isPermission, PERMISSION_IDS, type AdminGroupInput, type ApiScopeInput, type Permission } from './model.js';
+import { isPermission, PERMISSION_IDS, VIEW_OF_MANAGE, type AdminGroupInput, type ApiScopeInput, type Permission } from './model.js';
 
 const NAME_MAX = 255;
 
@@ -32,6 +32,10 @@ export function parseAdminGroup(raw: unknown, knownScopeIds: ReadonlySet<string>
   const permissionIds = [...new Set(listOf(input.permission_ids))];
   if (permissionIds.length === 0) errors.add('permission_ids', BLANK);
   for (const id of permissionIds) if (!isPermission(id)) errors.add('permission_ids', `contains "${id}", which is not one of ${PERMISSION_IDS.join(', ')}`);
+  // API Umbrella's rule and words: managing comes with viewing.
+  for (const { manage, view } of VIEW_OF_MANAGE) {
+    if (permissionIds.includes(manage) && !permissionIds.includes(view)) errors.add('permission_ids', `${view} permission must be included if ${manage} is enabled`);
+  }
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return { ok: true, value: { name, api_scope_ids: scopeIds, permission_ids: permissionIds as Permission[] } };
 }

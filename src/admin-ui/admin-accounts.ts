@@ -8,7 +8,7 @@ import { accountSeenBy, accountsSeenBy, ADMIN_READERS } from '../admin-groups/ad
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
 import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount } from '../admins/accounts.js';
-import type { Admin } from '../admins/repository.js';
+import { adminEmail, type Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
@@ -28,7 +28,7 @@ interface AdminForm {
 
 const LIST_PATH = '/admin/admins';
 const BACK = { backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' } as const;
-const LABELS: Record<string, string> = { email: 'Email', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups' };
+const LABELS: Record<string, string> = { email: 'Email', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups', groups: 'Groups', superuser: 'Superuser' };
 
 export function adminAccountPages(app: FastifyInstance, context: AppContext): void {
   const { adminGroups } = context;
@@ -127,7 +127,7 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
 
 function formFromBody(body: FastifyRequest['body']): AdminForm {
   return {
-    email: formString(body, 'email').trim(),
+    email: adminEmail(formString(body, 'email')),
     superuser: formString(body, 'superuser') !== '',
     enabled: formString(body, 'enabled') !== '',
     group_ids: formStrings(body, 'group_ids'),

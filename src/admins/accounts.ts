@@ -1,7 +1,7 @@
 // Admin accounts with their admin groups, checked, added, changed and deleted
 // the same way from the web admin's Admin Accounts and the admin API, with
 // API Umbrella's messages (My Account and the first admin's sign-up share the
-// email and password checks); what only the store can tell (the last
+// email and password checks); what only the store can tell for sure (the last
 // superuser, an email another creation took while the password was hashed)
 // comes back as 422 field errors.
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
@@ -19,11 +19,18 @@ export interface AccountChanges {
   readonly superuser?: boolean;
   readonly enabled?: boolean;
   readonly group_ids?: readonly string[];
+  /** API Umbrella's free texts (the admin API's; the web form leaves them as they are). */
+  readonly name?: string | null;
+  readonly notes?: string | null;
 }
 
-export interface NewAccount extends Required<AccountChanges> {
-  readonly password: string;
+export interface NewAccount extends Required<Omit<AccountChanges, 'name' | 'notes'>>, Pick<AccountChanges, 'name' | 'notes'> {
+  /** null: none (the admin API's create without one), so no web sign-in until one is set. */
+  readonly password: string | null;
 }
+
+/** API Umbrella's rule and words (under "groups"): an admin who is no superuser belongs to a group. */
+export const GROUPS_NEEDED = 'must belong to at least one group or be a superuser';
 
 export function emailProblem(email: string): string | null {
   if (email === '') return "can't be blank";
@@ -38,11 +45,18 @@ export function newPasswordErrors(password: string, confirmation: string | undef
   return problem === "doesn't match Password" ? { password_confirmation: [problem] } : { password: [problem] };
 }
 
-/** Errors in the email and groups a change names; target: the account changed, null for a new one (whose email may be no one's). */
+/**
+ * Errors in the email and groups a change names, and in what the account
+ * becomes; target: the account changed, null for a new one (whose email may
+ * be no one's).
+ */
 export function accountErrors(stores: Stores, changes: AccountChanges, target: Admin | null): FieldErrors {
   return {
     ...(changes.email === undefined ? {} : emailErrors(stores, changes.email, target)),
     ...(changes.group_ids === undefined ? {} : groupErrors(stores, changes.group_ids)),
+    ...(changes.name === undefined || changes.name === null || changes.name.length <= NAME_MAX ? {} : { name: [`is too long (maximum is ${NAME_MAX} characters)`] }),
+    ...lastSuperuserErrors(stores, changes, target),
+    ...membershipErrors(stores, changes, target),
   };
 }
 
@@ -96,6 +110,30 @@ function unlessLastSuperuser<T>(field: string, change: () => T): Parsed<T> {
     if (!(error instanceof LastSuperuserError)) throw error;
     return { ok: false, errors: { [field]: [error.message] } };
   }
+}
+
+const NAME_MAX = 255;
+
+/**
+ * As in API Umbrella, an admin who is no superuser is in one group at least:
+ * a new one, and one a change would leave in none (not being a superuser
+ * any more, or losing the last group). An admin already in no group (left so
+ * by an older Parasol, or by deleting their only group) may still be changed
+ * otherwise, disabled say, without first being put in a group.
+ */
+function membershipErrors(stores: Stores, changes: AccountChanges, target: Admin | null): FieldErrors {
+  const groupsOf = (admin: Admin) => stores.adminGroups.groupIdsOf(admin.id);
+  const superuser = changes.superuser ?? target?.superuser ?? false;
+  const groups = changes.group_ids ?? (target === null ? [] : groupsOf(target));
+  if (superuser || groups.length > 0) return {};
+  const hadOne = target === null || target.superuser || groupsOf(target).length > 0;
+  return hadOne ? { groups: [GROUPS_NEEDED] } : {};
+}
+
+/** Told with the other errors (the store checks again when it saves, in case another admin changed meanwhile). */
+function lastSuperuserErrors(stores: Stores, changes: AccountChanges, target: Admin | null): FieldErrors {
+  if (target === null || (changes.superuser !== false && changes.enabled !== false)) return {};
+  return stores.admins.isLastSuperuser(target.id) ? { superuser: [new LastSuperuserError().message] } : {};
 }
 
 function emailErrors(stores: Stores, email: string, target: Admin | null): FieldErrors {

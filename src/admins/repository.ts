@@ -7,7 +7,13 @@ import { hashPassword, verifyPassword } from './password.js';
 
 export interface Admin {
   readonly id: string;
+  /** As adminEmail() makes it: what they sign in with, and API Umbrella's `username`. */
   readonly email: string;
+  /** API Umbrella's free-text name and notes, kept for the admin API. */
+  readonly name: string | null;
+  readonly notes: string | null;
+  /** Whether they can sign in to the web admin: an admin made through the admin API without one cannot until it is set. */
+  readonly has_password: boolean;
   readonly superuser: boolean;
   readonly enabled: boolean;
   readonly auth_token_preview: string | null;
@@ -19,6 +25,8 @@ export interface Admin {
 interface AdminRow {
   id: string;
   email: string;
+  name: string | null;
+  notes: string | null;
   password_hash: string | null;
   superuser: number;
   enabled: number;
@@ -43,6 +51,36 @@ export class EmailTakenError extends Error {
   }
 }
 
+/**
+ * An admin's email as it is stored and looked up: trimmed, with A-Z
+ * lowercased, as API Umbrella lowercases usernames (Lua's string.lower) and
+ * as the email column's NOCASE collation compares them. Other letters are
+ * kept as typed: SQLite folds none of them, so lowercasing them here would
+ * make an email another admin already has (in another case) look free.
+ */
+export function adminEmail(email: string): string {
+  return email.trim().replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/** What a new admin is made of; no password (absent, null or empty) leaves them unable to sign in until one is set. */
+export interface NewAdmin {
+  readonly email: string;
+  readonly password?: string | null;
+  readonly superuser: boolean;
+  readonly enabled?: boolean;
+  readonly name?: string | null;
+  readonly notes?: string | null;
+}
+
+/** What an update may change; an absent field stays as it is. */
+export interface AdminChanges {
+  readonly email?: string;
+  readonly superuser?: boolean;
+  readonly enabled?: boolean;
+  readonly name?: string | null;
+  readonly notes?: string | null;
+}
+
 export class AdminRepository {
   constructor(
     private readonly db: Db,
@@ -55,27 +93,29 @@ export class AdminRepository {
 
   /**
    * Creates an admin (enabled unless input.enabled is false) with a fresh API
-   * token. With onlyIfNone, the insert happens only while no admin exists
-   * (checked inside the write transaction), so two racing "first admin" forms
-   * cannot both succeed; null tells the loser. Throws EmailTakenError when
-   * another admin has the email.
+   * token, and a password when one is given. With onlyIfNone, the insert
+   * happens only while no admin exists (checked inside the write
+   * transaction), so two racing "first admin" forms cannot both succeed; null
+   * tells the loser. Throws EmailTakenError when another admin has the email.
    */
-  async create(input: { email: string; password: string; superuser: boolean; enabled?: boolean }, options: { onlyIfNone?: boolean } = {}): Promise<{ admin: Admin; authToken: string } | null> {
-    const passwordHash = await hashPassword(input.password);
+  async create(input: NewAdmin, options: { onlyIfNone?: boolean } = {}): Promise<{ admin: Admin; authToken: string } | null> {
+    // An empty password is none: nobody signs in with one (the callers refuse it as too short anyway).
+    const passwordHash = input.password ? await hashPassword(input.password) : null;
     const authToken = generateToken();
     const digest = digestToken(this.secretKey, authToken);
     const now = new Date().toISOString();
     const id = randomUUID();
+    const email = adminEmail(input.email);
     const inserted = this.db.transaction(() => {
       if (options.onlyIfNone && this.count() > 0) return false;
       // Checked again here: another creation may have taken the email while the password was hashed.
-      if (this.rowByEmail(input.email.trim()) !== undefined) throw new EmailTakenError();
+      if (this.rowByEmail(email) !== undefined) throw new EmailTakenError();
       this.db
         .prepare(
-          `INSERT INTO admins (id, email, password_hash, superuser, enabled, auth_token_prefix, auth_token_hash, auth_token_preview, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO admins (id, email, name, notes, password_hash, superuser, enabled, auth_token_prefix, auth_token_hash, auth_token_preview, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, input.email.trim(), passwordHash, input.superuser ? 1 : 0, input.enabled === false ? 0 : 1, digest.prefix, digest.hash, digest.preview, now, now);
+        .run(id, email, input.name ?? null, input.notes ?? null, passwordHash, input.superuser ? 1 : 0, input.enabled === false ? 0 : 1, digest.prefix, digest.hash, digest.preview, now, now);
       return true;
     }).immediate();
     return inserted ? { admin: this.get(id)!, authToken } : null;
@@ -95,7 +135,7 @@ export class AdminRepository {
     return (this.db.prepare('SELECT * FROM admins ORDER BY created_at, email').all() as AdminRow[]).map(toAdmin);
   }
 
-  /** Signs in: the enabled admin whose password this is, with the time recorded, or null (unknown email, wrong password, disabled). */
+  /** Signs in: the enabled admin whose password this is, with the time recorded, or null (unknown email, wrong password, no password set, disabled). */
   async authenticate(email: string, password: string): Promise<Admin | null> {
     const admin = await this.checkPassword(email, password);
     if (admin !== null) this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), admin.id);
@@ -105,9 +145,10 @@ export class AdminRepository {
   /** As authenticate(), without counting as a sign-in (My Account asks for the current password). */
   async checkPassword(email: string, password: string): Promise<Admin | null> {
     const row = this.rowByEmail(email);
-    // Hash even for unknown emails so that timing does not reveal which emails exist.
-    const ok = await verifyPassword(row?.password_hash ?? (await dummyHash()), password);
-    return row === undefined || !ok || row.enabled !== 1 ? null : toAdmin(row);
+    // Hash even for unknown emails and admins without a password, so that timing does not tell them apart.
+    const hash = row?.password_hash ?? null;
+    const ok = await verifyPassword(hash ?? (await dummyHash()), password);
+    return row === undefined || hash === null || !ok || row.enabled !== 1 ? null : toAdmin(row);
   }
 
   /** The enabled admin holding this API token, or null. */
@@ -140,17 +181,29 @@ export class AdminRepository {
     }).immediate();
   }
 
-  update(id: string, changes: { email?: string; superuser?: boolean; enabled?: boolean }): Admin | null {
+  update(id: string, changes: AdminChanges): Admin | null {
     return this.db.transaction(() => {
       const current = this.get(id);
       if (current === null) return null;
-      const next = { email: changes.email ?? current.email, superuser: changes.superuser ?? current.superuser, enabled: changes.enabled ?? current.enabled };
+      const next = {
+        email: changes.email === undefined ? current.email : adminEmail(changes.email),
+        superuser: changes.superuser ?? current.superuser,
+        enabled: changes.enabled ?? current.enabled,
+        name: changes.name === undefined ? current.name : changes.name,
+        notes: changes.notes === undefined ? current.notes : changes.notes,
+      };
       if (current.superuser && current.enabled && !(next.superuser && next.enabled)) this.assertAnotherSuperuser(id);
       this.db
-        .prepare('UPDATE admins SET email = ?, superuser = ?, enabled = ?, updated_at = ? WHERE id = ?')
-        .run(next.email, next.superuser ? 1 : 0, next.enabled ? 1 : 0, new Date().toISOString(), id);
+        .prepare('UPDATE admins SET email = ?, name = ?, notes = ?, superuser = ?, enabled = ?, updated_at = ? WHERE id = ?')
+        .run(next.email, next.name, next.notes, next.superuser ? 1 : 0, next.enabled ? 1 : 0, new Date().toISOString(), id);
       return this.get(id);
     }).immediate();
+  }
+
+  /** Whether the admin is the one enabled superuser: demoting, disabling or deleting them would leave none. */
+  isLastSuperuser(id: string): boolean {
+    const admin = this.get(id);
+    return admin !== null && admin.superuser && admin.enabled && this.otherSuperusers(id) === 0;
   }
 
   delete(id: string): boolean {
@@ -163,12 +216,16 @@ export class AdminRepository {
   }
 
   private assertAnotherSuperuser(id: string): void {
-    const others = this.db.prepare('SELECT count(*) AS n FROM admins WHERE superuser = 1 AND enabled = 1 AND id != ?').get(id) as { n: number };
-    if (others.n === 0) throw new LastSuperuserError();
+    if (this.otherSuperusers(id) === 0) throw new LastSuperuserError();
   }
 
+  private otherSuperusers(id: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM admins WHERE superuser = 1 AND enabled = 1 AND id != ?').get(id) as { n: number }).n;
+  }
+
+  /** The column's NOCASE collation matches any case of A-Z; adminEmail() makes the rest the same as stored. */
   private rowByEmail(email: string): AdminRow | undefined {
-    return this.db.prepare('SELECT * FROM admins WHERE email = ?').get(email.trim()) as AdminRow | undefined;
+    return this.db.prepare('SELECT * FROM admins WHERE email = ?').get(adminEmail(email)) as AdminRow | undefined;
   }
 }
 
@@ -183,6 +240,9 @@ function toAdmin(row: AdminRow): Admin {
   return {
     id: row.id,
     email: row.email,
+    name: row.name,
+    notes: row.notes,
+    has_password: row.password_hash !== null,
     superuser: row.superuser === 1,
     enabled: row.enabled === 1,
     auth_token_preview: row.auth_token_preview,

@@ -7,7 +7,8 @@ import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 
 const PASSWORD = 'a long enough passphrase';
 const LAST_SUPERUSER = new LastSuperuserError().message;
-const ADMIN_FIELDS = ['auth_token_preview', 'created_at', 'email', 'enabled', 'group_ids', 'id', 'last_sign_in_at', 'superuser', 'updated_at'];
+const GROUPS_NEEDED = 'must belong to at least one group or be a superuser';
+const ADMIN_FIELDS = ['auth_token_preview', 'created_at', 'email', 'enabled', 'group_ids', 'id', 'last_sign_in_at', 'name', 'notes', 'superuser', 'updated_at', 'username'];
 const AGENCY_A = { host: 'api.example.com', path_prefix: '/agency-a/' };
 
 let gw: TestGateway;
@@ -24,10 +25,30 @@ const call = (token: string, method: string, path: string, body?: unknown, conte
 
 const asRoot = (method: string, path: string, body?: unknown) => call(gw.adminToken, method, path, body);
 
+/** Added through the API with PASSWORD; a superuser unless told otherwise (an admin who is none must be in a group). */
 async function createAdmin(fields: Record<string, unknown>): Promise<Record<string, any>> {
-  const created = await asRoot('POST', '/admins', { admin: { password: PASSWORD, ...fields } });
+  const created = await asRoot('POST', '/admins', { admin: { password: PASSWORD, superuser: !Object.hasOwn(fields, 'group_ids'), ...fields } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.admin;
+}
+
+/** An admin in no group, as an older Parasol, or deleting their only group, left them (the API refuses to make one). */
+async function createGrouplessAdmin(email: string): Promise<{ id: string; authToken: string }> {
+  const { admin, authToken } = (await gw.context.admins.create({ email, password: PASSWORD, superuser: false }))!;
+  return { id: admin.id, authToken };
+}
+
+/** A 422's errors as API Umbrella lists them for /admins, each {code, field, message, full_message}, read back as field → messages. */
+function errorsOf(answer: AdminApiReply): Record<string, string[]> {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+  expect(Array.isArray(answer.body.errors), JSON.stringify(answer.body)).toBe(true);
+  const errors: Record<string, string[]> = {};
+  for (const error of answer.body.errors) {
+    expect(Object.keys(error).sort()).toEqual(['code', 'field', 'full_message', 'message']);
+    expect(error.code).toBe('INVALID_INPUT');
+    (errors[error.field] ??= []).push(error.message);
+  }
+  return errors;
 }
 
 /** A group granting `permissions` within the agency A scope. */
@@ -56,7 +77,7 @@ describe('reading admins', () => {
     for (const admin of list.body.data) expect(Object.keys(admin).sort()).toEqual(ADMIN_FIELDS);
     const { authentication_token: token, ...shown } = created;
     expect(list.body.data.find((admin: { id: string }) => admin.id === created.id)).toEqual(shown);
-    expect(shown).toMatchObject({ email: 'listed@example.com', superuser: false, enabled: true, group_ids: [groupId], last_sign_in_at: null });
+    expect(shown).toMatchObject({ username: 'listed@example.com', email: 'listed@example.com', name: null, notes: null, superuser: false, enabled: true, group_ids: [groupId], last_sign_in_at: null });
     expect(shown.auth_token_preview).toMatch(/^.+\.\.\.$/);
     expect(JSON.stringify(list.body)).not.toMatch(/hash|password/);
     expect(JSON.stringify(list.body)).not.toContain(token);
@@ -76,7 +97,7 @@ describe('reading admins', () => {
     gw.context.adminGroups.setGroupsOf(both.admin.id, [both.groupId, otherAgency.groupId]);
     // The viewer's own groups are theirs to see, agency B's too.
     gw.context.adminGroups.setGroupsOf(viewer.admin.id, [viewer.groupId, otherAgency.groupId]);
-    await createAdmin({ email: 'in-no-group@example.com' });
+    await createGrouplessAdmin('in-no-group@example.com');
 
     const list = await call(viewer.authToken, 'GET', '/admins');
     expect(list.status).toBe(200);
@@ -117,20 +138,75 @@ describe('adding admins', () => {
     expect(created.headers['cache-control']).toBe('no-store');
     const admin = created.body.admin;
     expect(Object.keys(admin).sort()).toEqual([...ADMIN_FIELDS, 'authentication_token'].sort());
-    expect(admin).toMatchObject({ email: 'New@Example.com', superuser: false, enabled: true, group_ids: [viewers] });
+    // Lowercased, as API Umbrella saves usernames.
+    expect(admin).toMatchObject({ username: 'new@example.com', email: 'new@example.com', superuser: false, enabled: true, group_ids: [viewers] });
     expect(admin.auth_token_preview).toBe(`${admin.authentication_token.slice(0, 6)}...`);
     expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(200);
     expectForbidden(await call(admin.authentication_token, 'GET', '/apis'));
     expect(await gw.context.admins.authenticate('New@Example.com', PASSWORD)).toMatchObject({ id: admin.id });
   });
 
-  it('adds an admin in no group, who may do nothing, and a superuser, who may do everything', async () => {
-    const nobody = await createAdmin({ email: 'nobody@example.com' });
-    expect(nobody.group_ids).toEqual([]);
-    expectForbidden(await call(nobody.authentication_token, 'GET', '/users'));
+  it("refuses an admin who is neither a superuser nor in a group, in API Umbrella's words, and adds a superuser, who may do everything", async () => {
+    for (const groups of [{}, { group_ids: [] }, { superuser: false, group_ids: [] }]) {
+      const refused = await asRoot('POST', '/admins', { admin: { email: 'nobody@example.com', password: PASSWORD, ...groups } });
+      expect(errorsOf(refused), JSON.stringify(groups)).toEqual({ groups: [GROUPS_NEEDED] });
+      expect(refused.body.errors[0].full_message).toBe('Groups: must belong to at least one group or be a superuser');
+    }
+    expect(gw.context.admins.findByEmail('nobody@example.com')).toBeNull();
     const superuser = await createAdmin({ email: 'second-root@example.com', superuser: true });
-    expect(superuser.superuser).toBe(true);
+    expect(superuser).toMatchObject({ superuser: true, group_ids: [] });
     expect((await call(superuser.authentication_token, 'GET', '/api_scopes')).status).toBe(200);
+  });
+
+  it("answers API Umbrella's required validations for an empty admin as its list of errors", async () => {
+    // test/apis/v1/admins/test_create.rb test_required_validations
+    const refused = await asRoot('POST', '/admins.json', { admin: {} });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.map((error: { full_message: string }) => error.full_message).sort()).toEqual([
+      "Email: can't be blank",
+      'Groups: must belong to at least one group or be a superuser',
+    ]);
+    expect(refused.body.errors).toContainEqual({ code: 'INVALID_INPUT', field: 'email', message: "can't be blank", full_message: "Email: can't be blank" });
+  });
+
+  it("takes API Umbrella's username as the email, lowercased, and makes the admin without a password", async () => {
+    // test/apis/v1/admins/test_create.rb test_downcases_username, with no password (API Umbrella mails an invitation).
+    const created = await asRoot('POST', '/admins.json', { admin: { username: 'HELLO@example.com', superuser: true } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const admin = created.body.admin;
+    expect(admin).toMatchObject({ username: 'hello@example.com', email: 'hello@example.com', superuser: true });
+    expect(gw.context.admins.get(admin.id)).toMatchObject({ email: 'hello@example.com', has_password: false });
+    // The token answered now works; no password signs in, not even an empty one, until one is set.
+    expect((await call(admin.authentication_token, 'GET', '/admins')).status).toBe(200);
+    for (const password of ['', PASSWORD]) expect(await gw.context.admins.authenticate('hello@example.com', password)).toBeNull();
+    await gw.context.admins.setPassword(admin.id, PASSWORD);
+    expect(await gw.context.admins.authenticate('HELLO@Example.COM', PASSWORD)).toMatchObject({ id: admin.id });
+
+    // A username taken in another case is taken.
+    expect(errorsOf(await asRoot('POST', '/admins', { admin: { username: 'Hello@Example.com', superuser: true } }))).toEqual({ email: ['has already been taken'] });
+    // Username and email are one field: sent both, the username is the one (as API Umbrella copies it over the email).
+    const both = await asRoot('POST', '/admins', { admin: { username: 'Both@example.com', email: 'other@example.com', superuser: true } });
+    expect(both.body.admin).toMatchObject({ username: 'both@example.com', email: 'both@example.com' });
+    // One of them blank (a null username beside an email) gives way to the other.
+    expect((await asRoot('POST', '/admins', { admin: { username: null, email: 'Email-Only@example.com', superuser: true } })).body.admin.email).toBe('email-only@example.com');
+    // A blank password, as a form sends its empty field, is none; a confirmation without a password is refused.
+    expect((await asRoot('POST', '/admins', { admin: { email: 'blank@example.com', superuser: true, password: '', password_confirmation: null } })).status).toBe(201);
+    expect(gw.context.admins.findByEmail('blank@example.com')?.has_password).toBe(false);
+    expect(errorsOf(await asRoot('POST', '/admins', { admin: { email: 'half@example.com', superuser: true, password_confirmation: PASSWORD } }))).toEqual({ password: ["can't be blank"] });
+  });
+
+  it("keeps API Umbrella's name and notes, searches by name, and refuses a name over 255 characters", async () => {
+    const admin = await createAdmin({ email: 'named@example.com', name: 'Ada Lovelace', notes: 'Runs the weather APIs.\nOn call in March.' });
+    expect(admin).toMatchObject({ name: 'Ada Lovelace', notes: 'Runs the weather APIs.\nOn call in March.' });
+    expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toMatchObject({ name: 'Ada Lovelace', notes: 'Runs the weather APIs.\nOn call in March.' });
+    expect((await asRoot('GET', '/admins?search[value]=lovelace')).body.data.map((row: { id: string }) => row.id)).toEqual([admin.id]);
+    expect(errorsOf(await asRoot('POST', '/admins', { admin: { email: 'long@example.com', superuser: true, name: 'x'.repeat(256), notes: 5 } }))).toEqual({
+      name: ['is too long (maximum is 255 characters)'],
+      notes: ['must be text'],
+    });
+    // Kept when a change does not name them, cleared by null.
+    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { enabled: true } })).body.admin).toMatchObject({ name: 'Ada Lovelace', notes: 'Runs the weather APIs.\nOn call in March.' });
+    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { name: 'Ada King', notes: null } })).body.admin).toMatchObject({ name: 'Ada King', notes: null });
   });
 
   it('adds a disabled admin, whose token and password do not work', async () => {
@@ -142,7 +218,7 @@ describe('adding admins', () => {
 
   it('takes a bare object and form fields, the groups as a list', async () => {
     const groupId = agencyGroup('Form group', ['analytics']);
-    const bare = await asRoot('POST', '/admins', { email: 'bare@example.com', password: PASSWORD });
+    const bare = await asRoot('POST', '/admins', { email: 'bare@example.com', password: PASSWORD, superuser: true });
     expect(bare.status).toBe(201);
     const form = new URLSearchParams({ 'admin[email]': 'form@example.com', 'admin[password]': PASSWORD, 'admin[superuser]': '0', 'admin[group_ids][]': groupId });
     const fromForm = await call(gw.adminToken, 'POST', '/admins', form.toString(), 'application/x-www-form-urlencoded');
@@ -151,28 +227,26 @@ describe('adding admins', () => {
   });
 
   it('answers 422 for what the web form refuses, and adds nobody', async () => {
-    const refused = async (fields: Record<string, unknown>) => {
-      const answer = await asRoot('POST', '/admins', { admin: fields });
-      expect(answer.status).toBe(422);
-      return answer.body;
-    };
-    expect(await refused({})).toEqual({ errors: { email: ["can't be blank"], password: ['is too short (minimum is 14 characters)'] } });
-    expect(await refused({ email: 'not-an-email', password: 'x'.repeat(73) })).toEqual({ errors: { email: ['is invalid'], password: ['is too long (maximum is 72 characters)'] } });
+    const refused = async (fields: Record<string, unknown>) => errorsOf(await asRoot('POST', '/admins', { admin: { superuser: true, ...fields } }));
+    expect(await refused({ password: 'short' })).toEqual({ email: ["can't be blank"], password: ['is too short (minimum is 14 characters)'] });
+    expect(await refused({ email: 'not-an-email', password: 'x'.repeat(73) })).toEqual({ email: ['is invalid'], password: ['is too long (maximum is 72 characters)'] });
     // A confirmation, when sent, must match (createAdmin sends none: then it is not asked for).
-    expect(await refused({ email: 'typo@example.com', password: PASSWORD, password_confirmation: `${PASSWORD}!` })).toEqual({ errors: { password_confirmation: ["doesn't match Password"] } });
-    expect(await refused({ email: 'number@example.com', password: PASSWORD, password_confirmation: 12345 })).toEqual({ errors: { password_confirmation: ["doesn't match Password"] } });
-    expect(await refused({ email: 'flags@example.com', password: PASSWORD, superuser: 'maybe', enabled: null })).toEqual({
-      errors: { superuser: ['must be true or false'], enabled: ['must be true or false'] },
+    expect(await refused({ email: 'typo@example.com', password: PASSWORD, password_confirmation: `${PASSWORD}!` })).toEqual({ password_confirmation: ["doesn't match Password"] });
+    expect(await refused({ email: 'number@example.com', password: PASSWORD, password_confirmation: 12345 })).toEqual({ password_confirmation: ["doesn't match Password"] });
+    expect(await refused({ email: 'flags@example.com', password: PASSWORD, superuser: 'maybe', enabled: null, group_ids: ['no-such-group'] })).toEqual({
+      superuser: ['must be true or false'],
+      enabled: ['must be true or false'],
+      group_ids: ['contains "no-such-group", which is no admin group'],
     });
     expect(gw.context.admins.list()).toHaveLength(1);
   });
 
   it('refuses an email already taken, in any case, and groups that are not there', async () => {
     await createAdmin({ email: 'taken@example.com' });
-    expect((await asRoot('POST', '/admins', { admin: { email: 'TAKEN@example.com', password: PASSWORD } })).body).toEqual({ errors: { email: ['has already been taken'] } });
+    expect(errorsOf(await asRoot('POST', '/admins', { admin: { email: 'TAKEN@example.com', password: PASSWORD, superuser: true } }))).toEqual({ email: ['has already been taken'] });
     const groupId = agencyGroup('Real group', ['analytics']);
     const unknown = await asRoot('POST', '/admins', { admin: { email: 'grouped@example.com', password: PASSWORD, group_ids: [groupId, 'no-such-group'] } });
-    expect(unknown).toMatchObject({ status: 422, body: { errors: { group_ids: ['contains "no-such-group", which is no admin group'] } } });
+    expect(errorsOf(unknown)).toEqual({ group_ids: ['contains "no-such-group", which is no admin group'] });
     expect(gw.context.admins.findByEmail('grouped@example.com')).toBeNull();
   });
 });
@@ -182,36 +256,71 @@ describe('changing admins', () => {
     const viewers = agencyGroup('Viewers', ['user_view']);
     const analysts = agencyGroup('Analysts', ['analytics']);
     const admin = await createAdmin({ email: 'changing@example.com', group_ids: [viewers] });
-    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { email: 'changed@example.com', group_ids: [analysts] } })).status).toBe(204);
-    expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toMatchObject({ email: 'changed@example.com', superuser: false, enabled: true, group_ids: [analysts] });
+    // As API Umbrella: 200 with the account as it now is, as GET reads it.
+    const changed = await asRoot('PUT', `/admins/${admin.id}`, { admin: { email: 'Changed@Example.com', group_ids: [analysts] } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.admin).toMatchObject({ username: 'changed@example.com', email: 'changed@example.com', superuser: false, enabled: true, group_ids: [analysts] });
+    expect(changed.body).toEqual((await asRoot('GET', `/admins/${admin.id}`)).body);
     // The groups apply from the next request.
     expectForbidden(await call(admin.authentication_token, 'GET', '/users'));
 
-    expect((await asRoot('PUT', `/admins/${admin.id}.json`, { superuser: true })).status).toBe(204);
+    expect((await asRoot('PUT', `/admins/${admin.id}.json`, { superuser: true })).body.admin.superuser).toBe(true);
     expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(200);
-    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { superuser: false, enabled: false } })).status).toBe(204);
+    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { superuser: false, enabled: false } })).status).toBe(200);
     expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(401);
     expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toMatchObject({ email: 'changed@example.com', superuser: false, enabled: false, group_ids: [analysts] });
+  });
 
-    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { group_ids: [] } })).status).toBe(204);
-    expect(gw.context.adminGroups.groupIdsOf(admin.id)).toEqual([]);
+  it("takes back what a script read, changed in the username (API Umbrella's) or the email (Parasol's), answering 200 with the admin", async () => {
+    // test/apis/v1/admins/test_admin_permissions.rb assert_admin_permitted_update: the record read, its username changed, all sent back.
+    const admin = await createAdmin({ email: 'roundtrip@example.com', name: 'Round Trip' });
+    const { authentication_token: _token, ...read } = admin;
+    const byUsername = await asRoot('PUT', `/admins/${admin.id}.json`, { admin: { ...read, username: `${read.username}123` } });
+    expect(byUsername.status).toBe(200);
+    expect(byUsername.body.admin).toMatchObject({ username: 'roundtrip@example.com123', email: 'roundtrip@example.com123', name: 'Round Trip' });
+    const again = byUsername.body.admin;
+    const byEmail = await asRoot('PUT', `/admins/${admin.id}`, { admin: { ...again, email: 'Round-Trip@example.com' } });
+    expect(byEmail.body.admin).toMatchObject({ username: 'round-trip@example.com', email: 'round-trip@example.com' });
+    // Both changed, differently: the username, as API Umbrella.
+    const both = await asRoot('PUT', `/admins/${admin.id}`, { admin: { username: 'by-username@example.com', email: 'by-email@example.com' } });
+    expect(both.body.admin.email).toBe('by-username@example.com');
+    // Sent back unchanged, read-only fields and all (a blank password is no password), it changes nothing.
+    const unchanged = await asRoot('PUT', `/admins/${admin.id}`, { admin: { ...both.body.admin, password: '', password_confirmation: '' } });
+    expect(unchanged.status).toBe(200);
+    expect({ ...unchanged.body.admin, updated_at: null }).toEqual({ ...both.body.admin, updated_at: null });
+  });
+
+  it('refuses to leave an admin in no group unless a superuser, and lets one already in none be changed otherwise', async () => {
+    const groupId = agencyGroup('Only group', ['analytics']);
+    const member = await createAdmin({ email: 'member@example.com', group_ids: [groupId] });
+    expect(errorsOf(await asRoot('PUT', `/admins/${member.id}`, { admin: { group_ids: [] } }))).toEqual({ groups: [GROUPS_NEEDED] });
+    const root = await createAdmin({ email: 'root-2@example.com' });
+    expect(errorsOf(await asRoot('PUT', `/admins/${root.id}`, { admin: { superuser: false } }))).toEqual({ groups: [GROUPS_NEEDED] });
+    expect(gw.context.adminGroups.groupIdsOf(member.id)).toEqual([groupId]);
+    expect(gw.context.admins.get(root.id)!.superuser).toBe(true);
+    // Demoted into a group, or into none with a group at once, is fine.
+    expect((await asRoot('PUT', `/admins/${root.id}`, { admin: { superuser: false, group_ids: [groupId] } })).body.admin).toMatchObject({ superuser: false, group_ids: [groupId] });
+
+    // Left in no group (by an older Parasol, or by deleting their only group): still disabled, renamed, without a group first.
+    const legacy = await createGrouplessAdmin('legacy@example.com');
+    const disabled = await asRoot('PUT', `/admins/${legacy.id}`, { admin: { enabled: false, email: 'Legacy-Disabled@example.com', group_ids: [] } });
+    expect(disabled.body.admin).toMatchObject({ email: 'legacy-disabled@example.com', enabled: false, group_ids: [] });
   });
 
   it('refuses a password, a taken email, unknown groups and unclear flags, changing nothing', async () => {
     const groupId = agencyGroup('Kept group', ['analytics']);
     const admin = await createAdmin({ email: 'kept@example.com', group_ids: [groupId] });
     await createAdmin({ email: 'other@example.com' });
-    const refused = (body: unknown) => asRoot('PUT', `/admins/${admin.id}`, { admin: body });
-    const password = await refused({ password: 'another long passphrase' });
-    expect(password.status).toBe(422);
-    expect(password.body.errors.password[0]).toMatch(/My Account.*parasol admins reset-password/);
-    expect((await refused({ email: 'other@example.com' })).body).toEqual({ errors: { email: ['has already been taken'] } });
-    expect((await refused({ email: '' })).body).toEqual({ errors: { email: ["can't be blank"] } });
-    expect((await refused({ group_ids: ['no-such-group'] })).body).toEqual({ errors: { group_ids: ['contains "no-such-group", which is no admin group'] } });
-    expect((await refused({ enabled: 'perhaps' })).body).toEqual({ errors: { enabled: ['must be true or false'] } });
+    const refused = async (body: unknown) => errorsOf(await asRoot('PUT', `/admins/${admin.id}`, { admin: body }));
+    expect((await refused({ password: 'another long passphrase' })).password![0]).toMatch(/My Account.*parasol admins reset-password/);
+    expect(await refused({ email: 'OTHER@example.com' })).toEqual({ email: ['has already been taken'] });
+    expect(await refused({ username: 'other@example.com' })).toEqual({ email: ['has already been taken'] });
+    expect(await refused({ email: '' })).toEqual({ email: ["can't be blank"] });
+    expect(await refused({ group_ids: ['no-such-group'] })).toEqual({ group_ids: ['contains "no-such-group", which is no admin group'] });
+    expect(await refused({ enabled: 'perhaps' })).toEqual({ enabled: ['must be true or false'] });
     // Groups in a shape that is no list are refused, not read as "no groups" (which would take them all away).
     for (const groups of [[{ id: groupId }], [123], null, 5, true, { x: groupId }]) {
-      expect((await refused({ group_ids: groups })).body, JSON.stringify(groups)).toEqual({ errors: { group_ids: ['must be a list of admin group ids'] } });
+      expect(await refused({ group_ids: groups }), JSON.stringify(groups)).toEqual({ group_ids: ['must be a list of admin group ids'] });
     }
     const { authentication_token: _token, ...unchanged } = admin;
     expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toEqual(unchanged);
@@ -235,16 +344,22 @@ describe('deleting admins', () => {
 
 describe('the last superuser', () => {
   it('can be neither demoted, disabled nor deleted, until there is another', async () => {
-    expect(await asRoot('PUT', `/admins/${rootId}`, { admin: { superuser: false } })).toMatchObject({ status: 422, body: { errors: { superuser: [LAST_SUPERUSER] } } });
-    expect(await asRoot('PUT', `/admins/${rootId}`, { admin: { enabled: false } })).toMatchObject({ status: 422, body: { errors: { superuser: [LAST_SUPERUSER] } } });
-    expect(await asRoot('DELETE', `/admins/${rootId}`)).toMatchObject({ status: 422, body: { errors: { base: [LAST_SUPERUSER] } } });
+    const groupId = agencyGroup('Group for the demoted', ['analytics']);
+    expect(errorsOf(await asRoot('PUT', `/admins/${rootId}`, { admin: { superuser: false, group_ids: [groupId] } }))).toEqual({ superuser: [LAST_SUPERUSER] });
+    // Told with the other errors: demoted into no group, both.
+    expect(errorsOf(await asRoot('PUT', `/admins/${rootId}`, { admin: { superuser: false } }))).toEqual({ superuser: [LAST_SUPERUSER], groups: [GROUPS_NEEDED] });
+    expect(errorsOf(await asRoot('PUT', `/admins/${rootId}`, { admin: { enabled: false } }))).toEqual({ superuser: [LAST_SUPERUSER] });
+    const deleted = await asRoot('DELETE', `/admins/${rootId}`);
+    expect(errorsOf(deleted)).toEqual({ base: [LAST_SUPERUSER] });
+    // A sentence already: the full message is the message.
+    expect(deleted.body.errors[0].full_message).toBe(LAST_SUPERUSER);
     expect(gw.context.admins.get(rootId)).toMatchObject({ superuser: true, enabled: true });
 
     // A superuser that is disabled does not count.
     const disabled = await createAdmin({ email: 'disabled-root@example.com', superuser: true, enabled: false });
     expect((await asRoot('DELETE', `/admins/${rootId}`)).status).toBe(422);
-    expect((await asRoot('PUT', `/admins/${disabled.id}`, { admin: { enabled: true } })).status).toBe(204);
-    expect((await asRoot('PUT', `/admins/${rootId}`, { admin: { superuser: false } })).status).toBe(204);
+    expect((await asRoot('PUT', `/admins/${disabled.id}`, { admin: { enabled: true } })).status).toBe(200);
+    expect((await asRoot('PUT', `/admins/${rootId}`, { admin: { superuser: false, group_ids: [groupId] } })).status).toBe(200);
   });
 });
 

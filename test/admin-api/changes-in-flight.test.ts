@@ -94,6 +94,8 @@ describe('two admins added at once with one email', () => {
     const post = () => gw.adminApiAs(manager.authToken, 'POST', '/admins', { admin: { email: 'twice@example.com', password: PASSWORD, group_ids: [manager.groupId] } });
     const answers = await Promise.all([post(), post()]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 422]);
-    expect(answers.find((answer) => answer.status === 422)!.body).toEqual({ errors: { email: ['has already been taken'] } });
+    expect(answers.find((answer) => answer.status === 422)!.body).toEqual({
+      errors: [{ code: 'INVALID_INPUT', field: 'email', message: 'has already been taken', full_message: 'Email: has already been taken' }],
+    });
   });
 });

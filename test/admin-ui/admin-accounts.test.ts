@@ -11,16 +11,27 @@ beforeEach(async () => {
 afterEach(() => running.close());
 
 describe('Admin Accounts', () => {
-  it('lets a superuser add an admin who can then sign in', async () => {
+  it('lets a superuser add an admin, the email lowercased, who can then sign in', async () => {
     const form = await client.get('/admin/admins/new');
     for (const label of ['Email', 'Password', 'Password Confirmation', 'Superuser']) expect(textOf(form.body)).toContain(label);
-    const added = await client.post('/admin/admins', { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' });
-    expect(textOf((await client.follow(added)).body)).toMatch(/Added the admin new@example\.com.*new@example\.com Admin Enabled/);
-    expect((await new AdminClient(running.app).signIn('new@example.com', PASSWORD)).statusCode).toBe(303);
+    const added = await client.post('/admin/admins', { email: ' New@Example.com', password: PASSWORD, password_confirmation: PASSWORD, superuser: '1', enabled: '1' });
+    expect(textOf((await client.follow(added)).body)).toMatch(/Added the admin new@example\.com.*new@example\.com Superuser Enabled/);
+    expect(running.context.admins.findByEmail('new@example.com')?.email).toBe('new@example.com');
+    expect((await new AdminClient(running.app).signIn('NEW@example.com', PASSWORD)).statusCode).toBe(303);
     // A post without the enabled field (an older form) still adds an admin who can sign in.
     await client.get('/admin/admins/new');
-    await client.post('/admin/admins', { email: 'older-form@example.com', password: PASSWORD, password_confirmation: PASSWORD });
+    await client.post('/admin/admins', { email: 'older-form@example.com', password: PASSWORD, password_confirmation: PASSWORD, superuser: '1' });
     expect(running.context.admins.findByEmail('older-form@example.com')?.enabled).toBe(true);
+  });
+
+  it('refuses an admin who is neither a superuser nor in a group, and taking the last group away', async () => {
+    await client.get('/admin/admins/new');
+    const refused = await client.post('/admin/admins', { email: 'nobody@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' });
+    expect(refused.statusCode).toBe(422);
+    expect(textOf(refused.body)).toContain('Groups must belong to at least one group or be a superuser');
+    // Without any group yet, the form says what to do.
+    expect(textOf(refused.body)).toContain('an admin who is not a superuser must belong to one, so add an admin group first, or make them a superuser');
+    expect(running.context.admins.findByEmail('nobody@example.com')).toBeNull();
   });
 
   it('refuses a taken email and a short password, keeping the form', async () => {
@@ -147,7 +158,7 @@ describe('Admin Accounts', () => {
     };
     const weather = groupOf('Weather team');
     const traffic = groupOf('Traffic team');
-    expect(textOf((await client.get('/admin/admins/new')).body)).toContain('Groups An admin who is not a superuser can do only what their groups grant. Traffic team Weather team');
+    expect(textOf((await client.get('/admin/admins/new')).body)).toContain('Groups An admin who is not a superuser belongs to one group at least, and can do only what their groups grant. Traffic team Weather team');
     const added = await client.post('/admin/admins', { email: 'member@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1', group_ids: [weather, traffic] });
     expect(textOf((await client.follow(added)).body)).toContain('member@example.com Admin Enabled Traffic team Weather team');
     const member = running.context.admins.findByEmail('member@example.com')!;
@@ -160,9 +171,36 @@ describe('Admin Accounts', () => {
     expect(textOf(unknown.body)).toContain('Groups contains "no-such-group", which is no admin group');
     expect(running.context.adminGroups.groupIdsOf(member.id)).toHaveLength(2);
 
+    // Not out of every group: as API Umbrella, an admin who is no superuser belongs to one.
     const emptied = await client.post(`/admin/admins/${member.id}`, { email: 'member@example.com', enabled: '1' });
-    expect(textOf((await client.follow(emptied)).body)).toContain('member@example.com Admin Enabled No permissions');
-    expect(running.context.adminGroups.groupIdsOf(member.id)).toEqual([]);
+    expect(emptied.statusCode).toBe(422);
+    expect(textOf(emptied.body)).toContain('Groups must belong to at least one group or be a superuser');
+    expect(running.context.adminGroups.groupIdsOf(member.id)).toHaveLength(2);
+    const narrowed = await client.post(`/admin/admins/${member.id}`, { email: 'member@example.com', enabled: '1', group_ids: weather });
+    expect(textOf((await client.follow(narrowed)).body)).toContain('member@example.com Admin Enabled Weather team');
+  });
+
+  it('marks an admin added through the admin API without a password, who cannot sign in until one is set', async () => {
+    const token = running.context.admins.regenerateToken(running.context.admins.findByEmail('ops@example.com')!.id)!;
+    const created = await running.app.inject({
+      method: 'POST',
+      url: '/api-umbrella/v1/admins.json',
+      headers: { 'x-admin-auth-token': token, 'content-type': 'application/json' },
+      payload: JSON.stringify({ admin: { username: 'Invited@Example.com', superuser: true } }),
+    });
+    expect(created.statusCode).toBe(201);
+    const text = textOf((await client.get('/admin/admins')).body);
+    expect(text).toContain('invited@example.com Superuser Enabled No password');
+    expect(text.match(/No password/g)).toHaveLength(1);
+    for (const password of ['', PASSWORD]) {
+      const refused = await new AdminClient(running.app).signIn('invited@example.com', password);
+      expect(refused.statusCode).toBe(401);
+      expect(textOf(refused.body)).toContain('Invalid email or password.');
+    }
+    // What `parasol admins reset-password` does.
+    await running.context.admins.setPassword(created.json().admin.id, PASSWORD);
+    expect((await new AdminClient(running.app).signIn('Invited@example.com', PASSWORD)).statusCode).toBe(303);
+    expect(textOf((await client.get('/admin/admins')).body)).not.toContain('No password');
   });
 
   it('marks superusers, and admins in no group as having no permissions', async () => {

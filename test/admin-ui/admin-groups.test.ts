@@ -107,6 +107,21 @@ describe('Admin Groups', () => {
     expect(running.context.adminGroups.listGroups()).toEqual([]);
   });
 
+  it('refuses a Manage permission without its View one, keeping the boxes, and saves them together', async () => {
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
+    const form = await client.get('/admin/admin_groups/new');
+    expect(textOf(form.body)).toContain('A Manage permission comes with its View one: tick both.');
+    const refused = await client.post('/admin/admin_groups', { name: 'Managers', api_scope_ids: weather.id, permission_ids: ['user_manage', 'admin_manage'] });
+    expect(refused.statusCode).toBe(422);
+    expect(textOf(refused.body)).toContain('user_view permission must be included if user_manage is enabled');
+    expect(textOf(refused.body)).toContain('admin_view permission must be included if admin_manage is enabled');
+    expect(checkbox(refused.body, 'permission_ids', 'admin_manage')).toBe('checked');
+    expect(running.context.adminGroups.listGroups()).toEqual([]);
+    const saved = await client.post('/admin/admin_groups', { name: 'Managers', api_scope_ids: weather.id, permission_ids: ['user_view', 'user_manage', 'admin_view', 'admin_manage'] });
+    expect(saved.statusCode).toBe(303);
+    expect(running.context.adminGroups.listGroups()[0]!.permission_ids).toEqual(['user_view', 'user_manage', 'admin_view', 'admin_manage']);
+  });
+
   it('sends to the API scopes first when there is none', async () => {
     const form = await client.get('/admin/admin_groups/new');
     expect(textOf(form.body)).toContain('There are no API scopes yet. Add an API scope first');

@@ -211,7 +211,10 @@ describe('Admin Accounts for an admin_manage holder', () => {
     const newAdmin = { email: 'new@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' };
     expectRefused(await submit(client, '/admin/admins', { ...newAdmin, group_ids: trafficTeam.groupId }), 'another team');
     expectRefused(await submit(client, '/admin/admins', { ...newAdmin, superuser: '1', group_ids: manager.groupId }), 'superuser');
-    expectRefused(await submit(client, '/admin/admins', newAdmin), 'no group');
+    // In no group: invalid for anyone (API Umbrella's rule), told as such.
+    const inNoGroup = await submit(client, '/admin/admins', newAdmin);
+    expect(inNoGroup.statusCode).toBe(422);
+    expect(textOf(inNoGroup.body)).toContain('Groups must belong to at least one group or be a superuser');
     expect(running.context.admins.findByEmail('new@example.com')).toBeNull();
 
     expect((await client.get(`/admin/admins/${both.id}/edit`)).statusCode).toBe(403);

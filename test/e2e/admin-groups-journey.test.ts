@@ -67,6 +67,7 @@ describe('admin groups journey', () => {
     await page.getByLabel('Weather').check();
     await page.getByLabel('API Backend Configuration - View & Manage').check();
     await page.getByLabel('Analytics').check();
+    await page.getByLabel('Admin Accounts - View').check();
     await page.getByLabel('Admin Accounts - Manage').check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Added the admin group “Weather team”').waitFor();

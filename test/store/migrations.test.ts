@@ -123,6 +123,46 @@ describe('store', () => {
     expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING COVERING INDEX analytics_requests_request_at')]);
   });
 
+  it("lowercases admins' emails (A-Z only, as NOCASE compares them), which cannot collide, and adds their name and notes", () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 22));
+    const admin = db.prepare(`INSERT INTO admins (id, email, password_hash, superuser, enabled, created_at, updated_at) VALUES (?, ?, 'x', 1, 1, 'then', 'then')`);
+    admin.run('mixed', 'Ops@Example.COM');
+    admin.run('lower', 'kept@example.com');
+    admin.run('accented', 'École@Example.com');
+    // Two emails differing in the case of A-Z alone never got in: nothing the lowercasing could make collide.
+    expect(() => admin.run('twin', 'OPS@example.com')).toThrow(/UNIQUE constraint failed: admins\.email/);
+    migrate(db, migrations);
+    expect(db.prepare('SELECT id, email, name, notes, updated_at FROM admins ORDER BY id').all()).toEqual([
+      { id: 'accented', email: 'École@example.com', name: null, notes: null, updated_at: 'then' },
+      { id: 'lower', email: 'kept@example.com', name: null, notes: null, updated_at: 'then' },
+      { id: 'mixed', email: 'ops@example.com', name: null, notes: null, updated_at: 'then' },
+    ]);
+  });
+
+  it('gives the groups granting user_manage or admin_manage the view permission that comes with it, and leaves the others', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 23));
+    const group = db.prepare(`INSERT INTO admin_groups (id, name, permission_ids, created_at, updated_at) VALUES (?, ?, ?, 'then', 'then')`);
+    group.run('users', 'Users', JSON.stringify(['analytics', 'user_manage']));
+    group.run('admins', 'Admins', JSON.stringify(['admin_manage']));
+    group.run('both', 'Both', JSON.stringify(['user_manage', 'admin_manage', 'admin_view']));
+    group.run('fine', 'Fine', JSON.stringify(['user_view', 'user_manage']));
+    group.run('viewers', 'Viewers', JSON.stringify(['admin_view']));
+    migrate(db, migrations);
+    const permissions = Object.fromEntries((db.prepare('SELECT id, permission_ids FROM admin_groups').all() as { id: string; permission_ids: string }[]).map((row) => [row.id, JSON.parse(row.permission_ids)]));
+    expect(permissions).toEqual({
+      users: ['analytics', 'user_manage', 'user_view'],
+      admins: ['admin_manage', 'admin_view'],
+      both: ['user_manage', 'admin_manage', 'admin_view', 'user_view'],
+      fine: ['user_view', 'user_manage'],
+      viewers: ['admin_view'],
+    });
+    expect(db.prepare('SELECT DISTINCT updated_at FROM admin_groups').pluck().all()).toEqual(['then']);
+  });
+
   it('applies a failing migration not at all', () => {
     const db = new Database(':memory:');
     const failing = [
