@@ -4,7 +4,7 @@ import type { AdminGroup } from '../admin-groups/model.js';
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { managedResourceRoutes } from './managed-resources.js';
-import { textSearch, type DataTablesList } from './routes.js';
+import { textSearch, type DataTablesList } from './data-tables.js';
 
 /** As API Umbrella's list: searched by name, ordered by name unless asked otherwise. */
 const LISTED: DataTablesList<AdminGroup> = {

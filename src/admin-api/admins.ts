@@ -14,7 +14,8 @@ import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeA
 import { adminEmail, type Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
-import { notFound, sendDataTablesPage, stripJson, textSearch, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
+import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { sendDataTablesPage, textSearch, type DataTablesList } from './data-tables.js';
 import { signupStyleErrors } from './users.js';
 
 type IdParams = { Params: { id: string } };

@@ -4,7 +4,7 @@ import type { ApiScope } from '../admin-groups/model.js';
 import { deleteApiScope, saveApiScope } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { managedResourceRoutes } from './managed-resources.js';
-import { textSearch, type DataTablesList } from './routes.js';
+import { textSearch, type DataTablesList } from './data-tables.js';
 
 /** As API Umbrella's list: searched by name, host and prefix, ordered by name unless asked otherwise. */
 const LISTED: DataTablesList<ApiScope> = {

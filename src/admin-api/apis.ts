@@ -9,7 +9,8 @@ import { backendMatches } from '../api-backends/backend-search.js';
 import type { ApiBackend } from '../api-backends/model.js';
 import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
-import { notFound, overExisting, sendDataTablesPage, stripJson, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
+import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { sendDataTablesPage, type DataTablesList } from './data-tables.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
 import { guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
-import { notFound, overExisting, sendDataTablesPage, stripJson, unwrap, withJsonSuffix, type DataTablesList } from './routes.js';
+import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { sendDataTablesPage, type DataTablesList } from './data-tables.js';
 
 export interface JsonResource<T> {
   /** Where it is served, e.g. "/api_scopes". */

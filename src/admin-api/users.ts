@@ -8,7 +8,8 @@ import { KEY_STATUSES, USER_ORDER_COLUMNS } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { notFound, parseDataTablesQuery, sendDataTablesErrors, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { parseDataTablesQuery, sendDataTablesErrors } from './data-tables.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -3,7 +3,7 @@
 // the analytics permission, over the requests within their API scopes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
-import { drawOf } from '../../admin-api/routes.js';
+import { drawOf } from '../../admin-api/data-tables.js';
 import { accessOf, sendForbidden } from '../../admin-groups/request-access.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
