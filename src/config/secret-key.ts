@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './schema.js';
-import { ensureDataDir } from '../store/data-dir.js';
+import { ensureDataDir, notAFile } from '../store/data-dir.js';
 
 const SECRET_FILE = 'secret_key';
 
@@ -14,12 +14,30 @@ const SECRET_FILE = 'secret_key';
 export function resolveSecretKey(config: Config, storeHasDigests: boolean): string {
   const path = secretKeyFile(config);
   if (path === null) return config.secret_key!;
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  if (existsSync(path)) return readSecretFile(path);
   // A new secret would silently turn every stored key and token into one that never matches.
   if (storeHasDigests) throw new Error(`${path} is missing, but the store holds API keys or admin tokens made with it; restore it from a backup (or set secret_key)`);
   ensureDataDir(config.data_dir);
   const secret = randomBytes(32).toString('hex');
   writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+/**
+ * The kept secret, or one line saying why it cannot be used. An empty file
+ * (a disk that filled as it was written) would make every key's HMAC one
+ * anybody can compute; a FIFO would keep start-up waiting.
+ */
+function readSecretFile(path: string): string {
+  const wrongKind = notAFile(path);
+  if (wrongKind !== null) throw new Error(`${path}: ${wrongKind}; restore it from a backup (or set secret_key)`);
+  let secret: string;
+  try {
+    secret = readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new Error(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code}); it must be readable by the user Parasol runs as`);
+  }
+  if (secret === '') throw new Error(`${path} is empty; restore it from a backup (or set secret_key)`);
   return secret;
 }
 

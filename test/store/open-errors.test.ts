@@ -87,6 +87,19 @@ describe('opening a store Parasol cannot use', () => {
     expect(existsSync(join(config.data_dir, 'secret_key'))).toBe(false);
   });
 
+  it('names a secret_key file that is a directory or empty, instead of failing in Node\'s words or keying with an empty secret', () => {
+    const config = testConfig();
+    createContext(config).close();
+    const file = join(config.data_dir, 'secret_key');
+    rmSync(file);
+    mkdirSync(file);
+    expect(() => createContext(config)).toThrow(`${file}: a directory, not a regular file; restore it from a backup (or set secret_key)`);
+    rmSync(file, { recursive: true });
+    writeFileSync(file, '\n');
+    expect(() => createContext(config)).toThrow(`${file} is empty; restore it from a backup (or set secret_key)`);
+    expect(readFileSync(file, 'utf8')).toBe('\n');
+  });
+
   it("refuses a secret_key that is not the one the store's keys and tokens were made with, and takes the right one again", async () => {
     const config = testConfig();
     const first = createContext(config);
