@@ -4,7 +4,7 @@ import { compareBackendOrder, type ApiBackend, type RateLimit } from '../api-bac
 import type { PublishedConfig } from '../publish/published-config.js';
 import { RoutingTable, type Routable } from './routing-table.js';
 import { SettingsChooser } from './settings.js';
-import { upstreamHostOf, type UpstreamHost } from './upstream-host.js';
+import { isWildcardBackendHost, upstreamHostOf, type UpstreamHost } from './upstream-host.js';
 import { originOf, UpstreamGroup, type UpstreamPools } from './upstreams.js';
 import { UrlRewrites } from './url-rewrites.js';
 
@@ -54,7 +54,7 @@ function compileBackend(api: ApiBackend, defaultRateLimits: readonly RateLimit[]
     id: api.id,
     frontendHost: api.frontend_host,
     upstreamHost: upstreamHostOf(api.frontend_host, api.backend_host),
-    wildcardBackendHost: isWildcard(api.backend_host),
+    wildcardBackendHost: isWildcardBackendHost(api.backend_host),
     settings: SettingsChooser.compile(api, defaultRateLimits),
     rewrites: UrlRewrites.compile(api.rewrites),
     upstreams: UpstreamGroup.forBackend(api, pools),
@@ -69,16 +69,11 @@ function cacheKeyPrefix(api: ApiBackend): string {
   return `${api.id} ${api.backend_protocol}://${servers} ${api.backend_host}\n`;
 }
 
-/** "*", "*:8080", "*.example.net", ".example.net". */
-function isWildcard(backendHost: string): boolean {
-  return backendHost.startsWith('*') || backendHost.startsWith('.');
-}
-
 function ownAuthorities(api: ApiBackend): Set<string> {
   const defaultPort = api.backend_protocol === 'https' ? 443 : 80;
   const authorities = api.servers.map((server) => `${server.host}:${server.port}`);
   // A wildcard backend_host names no one host: location.ts compares with the Host each request was sent.
-  if (api.backend_host !== '' && !isWildcard(api.backend_host)) authorities.push(api.backend_host, `${api.backend_host}:${defaultPort}`);
+  if (api.backend_host !== '' && !isWildcardBackendHost(api.backend_host)) authorities.push(api.backend_host, `${api.backend_host}:${defaultPort}`);
   for (const server of api.servers) if (server.port === defaultPort) authorities.push(server.host);
   return new Set(authorities.map((authority) => authority.toLowerCase()));
 }

@@ -16,7 +16,7 @@ export type UpstreamHost = (clientHost: string) => string;
 
 export function upstreamHostOf(frontendHost: string, backendHost: string): UpstreamHost {
   if (backendHost === '') return (clientHost) => clientHost;
-  if (!backendHost.startsWith('*') && !backendHost.startsWith('.')) return () => backendHost;
+  if (!isWildcardBackendHost(backendHost)) return () => backendHost;
   // What follows the wildcard: ".example.net" (and a port, if written), or "" / ":port" after a bare "*".
   const rest = backendHost.startsWith('*') ? backendHost.slice(1) : backendHost;
   const suffix = frontendWildcardSuffix(frontendHost);
@@ -25,6 +25,11 @@ export function upstreamHostOf(frontendHost: string, backendHost: string): Upstr
     if (rest.startsWith('.')) return matched === '' ? rest.slice(1) : matched + rest;
     return matched === '' ? clientHost : matched + rest;
   };
+}
+
+/** "*", "*:8080", "*.example.net", ".example.net": a backend_host filled from the client's host. */
+export function isWildcardBackendHost(backendHost: string): boolean {
+  return backendHost.startsWith('*') || backendHost.startsWith('.');
 }
 
 /** What the frontend's wildcard covers of `hostname`: "a" of a.example.com for *.example.com or .example.com, "" for the apex example.com, all of it for "*". */
