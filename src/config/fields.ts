@@ -1,7 +1,7 @@
 // Typed config fields: each knows its default, how to parse a YAML value,
 // how to parse an environment string, and how to say what it expected.
 import { AddressRanges } from '../lib/address-ranges.js';
-import { isEmailAddress } from '../lib/email-address.js';
+import { isEmailAddress, mailboxAddress } from '../lib/email-address.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import { describe, didYouMean, namesSpelledLike, orList } from './messages.js';
 
@@ -58,8 +58,7 @@ export function optionalEmail(): Field<string | null> {
 /** A sender as mail headers take it: an address, or a name and an address in angle brackets. */
 export function optionalMailbox(): Field<string | null> {
   return optionalText('an email address, or "Name <address>", or null', (value) => {
-    const address = /<([^<>]*)>\s*$/.exec(value)?.[1] ?? value;
-    return !/[\r\n]/.test(value) && isEmailAddress(address.trim());
+    return !/[\r\n]/.test(value) && isEmailAddress(mailboxAddress(value));
   });
 }
 

@@ -6,3 +6,8 @@ const EMAIL = /^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/;
 export function isEmailAddress(value: string): boolean {
   return EMAIL.test(value);
 }
+
+/** The address of a sender as mail headers take it: "Name <address>", or a bare address. */
+export function mailboxAddress(mailbox: string): string {
+  return (/<([^<>]*)>\s*$/.exec(mailbox)?.[1] ?? mailbox).trim();
+}

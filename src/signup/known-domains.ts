@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { isWildcardHost } from '../api-backends/validate.js';
 import type { Config } from '../config/schema.js';
-import { isEmailAddress } from '../lib/email-address.js';
+import { isEmailAddress, mailboxAddress } from '../lib/email-address.js';
 import type { PublishedConfig } from '../publish/published-config.js';
 
 export interface KnownDomains {
@@ -22,7 +22,7 @@ export function knownDomains(config: Pick<Config, 'public_url' | 'contact_url' |
   const exactHosts = frontendHosts.filter((host) => !isWildcardHost(host)).map(withoutPort);
   // "*.example.com" and ".example.com" vouch for example.com (and so its subdomains); a bare "*" for nothing.
   const wildcardParents = frontendHosts.filter((host) => host !== '*' && isWildcardHost(host)).map((host) => withoutPort(host.replace(/^\*?\./, '')));
-  const configured = [publicHost, urlDomain(config.contact_url), emailDomain(config.contact_email), emailDomain(mailboxAddress(config.mailer.from))];
+  const configured = [publicHost, urlDomain(config.contact_url), emailDomain(config.contact_email), emailDomain(config.mailer.from === null ? null : mailboxAddress(config.mailer.from))];
   return {
     domains: new Set([...configured, ...exactHosts, ...wildcardParents].filter((host): host is string => host !== null && host !== '')),
     apiHosts: new Set([publicHost, ...exactHosts].filter((host): host is string => host !== null && host !== '')),
@@ -88,11 +88,6 @@ function emailDomain(address: string | null): string | null {
   if (address === null) return null;
   const at = address.lastIndexOf('@');
   return at < 0 ? null : address.slice(at + 1).trim().toLowerCase() || null;
-}
-
-/** The address of "Name <address>" or of a bare address. */
-function mailboxAddress(mailbox: string | null): string | null {
-  return mailbox === null ? null : (/<([^<>]*)>\s*$/.exec(mailbox)?.[1] ?? mailbox).trim();
 }
 
 /** "api.example.com:8080" → "api.example.com" (an IPv6 literal keeps its brackets off). */
