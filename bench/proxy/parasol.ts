@@ -151,6 +151,7 @@ function createUsers(count: number, returned: number, unlimited: boolean, emailP
           enabled: true,
           expires_at: null,
           email_verified: true,
+          throttle_by_ip: false,
           settings: { rate_limit_mode: unlimited ? 'unlimited' : null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
           registration_source: 'bench',
         },

@@ -30,6 +30,7 @@ const HASH_BYTES = 32;
 /** Bits of a slot's flags. */
 const ENABLED = 1;
 const EMAIL_VERIFIED = 2;
+const THROTTLE_BY_IP = 4;
 
 /** A key that find() verified: its user, and the lookup prefix its rate limits count under. */
 export interface FoundKey {
@@ -149,6 +150,7 @@ export class KeyIndex {
       api_key_preview: extras?.preview ?? previewOf(apiKey),
       enabled: (this.flags[slot]! & ENABLED) !== 0,
       email_verified: (this.flags[slot]! & EMAIL_VERIFIED) !== 0,
+      throttle_by_ip: (this.flags[slot]! & THROTTLE_BY_IP) !== 0,
       created_at_ms: this.createdAt[slot]!,
       roles: extras?.roles ?? NO_ROLES,
       settings: extras?.settings ?? DEFAULT_USER_SETTINGS,
@@ -161,7 +163,7 @@ export class KeyIndex {
     const slot = this.slotOf(row.id);
     this.prefixes.file(slot, row.api_key_prefix);
     this.hashes.set(row.api_key_hash, slot * HASH_BYTES);
-    this.flags[slot] = (row.enabled === 1 ? ENABLED : 0) | (row.email_verified === 1 ? EMAIL_VERIFIED : 0);
+    this.flags[slot] = (row.enabled === 1 ? ENABLED : 0) | (row.email_verified === 1 ? EMAIL_VERIFIED : 0) | (row.throttle_by_ip === 1 ? THROTTLE_BY_IP : 0);
     // A creation time that cannot be read counts as new: transitions then hold the key to the newer rule.
     const createdAt = Date.parse(row.created_at);
     this.createdAt[slot] = Number.isNaN(createdAt) ? Infinity : createdAt;

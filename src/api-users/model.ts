@@ -19,6 +19,8 @@ export interface ApiUser {
   readonly enabled: boolean;
   /** The user has shown they own the address: their key went to them by email only, or an operator made them. */
   readonly email_verified: boolean;
+  /** The key is shared (a demo key, one inside a public page): its limits by api_key count per client IP, as API Umbrella's throttle_by_ip does. */
+  readonly throttle_by_ip: boolean;
   readonly settings: ApiUserSettings;
   /** From this instant on (ISO 8601, UTC) the key is refused with API_KEY_EXPIRED; null: never. */
   readonly expires_at: string | null;
@@ -37,7 +39,7 @@ export interface ApiUser {
 }
 
 /** What the proxy needs of a key's user, and all the key index keeps in memory for each of them. */
-export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'email_verified' | 'roles' | 'settings'> & {
+export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'email_verified' | 'throttle_by_ip' | 'roles' | 'settings'> & {
   /** created_at in milliseconds since the epoch (api_key_verification_level transition_email compares it). */
   readonly created_at_ms: number;
   /** expires_at in milliseconds since the epoch; Infinity: never. */
@@ -55,6 +57,7 @@ export type ApiUserInput = Pick<
   | 'roles'
   | 'enabled'
   | 'email_verified'
+  | 'throttle_by_ip'
   | 'settings'
   | 'expires_at'
   | 'registration_source'

@@ -25,6 +25,7 @@ interface UserRow {
   roles: string;
   enabled: number;
   email_verified: number;
+  throttle_by_ip: number;
   settings: string;
   expires_at: string | null;
   registration_source: string | null;
@@ -48,6 +49,7 @@ export type KeyRow = Pick<
   | 'api_key_preview'
   | 'enabled'
   | 'email_verified'
+  | 'throttle_by_ip'
   | 'roles'
   | 'settings'
   | 'created_at'
@@ -128,10 +130,10 @@ export class ApiUserRepository {
       this.db
         .prepare(
           `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
-             use_description, roles, enabled, email_verified, settings, expires_at, registration_source, registration_ip,
+             use_description, roles, enabled, email_verified, throttle_by_ip, settings, expires_at, registration_source, registration_ip,
              registration_user_agent, registration_referer, registration_origin, created_at, updated_at, created_by, change_seq)
            VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
-             @enabled, @email_verified, @settings, @expires_at, @registration_source, @registration_ip,
+             @enabled, @email_verified, @throttle_by_ip, @settings, @expires_at, @registration_source, @registration_ip,
              @registration_user_agent, @registration_referer, @registration_origin, @now, @now, @createdBy, @changeSeq)`,
         )
         .run({ id, ...digest, ...toColumns(input), ...registration, now, createdBy, changeSeq }),
@@ -146,7 +148,8 @@ export class ApiUserRepository {
       return this.db
         .prepare(
           `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
-             use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified, settings = @settings,
+             use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified,
+             throttle_by_ip = @throttle_by_ip, settings = @settings,
              expires_at = @expires_at, registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
         )
         .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq });
@@ -398,6 +401,7 @@ function toColumns(input: ApiUserInput): Record<string, unknown> {
     roles: JSON.stringify(input.roles),
     enabled: input.enabled ? 1 : 0,
     email_verified: input.email_verified ? 1 : 0,
+    throttle_by_ip: input.throttle_by_ip ? 1 : 0,
     settings: JSON.stringify(input.settings),
     expires_at: input.expires_at,
     registration_source: input.registration_source,
@@ -415,6 +419,7 @@ function toUser(row: UserRow): ApiUser {
     roles: Object.freeze(JSON.parse(row.roles) as string[]),
     enabled: row.enabled === 1,
     email_verified: row.email_verified === 1,
+    throttle_by_ip: row.throttle_by_ip === 1,
     settings: Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
     expires_at: row.expires_at,
     registration_source: row.registration_source,
@@ -431,5 +436,5 @@ function toUser(row: UserRow): ApiUser {
   });
 }
 
-const KEY_ROW_COLUMNS = `id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, roles, settings, created_at, expires_at,
+const KEY_ROW_COLUMNS = `id, email, api_key_prefix, api_key_hash, api_key_preview, enabled, email_verified, throttle_by_ip, roles, settings, created_at, expires_at,
   previous_api_key_prefix, previous_api_key_hash, previous_api_key_expires_at`;

@@ -54,6 +54,8 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
   // Read as true, a mistyped "disable" would turn the key back on.
   const enabled = 'enabled' in input ? toBoolean(input.enabled) : (existing?.enabled ?? true);
   if (enabled === null) errors.add('enabled', 'must be true or false');
+  const throttleByIp = 'throttle_by_ip' in input ? toBoolean(input.throttle_by_ip) : (existing?.throttle_by_ip ?? false);
+  if (throttleByIp === null) errors.add('throttle_by_ip', 'must be true or false');
   const expiresAt = has('expires_at') ? parseInstantField(input.expires_at, 'expires_at', errors) : existing!.expires_at;
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return {
@@ -68,6 +70,7 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
       enabled: enabled!,
       // A user an operator makes counts as verified, as in API Umbrella; signups decide for themselves (signups.ts).
       email_verified: emailVerified!,
+      throttle_by_ip: throttleByIp!,
       settings,
       expires_at: expiresAt,
       registration_source: text('registration_source'),

@@ -99,6 +99,7 @@ async function createSignupKey(context: AppContext, { email }: { email: string }
       roles: [KEY_CREATOR_ROLE],
       enabled: true,
       email_verified: true,
+      throttle_by_ip: false,
       settings: { rate_limit_mode: null, rate_limits: [], allowed_ips: [], allowed_referers: [] },
       expires_at: null,
       registration_source: 'cli',

@@ -89,7 +89,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   user: KeyHolder | null = null;
   /** The key the user was found by, for backends that pass it upstream. */
   apiKey: string | null = null;
-  keyPrefix: string | null = null;
+  /** What limits by api_key count under: the key's lookup prefix; null (the client IP) without a key or for a user throttled by IP. */
+  limitsKey: string | null = null;
   /** The client's Authorization holds the key (as its source, or beside another): it is not passed upstream. */
   keyInAuthorization = false;
   /** Lowercase error code when the gateway refused the request. */
@@ -175,7 +176,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
       const { user } = record;
       this.user = user;
       this.apiKey = presented.key;
-      this.keyPrefix = record.prefix;
+      this.limitsKey = user.throttle_by_ip ? null : record.prefix;
       if (!user.enabled) return this.deny('API_KEY_DISABLED');
       if (this.requestAt >= user.expires_at_ms) return this.deny('API_KEY_EXPIRED');
       if (!user.email_verified && settings.verifiedEmailSince !== null && user.created_at_ms >= settings.verifiedEmailSince) return this.deny('API_KEY_UNVERIFIED');
@@ -213,7 +214,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
     if (limits.length === 0) return this.forward();
     const decision = this.deps.rateLimiter.check({
       bucket: this.settings.rateLimitBucket ?? this.route.backend.frontendHost,
-      apiKeyPrefix: this.keyPrefix,
+      apiKeyPrefix: this.limitsKey,
       ip: this.ip,
       limits,
     });

@@ -36,13 +36,13 @@ describe('/users', () => {
 
   it('reads and updates a user; enabled:false disables it at once for the key index', async () => {
     const { id, apiKey } = await gw.createUser({ email: 'toggle@example.com' });
-    expect((await gw.adminApi('GET', `/users/${id}`)).body.user.email).toBe('toggle@example.com');
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user).toMatchObject({ email: 'toggle@example.com', throttle_by_ip: false });
     expect(gw.context.keyIndex.find(apiKey)?.user.enabled).toBe(true);
 
-    const updated = await gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false, roles: ['a', 'b'] } });
+    const updated = await gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false, roles: ['a', 'b'], throttle_by_ip: true } });
     expect(updated.status).toBe(200);
-    expect(updated.body.user).toMatchObject({ enabled: false, roles: ['a', 'b'], email: 'toggle@example.com' });
-    expect(gw.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
+    expect(updated.body.user).toMatchObject({ enabled: false, roles: ['a', 'b'], email: 'toggle@example.com', throttle_by_ip: true });
+    expect(gw.context.keyIndex.find(apiKey)?.user).toMatchObject({ enabled: false, throttle_by_ip: true });
   });
 
   it('updates a user from form fields, roles as numbered rows', async () => {
@@ -114,6 +114,8 @@ describe('/users', () => {
       ]),
     );
     expect((await gw.adminApi('PUT', `/users/${id}`, { user: { email_verified: null } })).status).toBe(422);
+    const throttled = await gw.adminApi('PUT', `/users/${id}`, { user: { throttle_by_ip: 'maybe' } });
+    expect([throttled.status, throttled.body.errors[0].field]).toEqual([422, 'throttle_by_ip']);
     // A mistyped "disable" must not turn a disabled key back on.
     expect((await gw.adminApi('PUT', `/users/${id}`, { user: { enabled: false } })).status).toBe(200);
     for (const enabled of ['no', null, [], {}]) {

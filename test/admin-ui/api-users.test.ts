@@ -89,6 +89,18 @@ describe('API Users', () => {
     expect(running.context.users.get(user.id)!.email_verified).toBe(false);
   });
 
+  it('offers Throttle by IP, unticked for a new user, and keeps what the admin sets', async () => {
+    const form = await client.get('/admin/api_users/new');
+    expect(form.body).toMatch(/<input[^>]*name="throttle_by_ip"/);
+    expect(form.body).not.toMatch(/<input[^>]*name="throttle_by_ip"[^>]*checked/);
+    await client.post('/admin/api_users', { email: 'shared@example.com', first_name: 'Demo', last_name: 'Key', enabled: '1', throttle_by_ip: '1' });
+    const user = running.context.users.list({ search: 'shared@example.com' }).users[0]!;
+    expect(user.throttle_by_ip).toBe(true);
+    expect((await client.get(`/admin/api_users/${user.id}`)).body).toMatch(/<input[^>]*name="throttle_by_ip"[^>]*checked/);
+    await client.post(`/admin/api_users/${user.id}`, { email: 'shared@example.com', first_name: 'Demo', last_name: 'Key', enabled: '1' });
+    expect(running.context.users.get(user.id)!.throttle_by_ip).toBe(false);
+  });
+
   it('shows signup\'s messages next to the fields, with the values kept', async () => {
     await client.get('/admin/api_users/new');
     const invalid = await client.post('/admin/api_users', { email: 'not-an-email', first_name: '', last_name: 'Dev', enabled: '1' });

@@ -12,6 +12,7 @@ export function apiUserInput(overrides: Partial<ApiUserInput> = {}): ApiUserInpu
     roles: [],
     enabled: true,
     email_verified: true,
+    throttle_by_ip: false,
     settings: DEFAULT_USER_SETTINGS,
     expires_at: null,
     registration_source: 'test',

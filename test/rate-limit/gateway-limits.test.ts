@@ -141,6 +141,17 @@ describe('rate limits through the gateway', () => {
     expect([(await spoofing('203.0.113.1')).status, (await spoofing('203.0.113.2')).status, (await spoofing('203.0.113.3')).status]).toEqual([200, 200, 429]);
   });
 
+  it("counts a user's limits by api_key per client IP when the user is throttled by IP (a shared key), as API Umbrella's throttle_by_ip", async () => {
+    const call = await backend(custom({ duration: HOUR, limit_by: 'api_key', limit: 2 }));
+    const { id, apiKey: shared } = await gateway.createUser({ throttle_by_ip: true });
+    const from = (client: string) => call({ key: shared, forwardedFor: `${client}, 10.1.2.3` });
+    expect(await statuses(() => from('198.51.100.40'), 3)).toEqual([200, 200, 429]);
+    expect(await statuses(() => from('198.51.100.41'), 3)).toEqual([200, 200, 429]);
+    // Turned off, the key's requests count together from the next one on, wherever they come from.
+    expect((await gateway.adminApi('PUT', `/users/${id}`, { user: { throttle_by_ip: false } })).status).toBe(200);
+    expect([(await from('198.51.100.42')).status, (await from('198.51.100.43')).status, (await from('198.51.100.44')).status]).toEqual([200, 200, 429]);
+  });
+
   it('limits by api_key per IP when the backend needs no key', async () => {
     const call = await backend({ disable_api_key: true, ...custom({ duration: HOUR, limit_by: 'api_key', limit: 2 }) });
     expect(await statuses(() => call({ forwardedFor: '198.51.100.20' }), 3)).toEqual([200, 200, 429]);

@@ -35,6 +35,7 @@ export interface ApiUserForm {
   roles: string;
   enabled: boolean;
   email_verified: boolean;
+  throttle_by_ip: boolean;
   expires_at: string;
   settings: { rate_limit_mode: string; rate_limits: RateLimitRow[]; allowed_ips: string; allowed_referers: string };
 }
@@ -217,6 +218,7 @@ function formFromUser(user: ApiUser | null): ApiUserForm {
     roles: (user?.roles ?? []).join(', '),
     enabled: user?.enabled ?? true,
     email_verified: user?.email_verified ?? true,
+    throttle_by_ip: user?.throttle_by_ip ?? false,
     expires_at: user?.expires_at ?? '',
     settings: {
       rate_limit_mode: user?.settings.rate_limit_mode ?? '',
@@ -238,6 +240,7 @@ function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm 
     roles: textOf(tree, 'roles'),
     enabled: textOf(tree, 'enabled') !== '',
     email_verified: textOf(tree, 'email_verified') !== '',
+    throttle_by_ip: textOf(tree, 'throttle_by_ip') !== '',
     // A post without the field (not from this form) keeps the saved expiry rather than lifting it.
     expires_at: 'expires_at' in tree ? textOf(tree, 'expires_at').trim() : (saved?.expires_at ?? ''),
     settings: {
@@ -260,6 +263,7 @@ function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, 
     ...form,
     enabled: form.enabled ? '1' : '0',
     email_verified: form.email_verified ? '1' : '0',
+    throttle_by_ip: form.throttle_by_ip ? '1' : '0',
     settings: {
       rate_limit_mode: form.settings.rate_limit_mode,
       rate_limits: form.settings.rate_limits.map(rateLimitInput),
