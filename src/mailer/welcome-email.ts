@@ -6,7 +6,10 @@ import type { ApiUser } from '../api-users/model.js';
 import type { KeyExamples } from '../signup/key-examples.js';
 import type { OutgoingMail } from './mailer.js';
 
-export const WELCOME_SUBJECT = 'Your API key';
+/** API Umbrella's subject, which tells the developer whose key it is among the sites they use. */
+function welcomeSubject(site: SiteInfo): string {
+  return `Your ${site.siteName} API key`;
+}
 
 export interface SiteInfo {
   readonly siteName: string;
@@ -37,7 +40,7 @@ export function welcomeEmail(site: SiteInfo, user: ApiUser, apiKey: string, exam
     '',
     ...contactLines(site),
   ];
-  return { to: user.email, subject: WELCOME_SUBJECT, text: `${lines.join('\n')}\n` };
+  return { to: user.email, subject: welcomeSubject(site), text: `${lines.join('\n')}\n` };
 }
 
 /**
@@ -53,7 +56,7 @@ export function alreadyRegisteredEmail(site: SiteInfo, email: string): OutgoingM
     '',
     ...contactLines(site, 'If you have lost your key'),
   ];
-  return { to: email, subject: WELCOME_SUBJECT, text: `${lines.join('\n')}\n` };
+  return { to: email, subject: welcomeSubject(site), text: `${lines.join('\n')}\n` };
 }
 
 /** API Umbrella's notice to the operators of a new signup; `adminUrl` is the user's page in the admin, when a public URL is known. */

@@ -87,6 +87,7 @@ describe("the options of an admin's call (API Umbrella's test_customized_content
     const key = created.body.user.api_key as string;
     const mail = await onlyMailTo('custom@example.com');
     expect(mail.fromHeader).toBe('Tester <test@weather.example>');
+    expect(mail.subject).toBe('Your External Example API key');
     expect(mail.from).toBe('test@weather.example');
     expect(mail.text).toContain(`Thank you for signing up for External Example. Your API key for custom@example.com is:\n\n    ${key}\n`);
     expect(mail.text).toContain(`Here's an example:\n\n    https://data.partner.example/api.json?api_key=${key}&test=1\n`);

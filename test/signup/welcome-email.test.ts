@@ -29,13 +29,13 @@ function keyCreator(app: SignupApp): string {
 }
 
 describe('the welcome email', () => {
-  it('sends "Your API key" with the key shown on the page and examples on public_url', async () => {
+  it('sends "Your <site name> API key" with the key shown on the page and examples on public_url', async () => {
     smtp = await startLocalSmtp();
     running = await startSignupApp(mailerConfig(smtp.port, { public_url: 'https://api.weather.example' }));
     const page = await submitSignup(running.app, VALID_SIGNUP);
     const key = keyOnPage(page.body)!;
     const [mail] = await smtp.mails(1);
-    expect(mail).toMatchObject({ from: 'keys@weather.example', to: ['ada@example.com'], subject: 'Your API key' });
+    expect(mail).toMatchObject({ from: 'keys@weather.example', to: ['ada@example.com'], subject: 'Your Weather API API key' });
     expect(mail!.text).toContain(`Thank you for signing up for Weather API. Your API key for ada@example.com is:\n\n    ${key}\n`);
     expect(mail!.text).toContain(`curl -H 'X-Api-Key: ${key}' 'https://api.weather.example/your/api/path'`);
     expect(mail!.text).toContain(`curl 'https://api.weather.example/your/api/path?api_key=${key}'`);
@@ -121,7 +121,7 @@ describe('with allow_duplicate_emails: false', () => {
     const [welcome, note] = await smtp.mails(2);
     const key = /Your API key for ada@example.com is:\n\n {4}([A-Za-z0-9]{40})\n/.exec(welcome!.text)![1]!;
     expect(running.context.keyIndex.find(key)?.user.email).toBe('ada@example.com');
-    expect(note).toMatchObject({ to: ['ADA@example.com'], subject: 'Your API key' });
+    expect(note).toMatchObject({ to: ['ADA@example.com'], subject: 'Your Weather API API key' });
     expect(note!.text).toContain('This address already has an API key, so no new key was made.');
   });
 
@@ -253,7 +253,7 @@ describe('the notice of a new signup (API Umbrella\'s notify email)', () => {
     await post('last@example.com', { send_welcome_email: true });
     const mails = await smtp.mails(2);
     expect(mails.map((mail) => [mail.to[0], mail.subject]).sort()).toEqual([
-      ['last@example.com', 'Your API key'],
+      ['last@example.com', 'Your Weather API API key'],
       ['ops@weather.example', 'Ada Lovelace just subscribed'],
     ]);
     const notice = mails.find((mail) => mail.to[0] === 'ops@weather.example')!;
@@ -269,7 +269,7 @@ describe('the notice of a new signup (API Umbrella\'s notify email)', () => {
     await submitSignup(running.app, VALID_SIGNUP);
     const mails = await smtp.mails(2);
     expect(mails.map((mail) => [mail.to[0], mail.subject]).sort()).toEqual([
-      ['ada@example.com', 'Your API key'],
+      ['ada@example.com', 'Your Weather API API key'],
       ['notify-only@weather.example', 'Ada Lovelace just subscribed'],
     ]);
   });
