@@ -339,13 +339,15 @@ const MIN_INDEXED_SEARCH = 3;
 /** Past this many users holding the search, reading every row is the faster way (fewIndexedMatches). */
 const MAX_INDEXED_MATCHES = 5_000;
 
-/** The users whose email, names or key preview contain @phrase, from the trigram index. */
-const INDEXED_SEARCH = `(id = @search OR id IN (SELECT k.user_id FROM api_users_search AS s
-  JOIN api_user_search_keys AS k ON k.n = s.rowid WHERE api_users_search MATCH @phrase))`;
+/** The users whose email, names, key preview, registration source, roles or id contain @phrase (API Umbrella's search), from the trigram index. */
+const INDEXED_SEARCH = `id IN (SELECT k.user_id FROM api_users_search AS s
+  JOIN api_user_search_keys AS k ON k.n = s.rowid WHERE api_users_search MATCH @phrase)`;
 
 /** The same by reading every row (LIKE ignores the case of ASCII letters only, where the index ignores case in every script). */
 const SCANNED_SEARCH = `(email LIKE @pattern ESCAPE '\\' OR first_name LIKE @pattern ESCAPE '\\'
-  OR last_name LIKE @pattern ESCAPE '\\' OR id = @search OR api_key_preview LIKE @pattern ESCAPE '\\')`;
+  OR last_name LIKE @pattern ESCAPE '\\' OR api_key_preview LIKE @pattern ESCAPE '\\'
+  OR registration_source LIKE @pattern ESCAPE '\\' OR id LIKE @pattern ESCAPE '\\'
+  OR (roles <> '[]' AND EXISTS (SELECT 1 FROM json_each(roles) WHERE value LIKE @pattern ESCAPE '\\')))`;
 
 /** The search as a full-text phrase of its characters as they are (inside double quotes only a double quote is special); null when too short. */
 function searchPhrase(search: string | undefined): string | null {
@@ -382,7 +384,6 @@ function listFilter(query: UserListQuery, phrase: string | null): { where: strin
     params: {
       phrase,
       pattern: search === null || phrase !== null ? null : `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`,
-      search,
       now: new Date(now).toISOString(),
       soon: new Date(now + EXPIRING_WITHIN_DAYS * DAY_MS).toISOString(),
       limit: query.limit ?? 100,

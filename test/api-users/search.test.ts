@@ -1,7 +1,8 @@
 // The API users' search (admin page and admin API): three characters or more
 // come from the trigram index, which must follow every write; shorter ones
-// read the rows. Either way any part of an email, name or key preview, or a
-// whole id, matches, whatever the case.
+// read the rows. Either way any part of an email, a name, the key preview, the
+// registration source, a role or the id matches, whatever the case, as in
+// API Umbrella.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,6 +36,28 @@ describe('API user search', () => {
     // Nothing in one field runs on into the next.
     expect(found('Ada Lovelace')).toEqual([]);
     expect(found('%')).toEqual([]);
+  });
+
+  it("finds any part of the registration source, a role or the id, as API Umbrella's search does", () => {
+    const { user } = context.users.create(apiUserInput({ email: 'sourced@example.com', registration_source: 'RegistrationSourceSearchTest', roles: ['RoleSearchTest1', 'RoleSearchTest3'] }), 'test');
+    context.users.create(apiUserInput({ email: 'other@example.com', registration_source: 'web_admin', roles: ['a-z'] }), 'test');
+    expect(found('registrationsourcesearchtest')).toEqual(['sourced@example.com']);
+    expect(found('olesearchtest3')).toEqual(['sourced@example.com']);
+    expect(found(user.id.slice(9, 18).toUpperCase())).toEqual(['sourced@example.com']);
+    // Read from the rows when short: a role, and never the JSON list's own quotes.
+    expect(found('-Z')).toEqual(['other@example.com']);
+    expect(found('"')).toEqual([]);
+    // A role's name does not run on into the next role's.
+    expect(found('Test1 RoleSearch')).toEqual([]);
+    expect(found('olesearchtest3extra')).toEqual([]);
+  });
+
+  it('follows a change of roles and of registration source', () => {
+    const { user } = context.users.create(apiUserInput({ email: 'roles@example.com', roles: ['before-role'] }), 'test');
+    context.users.update(user.id, apiUserInput({ email: 'roles@example.com', roles: ['after-role'], registration_source: 'imported' }));
+    expect(found('before-role')).toEqual([]);
+    expect(found('after-role')).toEqual(['roles@example.com']);
+    expect(found('imported')).toEqual(['roles@example.com']);
   });
 
   it('follows an edit, a new key and a deletion', () => {
@@ -84,5 +107,22 @@ describe('API user search', () => {
     db.prepare("UPDATE api_users SET email = 'moved@example.com' WHERE id = 'u1'").run();
     expect(search.pluck().all('"kept@"')).toEqual([]);
     expect(search.pluck().all('"moved@"')).toEqual(['u1']);
+  });
+
+  it("indexes the registration source and roles of a store's existing users (migration 025)", () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 25));
+    db.prepare(
+      `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, roles, registration_source, created_at, updated_at)
+       VALUES ('u1', 'Prefix0000000001', x'00', 'Prefix...', 'kept@example.com', '["alpha-role","beta-role"]', 'old-import', 'now', 'now')`,
+    ).run();
+    migrate(db, migrations);
+    const search = db.prepare(
+      `SELECT k.user_id FROM api_users_search AS s JOIN api_user_search_keys AS k ON k.n = s.rowid WHERE api_users_search MATCH ?`,
+    );
+    expect([search.pluck().all('"beta-role"'), search.pluck().all('"old-imp"'), search.pluck().all('"kept@"')]).toEqual([['u1'], ['u1'], ['u1']]);
+    // One name a line: no quote of the JSON list is indexed.
+    expect([search.pluck().all('"alpha-role\nbeta"'), search.pluck().all('"""alpha"')]).toEqual([['u1'], []]);
   });
 });
