@@ -89,6 +89,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   user: KeyHolder | null = null;
   /** The key the user was found by, for backends that pass it upstream. */
   apiKey: string | null = null;
+  /** The key when the client sent it as the api_key query parameter: a rewritten redirect carries it on. */
+  queryKey: string | null = null;
   /** What limits by api_key count under: the key's lookup prefix; null (the client IP) without a key or for a user throttled by IP. */
   limitsKey: string | null = null;
   /** The client's Authorization holds the key (as its source, or beside another): it is not passed upstream. */
@@ -183,6 +185,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
       // API Umbrella's HTTPS transition: older keys may keep using HTTP, newer ones may not.
       if (settings.httpsRequiredSince !== null && this.protocol !== 'https' && user.created_at_ms >= settings.httpsRequiredSince) return this.deny('HTTPS_REQUIRED');
       this.keyInAuthorization = presented.source === 'basic_auth' || authorizationCarries(this.headers.authorization, presented.key);
+      if (presented.source === 'query') this.queryKey = presented.key;
     } else if (!settings.disableApiKey) {
       return this.deny('API_KEY_MISSING');
     }

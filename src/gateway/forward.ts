@@ -476,7 +476,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       if (HOP_BY_HOP.has(lower)) continue;
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
-      if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort);
+      if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort, exchange.queryKey);
       else if (lower !== 'set-cookie') body?.note(lower, value);
       else if (exchange.responseCookieStripper !== null) (setCookieAt ??= []).push(out.length);
     }

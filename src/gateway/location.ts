@@ -14,8 +14,18 @@ const ABSOLUTE_URL = /^(?:(https?):)?\/\/([^/?#]*)(.*)$/i;
  * default port for http, or without an HTTPS listener here); and a path under
  * backend_prefix, absolute or relative, gets frontend_prefix instead
  * ("/api/x" → "/pub/x"). Other locations pass unchanged.
+ *
+ * A rewritten location also gets the client's `queryKey`, the api_key it sent
+ * in the query string, so that following the redirect does not lose the key
+ * (API Umbrella adds the key however it came; a key sent in a header or as
+ * Basic auth is sent again by the client itself, and is kept out of URLs).
  */
-export function rewriteLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null): string {
+export function rewriteLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null, queryKey: string | null): string {
+  const rewritten = publicLocation(location, route, protocol, host, httpsPort);
+  return queryKey === null || rewritten === location ? rewritten : withApiKey(rewritten, queryKey);
+}
+
+function publicLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null): string {
   const absolute = ABSOLUTE_URL.exec(location);
   if (absolute !== null) {
     const scheme = absolute[1]?.toLowerCase() ?? protocol;
@@ -28,6 +38,15 @@ export function rewriteLocation(location: string, route: GatewayRoute, protocol:
   }
   if (location.startsWith('/')) return publicPath(location, route);
   return location;
+}
+
+/** The location with api_key added to its query (before any fragment), unless it names one already. */
+function withApiKey(location: string, apiKey: string): string {
+  const hash = location.indexOf('#');
+  const [url, fragment] = hash < 0 ? [location, ''] : [location.slice(0, hash), location.slice(hash)];
+  const query = url.indexOf('?');
+  if (query >= 0 && new URLSearchParams(url.slice(query + 1)).has('api_key')) return location;
+  return `${url}${query < 0 ? '?' : url.endsWith('?') || url.endsWith('&') ? '' : '&'}api_key=${encodeURIComponent(apiKey)}${fragment}`;
 }
 
 /** "host:443" on https is "host" (ownAuthorities holds the backend protocol's default port only). */

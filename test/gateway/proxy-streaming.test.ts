@@ -151,6 +151,20 @@ describe('responses', () => {
     expect(await location('http://backend.example/backend/next', 'public.example:8080')).toBe('http://public.example:8080/echo/next');
   });
 
+  it('carry a key sent as api_key on in a Location they rewrite, so following the redirect keeps it; a key sent in a header stays out of the URL', async () => {
+    const byQuery = async (to: string) =>
+      (await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent(to)}&api_key=${fx.apiKey}`, { headers: { host: 'public.example' } })).headers.location;
+    expect(await byQuery('/backend/next?some=param#part')).toBe(`/echo/next?some=param&api_key=${fx.apiKey}#part`);
+    expect(await byQuery('http://backend.example/backend/next')).toBe(`http://public.example/echo/next?api_key=${fx.apiKey}`);
+    // Not rewritten, not given the key; one that names a key already keeps its own.
+    expect(await byQuery('http://elsewhere.example/backend/next')).toBe('http://elsewhere.example/backend/next');
+    expect(await byQuery('/backend/next?api_key=other')).toBe('/echo/next?api_key=other');
+    const followed = await send(fx.gw.url, (await byQuery('/backend/hello'))!, { headers: { host: 'public.example' } });
+    expect(followed.status).toBe(200);
+    const byHeader = await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent('/backend/next')}`, { headers: { ...headers(), host: 'public.example' } });
+    expect(byHeader.headers.location).toBe('/echo/next');
+  });
+
   it('leave a Location already under a frontend_prefix that contains the backend_prefix', async () => {
     const location = async (to: string) =>
       (await send(fx.gw.url, `/backend/v1/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host: 'public.example' } })).headers.location;
