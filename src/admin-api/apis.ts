@@ -6,7 +6,7 @@ import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.j
 import { accessOf, guard, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import { backendMatches } from '../api-backends/backend-search.js';
-import type { ApiBackend } from '../api-backends/model.js';
+import { asUpdateBase, type ApiBackend } from '../api-backends/model.js';
 import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
 import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
@@ -58,7 +58,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       const access = accessOf(context, request);
       // Refused before the body is judged: its 422s would say nothing of use about another team's backend.
       if (!mayManage(access, existing)) return sendForbidden(reply, access);
-      const saved = saveApiBackend(backends, overExisting(existing, unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis });
+      const saved = saveApiBackend(backends, overExisting(asUpdateBase(existing), unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis });
       if (saved === null) return notFound(reply);
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });

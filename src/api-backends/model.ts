@@ -193,6 +193,23 @@ export function withCurrentSettings<T extends ApiBackendConfig>(api: T): T {
   };
 }
 
+/**
+ * A stored backend as the base an admin API update's changes go over. Its
+ * settings without a rate_limit_mode may keep limits from before such input
+ * was saved as custom (parseRateLimitSettings), which mean nothing: passed
+ * through the parser again with the changes, they would become custom. They
+ * are dropped, so the backend keeps meaning the defaults.
+ */
+export function asUpdateBase<T extends ApiBackendConfig>(api: T): T {
+  const unusedLimitsDropped = (settings: ApiSettings): ApiSettings =>
+    settings.rate_limit_mode === null && settings.rate_limits.length > 0 ? { ...settings, rate_limits: [] } : settings;
+  return {
+    ...api,
+    settings: unusedLimitsDropped(api.settings),
+    sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: unusedLimitsDropped(sub.settings) })),
+  };
+}
+
 /** Paths the gateway serves itself; no backend may claim them. */
 export const RESERVED_PREFIXES = ['/admin', '/admins', '/signup', '/contact', '/api-umbrella', '/assets'] as const;
 

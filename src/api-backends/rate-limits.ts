@@ -1,5 +1,5 @@
-import { ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
-import type { LimitBy, RateLimit } from './model.js';
+import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from './model.js';
 
 export const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
 
@@ -42,4 +42,28 @@ export function parseRateLimits(raw: unknown, field = 'rate_limits', collector =
     }
   });
   return collector.isEmpty ? { ok: true, value: limits } : { ok: false, errors: collector.errors };
+}
+
+/** A settings object's rate limit mode and limits: a backend's, a sub-setting's or a user's (`at`: that object's field). */
+export interface RateLimitSettings {
+  readonly rate_limit_mode: RateLimitMode;
+  readonly rate_limits: RateLimit[];
+}
+
+/**
+ * Parses rate_limit_mode and rate_limits of a settings object. Limits sent
+ * without a mode are stored as "custom": API Umbrella applies a non-empty
+ * rate_limits whatever the mode (it reads the mode only for "unlimited"), and
+ * its operators' scripts and its own tests send limits alone; Parasol applies
+ * limits only under "custom", so they would otherwise be stored and silently
+ * ignored. Done at input, not when compiling, so what is already stored keeps
+ * its meaning (the admin's forms send rows only under "custom"; an update
+ * over a stored backend drops unused rows first: asUpdateBase).
+ */
+export function parseRateLimitSettings(raw: Record<string, unknown>, at: string, errors: ErrorCollector): RateLimitSettings {
+  const mode = blankToNull(raw.rate_limit_mode);
+  if (mode !== null && !RATE_LIMIT_MODES.includes(mode as 'custom')) errors.add(`${at}.rate_limit_mode`, 'is not included in the list');
+  const parsed = parseRateLimits(raw.rate_limits, `${at}.rate_limits`, errors);
+  const limits = parsed.ok ? parsed.value : [];
+  return { rate_limit_mode: mode === null && limits.length > 0 ? 'custom' : (mode as RateLimitMode), rate_limits: limits };
 }

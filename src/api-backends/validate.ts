@@ -18,7 +18,6 @@ import {
   HTTPS_TRANSITION,
   MAX_SORT_ORDER,
   MIN_SORT_ORDER,
-  RATE_LIMIT_MODES,
   RESERVED_PREFIXES,
   REWRITE_MATCHER_TYPES,
   type ApiBackendConfig,
@@ -26,7 +25,6 @@ import {
   type BackendProtocol,
   type BalanceAlgorithm,
   type HeaderSetting,
-  type RateLimitMode,
   type ServerAddress,
   type SubSetting,
   type SubSettingMethod,
@@ -34,7 +32,7 @@ import {
   type UrlRewrite,
 } from './model.js';
 import { rewriteError } from '../gateway/url-rewrites.js';
-import { parseRateLimits } from './rate-limits.js';
+import { parseRateLimitSettings } from './rate-limits.js';
 
 export const BLANK = "can't be blank";
 const NOT_IN_LIST = 'is not included in the list';
@@ -280,9 +278,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     errors.add(at, 'must be an object');
     return EMPTY_SETTINGS;
   }
-  const rateLimitMode = blankToNull(raw.rate_limit_mode);
-  if (rateLimitMode !== null && !RATE_LIMIT_MODES.includes(rateLimitMode as 'custom')) errors.add(`${at}.rate_limit_mode`, NOT_IN_LIST);
-  const rateLimits = parseRateLimits(raw.rate_limits, `${at}.rate_limits`, errors);
+  const rateLimits = parseRateLimitSettings(raw, at, errors);
   const appendQuery = blankToNull(raw.append_query_string)?.replace(/^[?&]+/, '') ?? null;
   // Saved as it is, it would go into every upstream request line, which then could not be sent.
   if (appendQuery !== null && !QUERY_STRING.test(appendQuery)) errors.add(`${at}.append_query_string`, 'must be a query string such as a=1&b=2: printable ASCII, without spaces or #');
@@ -303,8 +299,8 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     required_roles_override: toBoolean(raw.required_roles_override) ?? false,
     allowed_ips: parseAllowedIps(raw.allowed_ips, `${at}.allowed_ips`, errors),
     allowed_referers: stringList(raw.allowed_referers),
-    rate_limit_mode: rateLimitMode as RateLimitMode,
-    rate_limits: rateLimits.ok ? rateLimits.value : [],
+    rate_limit_mode: rateLimits.rate_limit_mode,
+    rate_limits: rateLimits.rate_limits,
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
     anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
     authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),

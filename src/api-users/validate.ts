@@ -1,8 +1,7 @@
 // API user input with API Umbrella's signup messages; the admin API, the
 // signup form and the JSON signup API share it.
 import { parseAllowedIps, parseInstantField, stringList } from '../api-backends/validate.js';
-import { RATE_LIMIT_MODES, type RateLimitMode } from '../api-backends/model.js';
-import { parseRateLimits } from '../api-backends/rate-limits.js';
+import { parseRateLimitSettings } from '../api-backends/rate-limits.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
@@ -113,12 +112,8 @@ function parseUserSettings(raw: unknown, errors: ErrorCollector): ApiUserSetting
     errors.add('settings', 'must be an object');
     return DEFAULT_USER_SETTINGS;
   }
-  const mode = blankToNull(raw.rate_limit_mode);
-  if (mode !== null && !RATE_LIMIT_MODES.includes(mode as 'custom')) errors.add('settings.rate_limit_mode', 'is not included in the list');
-  const limits = parseRateLimits(raw.rate_limits, 'settings.rate_limits', errors);
   return {
-    rate_limit_mode: mode as RateLimitMode,
-    rate_limits: limits.ok ? limits.value : [],
+    ...parseRateLimitSettings(raw, 'settings', errors),
     allowed_ips: parseAllowedIps(raw.allowed_ips, 'settings.allowed_ips', errors),
     allowed_referers: stringList(raw.allowed_referers),
   };

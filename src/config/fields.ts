@@ -110,6 +110,11 @@ export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[], 
   return field(defaultValue, orList(allowed), valueOf, identity);
 }
 
+/** null or one of `allowed`; an empty environment variable is null. */
+export function optionalOneOf<T extends string>(allowed: readonly T[]): Field<T | null> {
+  return field<T | null>(null, orList([...allowed, 'null']), (raw) => (raw === null || allowed.includes(raw as T) ? (raw as T | null) : undefined), (raw) => (raw === '' ? null : raw));
+}
+
 /** An integer from min to max (no bound above when max is Infinity), in `unit` when given. */
 export function int(defaultValue: number, min: number, max: number, unit?: string): Field<number> {
   const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;
@@ -181,6 +186,12 @@ export interface EntryRules<F extends EntryFields> {
   readonly optional?: readonly (keyof F & string)[];
   /** API Umbrella's names for a key (its config files say limit_to): taken as that key, so its operators' files keep working. */
   readonly aliases?: Readonly<Record<string, keyof F & string>>;
+  /**
+   * Keys an entry may carry that mean nothing to Parasol (API Umbrella's
+   * `distributed`): checked with their field, so a wrong value is still
+   * refused, then left out of the entry.
+   */
+  readonly ignored?: EntryFields;
   /** A rule over the whole list (say, no two entries alike): what breaks it, or null. */
   readonly check?: (entries: readonly EntryOf<F>[]) => Refusal | null;
 }
@@ -211,8 +222,13 @@ function parseEntry<F extends EntryFields>(raw: unknown, at: string, fields: F, 
   if (!isPlainObject(raw)) return new Refusal(at, `expected a mapping {${names.join(', ')}}, got ${describe(raw)}`);
   const item = withAliasesRenamed(raw, at, rules.aliases ?? {});
   if (item instanceof Refusal) return item;
-  const unknown = Object.keys(item).find((key) => !Object.hasOwn(fields, key));
+  const ignored = rules.ignored ?? {};
+  const unknown = Object.keys(item).find((key) => !Object.hasOwn(fields, key) && !Object.hasOwn(ignored, key));
   if (unknown !== undefined) return new Refusal(at, `unknown key "${unknown}"${didYouMean(namesSpelledLike(unknown, names))}`);
+  for (const [key, keyField] of Object.entries(ignored)) {
+    const value = parseEntryValue(keyField, item[key], `${at}.${key}`, true);
+    if (value instanceof Refusal) return value;
+  }
   const entry: Record<string, unknown> = {};
   for (const [key, keyField] of Object.entries(fields)) {
     const value = parseEntryValue(keyField, item[key], `${at}.${key}`, rules.optional?.includes(key) === true);

@@ -1,6 +1,6 @@
 // Every configuration key, its type and its default. config/default.yml
 // documents the same keys for operators; a test keeps the two in step.
-import type { LimitBy, RateLimit } from '../api-backends/model.js';
+import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from '../api-backends/model.js';
 import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
@@ -16,6 +16,7 @@ import {
   optionalFilePath,
   optionalInt,
   optionalMailbox,
+  optionalOneOf,
   optionalStr,
   optionalUrl,
   Refusal,
@@ -26,6 +27,13 @@ import {
 } from './fields.js';
 
 const HOUR_MS = 3_600_000;
+
+/**
+ * Keys of API Umbrella's config limits that Parasol takes and ignores:
+ * `distributed` (shared between nodes; one process counts every request) and
+ * `accuracy` (the bucket size of its older estimate; Parasol's has none).
+ */
+const AU_ONLY_LIMIT_KEYS = { distributed: bool(false), accuracy: int(1, 1, Infinity, 'milliseconds') };
 
 export const DEFAULT_RATE_LIMITS: readonly RateLimit[] = [
   { duration: 1000, limit_by: 'ip', limit: 50, response_headers: false },
@@ -116,6 +124,8 @@ export const configSchema = {
     geoip_file: optionalFilePath(),
   },
   default_api_backend_settings: {
+    /** null (or custom): backends without a mode of their own get rate_limits; unlimited: they are unlimited (users' own limits still apply). */
+    rate_limit_mode: optionalOneOf<Exclude<RateLimitMode, null>>(RATE_LIMIT_MODES),
     rate_limits: mappingList(
       DEFAULT_RATE_LIMITS,
       'a list of {duration, limit_by: ip|api_key, limit, response_headers}, no two counting the same limit_by and duration',
@@ -127,12 +137,22 @@ export const configSchema = {
         response_headers: bool(false),
       },
       // As the admin API does, API Umbrella's spellings (limit_to, apiKey) are taken: its operators' files keep working.
-      { optional: ['response_headers'], aliases: LIMIT_SPELLINGS, check: oneLimitPerWindow },
+      // So are its distributed and accuracy, which mean nothing in one process with a sliding-window estimate.
+      { optional: ['response_headers'], aliases: LIMIT_SPELLINGS, ignored: AU_ONLY_LIMIT_KEYS, check: oneLimitPerWindow },
     ),
   },
 } satisfies Schema;
 
 export type Config = ConfigOf<typeof configSchema>;
+
+/**
+ * The limits a backend or sub-setting without a rate_limit_mode of its own
+ * gets: none under the config's unlimited default, as in API Umbrella.
+ * Users with their own custom limits keep them either way.
+ */
+export function defaultRateLimits(settings: Config['default_api_backend_settings']): readonly RateLimit[] {
+  return settings.rate_limit_mode === 'unlimited' ? [] : settings.rate_limits;
+}
 
 /** As in API Umbrella, two limits may not count the same window: which of them would answer? */
 function oneLimitPerWindow(limits: readonly RateLimit[]): Refusal | null {

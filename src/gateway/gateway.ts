@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
-import type { Config } from '../config/schema.js';
+import { defaultRateLimits, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
@@ -50,7 +50,7 @@ export class Gateway {
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
-      this.table = compileRoutes(published, config.default_api_backend_settings.rate_limits, this.pools);
+      this.table = compileRoutes(published, defaultRateLimits(config.default_api_backend_settings), this.pools);
     });
   }
 

@@ -103,7 +103,12 @@ function judge(limits: readonly RateLimit[], counts: readonly number[], now: num
   return { allowed: false, retryAfterSeconds: Math.ceil(waitMs / 1000), headers };
 }
 
-/** A passing request uses one of what remains; a refused one uses none. Never negative. */
+/**
+ * A passing request uses one of what remains, never going below 0. A refused
+ * one shows 0 whichever limit refused it, as API Umbrella reports the
+ * exceeded limit's remaining: "7 remaining" on a 429 would tell the client
+ * to go on.
+ */
 function remainingAfter({ limit, estimate }: { limit: number; estimate: number }, refused: boolean): RateLimitHeaders {
-  return { limit, remaining: Math.max(0, limit - estimate - (refused ? 0 : 1)) };
+  return { limit, remaining: refused ? 0 : Math.max(0, limit - estimate - 1) };
 }

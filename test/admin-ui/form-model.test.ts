@@ -84,6 +84,22 @@ describe('the API backend form model', () => {
     expect(Object.keys(backendInput(form).errors)).toEqual(['settings.error_data']);
   });
 
+  it('sends rate limit rows only under "Custom rate limits", the form keeping them to show', () => {
+    const row = { duration_value: '1', duration_unit: 'hours', limit_by: 'api_key', limit: '3' };
+    const settings = (mode: string) => ({ rate_limit_mode: mode, rate_limits: [row] });
+    const posted = (mode: string) => formFromSubmission(decodeNestedForm(Object.fromEntries(postedFields({ settings: settings(mode), sub_settings: [{ regex: '^/x', settings: settings(mode) }] }))));
+    /** The rate_limits the parser gets: the backend's and the sub-setting's. */
+    const sent = (mode: string) => {
+      const input = backendInput(posted(mode)).input as { settings: { rate_limits: unknown[] }; sub_settings: { settings: { rate_limits: unknown[] } }[] };
+      return [input.settings.rate_limits, input.sub_settings[0]!.settings.rate_limits];
+    };
+    expect(posted('').settings.rate_limits).toHaveLength(1);
+    expect(sent('')).toEqual([[], []]);
+    expect(sent('unlimited')).toEqual([[], []]);
+    const limit = { duration: 3_600_000, limit_by: 'api_key', limit: '3', response_headers: false };
+    expect(sent('custom')).toEqual([[limit], [limit]]);
+  });
+
   it('names fields for people', () => {
     expect(backendFieldLabel('url_matches[0].frontend_prefix')).toBe('URL Prefix 1 › Frontend Prefix');
     expect(backendFieldLabel('sub_settings[1].settings.rate_limits[0].limit')).toBe('Sub-URL Setting 2 › Rate Limit 1 › Limit');

@@ -385,6 +385,50 @@ describe('default_api_backend_settings.rate_limits: each entry is checked, and a
     const none = loadConfig({ configPath: writeConfig(cwd, 'default_api_backend_settings:\n  rate_limits:\n'), env: {}, cwd });
     expect(none.config.default_api_backend_settings.rate_limits).toEqual([]);
   });
+
+  it("takes API Umbrella's distributed and accuracy on a limit, as its shipped config has them, and leaves them out", () => {
+    const cwd = tempDir();
+    const text =
+      'default_api_backend_settings:\n  rate_limits:\n' +
+      '    - { duration: 1000, accuracy: 500, limit_by: ip, limit_to: 50, distributed: false, response_headers: false }\n' +
+      '    - { duration: 3600000, accuracy: 60000, limit_by: apiKey, limit_to: 1000, distributed: true, response_headers: true }\n';
+    expect(loadConfig({ configPath: writeConfig(cwd, text), env: {}, cwd }).config.default_api_backend_settings.rate_limits).toEqual([
+      { duration: 1000, limit_by: 'ip', limit: 50, response_headers: false },
+      { duration: 3_600_000, limit_by: 'api_key', limit: 1000, response_headers: true },
+    ]);
+  });
+
+  it('still refuses a distributed or accuracy of the wrong kind, naming the entry and key', () => {
+    expect(rateLimitsError([GOOD, '{ duration: 60000, limit_by: ip, limit: 5, distributed: yes please }'])).toMatch(
+      new RegExp(`parasol\\.yml: ${escape(`${KEY}[1].distributed: expected true or false, got "yes please"`)}$`),
+    );
+    expect(rateLimitsError([GOOD, '{ duration: 60000, limit_by: ip, limit: 5, accuracy: 0 }'])).toMatch(
+      new RegExp(`parasol\\.yml: ${escape(`${KEY}[1].accuracy: expected an integer of 1 or more (milliseconds), got 0`)}$`),
+    );
+  });
+});
+
+describe('default_api_backend_settings.rate_limit_mode', () => {
+  function modeOf(text: string, env: NodeJS.ProcessEnv = {}): unknown {
+    const cwd = tempDir();
+    return loadConfig({ configPath: writeConfig(cwd, text), env, cwd }).config.default_api_backend_settings.rate_limit_mode;
+  }
+
+  it("is null by default, and takes API Umbrella's unlimited (a gateway-wide unlimited default) and custom", () => {
+    expect(loadConfig({ env: {}, cwd: tempDir() }).config.default_api_backend_settings.rate_limit_mode).toBeNull();
+    expect(modeOf('default_api_backend_settings:\n  rate_limit_mode: unlimited\n')).toBe('unlimited');
+    expect(modeOf('default_api_backend_settings:\n  rate_limit_mode: custom\n')).toBe('custom');
+    expect(modeOf('default_api_backend_settings:\n  rate_limit_mode: null\n')).toBeNull();
+    expect(modeOf('site_name: x\n', { PARASOL_DEFAULT_API_BACKEND_SETTINGS_RATE_LIMIT_MODE: 'unlimited' })).toBe('unlimited');
+  });
+
+  it('refuses any other value in one line naming the key', () => {
+    const cwd = tempDir();
+    const path = writeConfig(cwd, 'default_api_backend_settings:\n  rate_limit_mode: none\n');
+    expect(loadError(() => loadConfig({ configPath: path, env: {}, cwd }))).toBe(
+      `${path}: default_api_backend_settings.rate_limit_mode: expected custom, unlimited or null, got "none"`,
+    );
+  });
 });
 
 function escape(text: string): string {

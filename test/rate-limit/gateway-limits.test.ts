@@ -121,6 +121,20 @@ describe('rate limits through the gateway', () => {
     expect(upstream.requests.length - before).toBe(3);
   });
 
+  it('answers a refusal by a limit without headers with X-RateLimit-Remaining 0, the header limit still named', async () => {
+    const call = await backend(custom({ duration: 10 * SECOND, limit_by: 'api_key', limit: 3 }, { duration: HOUR, limit_by: 'api_key', limit: 10, response_headers: true }));
+    const apiKey = await key();
+    const replies = [];
+    for (let i = 0; i < 4; i += 1) replies.push(await call({ key: apiKey }));
+    expect(replies.map((reply) => [reply.status, reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining']])).toEqual([
+      [200, '10', '9'],
+      [200, '10', '8'],
+      [200, '10', '7'],
+      // API Umbrella's: the refusing limit has 0 left, though the hourly one has 7.
+      [429, '10', '0'],
+    ]);
+  });
+
   it('applies the configured default limits to a backend without its own', async () => {
     const call = await backend();
     const apiKey = await key();

@@ -82,13 +82,16 @@ describe('sliding-window limiter', () => {
     expect(check({ limits: [limit(SECOND, 'ip', 1)] })).toEqual({ allowed: false, retryAfterSeconds: 2, headers: null });
   });
 
-  it('takes the headers from the limit marked response_headers, whichever limit refuses', () => {
-    const { check } = setup();
+  it('takes the headers from the limit marked response_headers, whichever limit refuses, with 0 remaining on a refusal', () => {
+    const { check, clock } = setup();
     const limits = [limit(SECOND, 'ip', 2), limit(HOUR, 'api_key', 1000, true)];
     expect(check({ limits }).headers).toEqual({ limit: 1000, remaining: 999 });
     expect(check({ limits }).headers).toEqual({ limit: 1000, remaining: 998 });
-    // Refused by the 1 s limit: not counted, so the hourly allowance is unchanged.
-    expect(check({ limits })).toEqual({ allowed: false, retryAfterSeconds: 2, headers: { limit: 1000, remaining: 998 } });
+    // Refused by the 1 s limit: 0 remaining, as API Umbrella answers, though the hourly limit has room.
+    expect(check({ limits })).toEqual({ allowed: false, retryAfterSeconds: 2, headers: { limit: 1000, remaining: 0 } });
+    // Not counted, so the hourly allowance is unchanged once the 1 s limit lets requests through again.
+    clock.advance(2 * SECOND);
+    expect(check({ limits })).toEqual({ allowed: true, headers: { limit: 1000, remaining: 997 } });
   });
 
   it('counts a refused request against no limit', () => {

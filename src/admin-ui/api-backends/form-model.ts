@@ -227,7 +227,8 @@ export function backendInput(form: ApiBackendForm): { input: Record<string, unkn
 function settingsInput(settings: SettingsForm, at: string, errors: FieldErrors): Record<string, unknown> {
   return {
     ...settings,
-    rate_limits: settings.rate_limits.map(rateLimitInput),
+    // The page posts its rows whatever the mode; only "Custom" may send them, as limits without a mode are stored as custom.
+    rate_limits: settings.rate_limit_mode.trim() === 'custom' ? settings.rate_limits.map(rateLimitInput) : [],
     allowed_ips: splitLines(settings.allowed_ips),
     allowed_referers: splitLines(settings.allowed_referers),
     error_templates: Object.fromEntries(Object.entries(settings.error_templates).filter(([, template]) => template.trim() !== '')),

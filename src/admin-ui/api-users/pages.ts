@@ -266,7 +266,8 @@ function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, 
     throttle_by_ip: form.throttle_by_ip ? '1' : '0',
     settings: {
       rate_limit_mode: form.settings.rate_limit_mode,
-      rate_limits: form.settings.rate_limits.map(rateLimitInput),
+      // The page posts its rows whatever the mode; only "Custom" may send them, as limits without a mode are stored as custom.
+      rate_limits: form.settings.rate_limit_mode.trim() === 'custom' ? form.settings.rate_limits.map(rateLimitInput) : [],
       allowed_ips: splitLines(form.settings.allowed_ips),
       allowed_referers: splitLines(form.settings.allowed_referers),
     },
