@@ -31,6 +31,7 @@ import {
   type UrlMatch,
   type UrlRewrite,
 } from './model.js';
+import { templateProblem } from '../gateway/header-templates.js';
 import { rewriteError } from '../gateway/url-rewrites.js';
 import { parseRateLimitSettings } from './rate-limits.js';
 
@@ -286,7 +287,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {
     append_query_string: appendQuery,
-    headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors),
+    headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors, { templates: true }),
     default_response_headers: parseHeaders(raw.default_response_headers ?? raw.default_response_headers_string, `${at}.default_response_headers`, errors),
     override_response_headers: parseHeaders(raw.override_response_headers ?? raw.override_response_headers_string, `${at}.override_response_headers`, errors),
     http_basic_auth: basicAuth,
@@ -370,8 +371,12 @@ function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector):
   return value;
 }
 
-/** Headers as [{key, value}] or as "Key: value" lines, the admin form's textarea. */
-export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector): HeaderSetting[] {
+/**
+ * Headers as [{key, value}] or as "Key: value" lines, the admin form's
+ * textarea. `templates`: values holding "{{" are Mustache templates (request
+ * headers only, as in API Umbrella), refused when they cannot be parsed.
+ */
+export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, { templates = false } = {}): HeaderSetting[] {
   if (raw === undefined || raw === null || raw === '') return [];
   const entries: unknown[] =
     typeof raw === 'string'
@@ -388,6 +393,7 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector): 
     else if (/[\r\n\0]/.test(value)) errors.add(`${at}[${index}].value`, 'must not contain line breaks');
     // Any other character would make each request or response fail when sent.
     else if (!isHeaderValue(value)) errors.add(`${at}[${index}].value`, 'must be printable ASCII or Latin-1 text');
+    else if (templates && templateProblem(value) !== null) errors.add(`${at}[${index}].value`, templateProblem(value)!);
     else headers.push({ key, value });
   });
   return headers;

@@ -4,7 +4,30 @@
 // API Umbrella does. A request left with no cookie can be answered from the
 // response cache. On the way back, strip_response_cookies drops a response's
 // Set-Cookie headers when every cookie they set matches (all or nothing, as
-// in API Umbrella), so that the response can be cached.
+// in API Umbrella), so that the response can be cached. Parasol's own cookies
+// never go upstream, whatever strip_cookies says, as API Umbrella always
+// strips its admin session and CSRF cookies.
+
+/**
+ * The cookies Parasol's pages set: the admin session and flash messages
+ * (Path=/admin) and the CSRF secret of the admin and signup forms (Path=/,
+ * so browsers send it with API calls to the same host). A backend, perhaps
+ * another team's, has no business with them.
+ */
+export const PARASOL_COOKIES: ReadonlySet<string> = new Set(['parasol_admin_session', 'parasol_csrf', 'parasol_flash']);
+
+/** All of them begin so: a Cookie header without it (nearly every one) is passed on untouched. */
+const PARASOL_PREFIX = 'parasol_';
+
+/**
+ * The Cookie header the upstream gets: Parasol's own cookies taken out, then
+ * those strip_cookies names (`stripper`, null when it names none); null when
+ * no cookie is left.
+ */
+export function upstreamCookie(cookie: string, stripper: CookieStripper | null): string | null {
+  const foreign = cookie.includes(PARASOL_PREFIX) ? keptCookies(cookie, (name) => PARASOL_COOKIES.has(name)) : cookie;
+  return foreign === null || stripper === null ? foreign : stripper.strip(foreign);
+}
 
 export class CookieStripper {
   private constructor(private readonly names: readonly RegExp[]) {}
@@ -17,10 +40,7 @@ export class CookieStripper {
 
   /** The Cookie header without the stripped cookies (the same string when none is); null when none is left. */
   strip(cookie: string): string | null {
-    const pairs = cookie.split(/;\s*/);
-    const kept = pairs.filter((pair) => pair.trim() !== '' && !this.stripped(nameOf(pair)));
-    if (kept.length === pairs.length) return cookie;
-    return kept.length === 0 ? null : kept.join('; ');
+    return keptCookies(cookie, (name) => this.stripped(name));
   }
 
   /** Whether every one of these Set-Cookie values sets a cookie whose name matches. */
@@ -31,6 +51,14 @@ export class CookieStripper {
   private stripped(name: string): boolean {
     return this.names.some((pattern) => pattern.test(name));
   }
+}
+
+/** The Cookie header without the cookies `stripped` names (the same string when it names none); null when none is left. */
+function keptCookies(cookie: string, stripped: (name: string) => boolean): string | null {
+  const pairs = cookie.split(/;\s*/);
+  const kept = pairs.filter((pair) => pair.trim() !== '' && !stripped(nameOf(pair)));
+  if (kept.length === pairs.length) return cookie;
+  return kept.length === 0 ? null : kept.join('; ');
 }
 
 /** A Set-Cookie value without "=" in its first pair sets a cookie with an empty name (RFC 6265bis), which only a pattern for the empty name matches. */

@@ -15,7 +15,7 @@ import { analyticsEntry } from './analytics-entry.js';
 import { authorizationCarries, extractApiKey } from './api-key.js';
 import { userRestrictions } from './client-restrictions.js';
 import { acceptsGzip, type CodingRequest } from './compression.js';
-import type { CookieStripper } from './cookie-stripping.js';
+import { upstreamCookie, type CookieStripper } from './cookie-stripping.js';
 import type { ErrorCode } from './errors.js';
 import { UpstreamCall } from './forward.js';
 import { nextRequestId } from './request-id.js';
@@ -157,12 +157,11 @@ export class Exchange implements ErrorRequest, CodingRequest {
     return this.deps.responseCookieStripper;
   }
 
-  /** The Cookie header the upstream gets, strip_cookies taken out; null: none. */
+  /** The Cookie header the upstream gets, Parasol's own cookies and strip_cookies taken out; null: none (for the cache too). */
   get upstreamCookie(): string | null {
     if (this.keptCookie === undefined) {
-      const cookie = this.headers.cookie;
-      const { cookieStripper } = this.deps;
-      this.keptCookie = cookie === undefined ? null : cookieStripper === null ? cookie : cookieStripper.strip(cookie);
+      const { cookie } = this.headers;
+      this.keptCookie = cookie === undefined ? null : upstreamCookie(cookie, this.deps.cookieStripper);
     }
     return this.keptCookie;
   }

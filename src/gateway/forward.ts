@@ -401,8 +401,9 @@ export function upstreamPath(exchange: Exchange): string {
 
 /**
  * The client's headers minus the dropped ones, then the backend's header
- * settings, then what the gateway adds: Host, X-Forwarded-*, the request id
- * and the user's identity. A flat [name, value, …] list, as undici takes it.
+ * settings (fixed values, then rendered templates), then what the gateway
+ * adds: Host, X-Forwarded-*, the request id and the user's identity. A flat
+ * [name, value, …] list, as undici takes it.
  */
 export function upstreamHeaders(exchange: Exchange): string[] {
   const { headers, settings } = exchange;
@@ -423,6 +424,7 @@ export function upstreamHeaders(exchange: Exchange): string[] {
     else for (const item of value) out.push(name, item);
   }
   for (const header of settings.headers) out.push(header.key, header.value);
+  if (settings.headerTemplates !== null) settings.headerTemplates.addTo(out, exchange);
   if (settings.authorization !== null) out.push('authorization', settings.authorization);
   if (settings.passApiKeyHeader && exchange.apiKey !== null) out.push('x-api-key', exchange.apiKey);
   // Gzip or nothing, whatever else the client takes: the gateway can then undo any coding the upstream picks.

@@ -6,6 +6,7 @@ import type { KeyHolder } from '../api-users/model.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { ClientRestrictions } from './client-restrictions.js';
 import { compileErrorResponses, type ErrorResponses } from './error-templates.js';
+import { HeaderTemplates } from './header-templates.js';
 import { GATEWAY_OWNED, NOT_FORWARDED } from './headers.js';
 import { parseQueryAppend, type QueryAppend } from './request-url.js';
 import { compileResponseHeaders, type ResponseHeaderSettings } from './response-header-settings.js';
@@ -35,8 +36,10 @@ export interface EffectiveSettings {
   readonly disableAnalytics: boolean;
   /** Keys of users created at or after this time (ms) need a verified email; -Infinity: every key; null: none. */
   readonly verifiedEmailSince: number | null;
-  /** Headers set on the upstream request, replacing the client's of the same name. */
+  /** Headers set on the upstream request, replacing the client's of the same name: those with fixed values. */
   readonly headers: readonly HeaderSetting[];
+  /** Those whose values are templates, rendered per request; null when none is. */
+  readonly headerTemplates: HeaderTemplates | null;
   /** Client headers not passed upstream: hop-by-hop and gateway headers, and those `headers` or basic auth replace. */
   readonly droppedHeaders: ReadonlySet<string>;
   /** default_response_headers and override_response_headers; null when neither sets any. */
@@ -142,6 +145,7 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
   // A Host or Content-Length setting would otherwise go out twice, and undici would refuse every request with a 500.
   // A value stored before values were checked on saving would make undici refuse every request.
   const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()) && isHeaderValue(header.value));
+  const { fixed, templates } = HeaderTemplates.split(headers, settings.pass_api_key_header === true);
   const queryAppend = parseQueryAppend(settings.append_query_string);
   return {
     disableApiKey: settings.disable_api_key === true,
@@ -155,7 +159,9 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     ...limitsByCaller(settings, defaultRateLimits),
     disableAnalytics: settings.disable_analytics === true,
     verifiedEmailSince: verifiedEmailSince(settings),
-    headers,
+    headers: fixed,
+    headerTemplates: templates,
+    // A template's header replaces the client's even when it renders empty (or could not be parsed), as in API Umbrella.
     droppedHeaders: new Set([
       ...NOT_FORWARDED,
       ...headers.map((header) => header.key.toLowerCase()),

@@ -159,7 +159,7 @@ describe('responses', () => {
     // Not rewritten, not given the key; one that names a key already keeps its own.
     expect(await byQuery('http://elsewhere.example/backend/next')).toBe('http://elsewhere.example/backend/next');
     expect(await byQuery('/backend/next?api_key=other')).toBe('/echo/next?api_key=other');
-    const followed = await send(fx.gw.url, (await byQuery('/backend/hello'))!, { headers: { host: 'public.example' } });
+    const followed = await send(fx.gw.url, (await byQuery('/backend/hello')) as string, { headers: { host: 'public.example' } });
     expect(followed.status).toBe(200);
     const byHeader = await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent('/backend/next')}`, { headers: { ...headers(), host: 'public.example' } });
     expect(byHeader.headers.location).toBe('/echo/next');
