@@ -9,12 +9,12 @@ import { Readable } from 'node:stream';
 import { FIELDS } from './fields.js';
 import type { DrilldownResult } from './drilldown-queries.js';
 import type { LocationHits } from './location-queries.js';
-import type { UserHits } from './log-queries.js';
 import type { LogQuery } from './query/log-query.js';
+import type { UsersQuery } from './query/users-query.js';
 import type { CsvCursor, ReaderThread } from './reader-thread.js';
+import { USERS_CSV_COLUMNS } from './user-profiles.js';
 
 const ENTRY_COLUMNS = FIELDS.map((info) => info.name);
-const USER_COLUMNS = ['user_id', 'user_email', 'hits', 'last_request_at'];
 const OPTIONS = { escape_formulas: true } as const;
 
 /** Rows of AnalyticsQueries.csvRows as CSV lines, after the header line for the first batch. */
@@ -22,16 +22,23 @@ export function entryCsvLines(rows: unknown[][], first: boolean): string {
   return stringify(rows, first ? { ...OPTIONS, header: true, columns: ENTRY_COLUMNS } : OPTIONS);
 }
 
-/** Resolves once the first batch is read, so a failing query is an error answer (500) rather than a download cut short. */
-export async function entriesCsv(reader: ReaderThread, query: LogQuery): Promise<Readable> {
-  const cursor = reader.openCsv(query);
-  return cursorStream(cursor, await cursor.next());
+/** Rows of AnalyticsQueries.userCsvRows as CSV lines, after API Umbrella's header line for the first batch. */
+export function userCsvLines(rows: unknown[][], first: boolean): string {
+  return stringify(rows, first ? { ...OPTIONS, header: true, columns: USERS_CSV_COLUMNS } : OPTIONS);
 }
 
-/** The users are in memory already (the By Users list). */
-export function usersCsv(users: readonly UserHits[]): string {
-  const rows = users.map((user) => [user.user_id, user.user_email, user.hits, new Date(user.last_request_at).toISOString()]);
-  return stringify(rows, { ...OPTIONS, header: true, columns: USER_COLUMNS });
+/** Resolves once the first batch is read, so a failing query is an error answer (500) rather than a download cut short. */
+export async function entriesCsv(reader: ReaderThread, query: LogQuery): Promise<Readable> {
+  return csvDownload(reader.openCsv(query));
+}
+
+/** By Users with the users' profiles, as API Umbrella's users.csv; resolves once the first batch is read. */
+export async function usersCsv(reader: ReaderThread, query: UsersQuery): Promise<Readable> {
+  return csvDownload(reader.openUsersCsv(query));
+}
+
+async function csvDownload(cursor: CsvCursor): Promise<Readable> {
+  return cursorStream(cursor, await cursor.next());
 }
 
 /**
@@ -74,6 +81,11 @@ export function locationsCsv(regions: readonly LocationHits[]): string {
     regions.map((region) => [region.id, region.name, region.region ?? null, region.hits]),
     { ...OPTIONS, header: true, columns: ['Location ID', 'Location', 'Region', 'Hits'] },
   );
+}
+
+/** API Umbrella's name for a download of `kind` made at `now`: "api_users_2026-11-28.csv". */
+export function apiUmbrellaCsvFilename(kind: string, now: number): string {
+  return `api_${kind}_${new Date(now).toISOString().slice(0, 10)}.csv`;
 }
 
 export function csvFilename(kind: string, query: LogQuery): string {

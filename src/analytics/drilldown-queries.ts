@@ -6,7 +6,8 @@
 // rows (in the reader thread) instead of a column on every stored entry.
 import type { Db } from '../store/db.js';
 import { breadcrumbs, childPrefix, MAX_DEPTH, type Breadcrumb, type DrilldownQuery } from './query/drilldown-prefix.js';
-import { buckets, type Interval } from './query/intervals.js';
+import { hitsLabel, intervalLabel } from './interval-labels.js';
+import { buckets } from './query/intervals.js';
 import { whereSql } from './query/where-sql.js';
 
 export interface DrilldownResult {
@@ -84,15 +85,7 @@ export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
   const rows = perBucket.map(({ start, hits }) => {
     const values = charted.map((path) => hits.get(path) ?? 0);
     if (results.length > CHARTED) values.push([...hits.values()].reduce((sum, count) => sum + count, 0) - values.reduce((sum, count) => sum + count, 0));
-    return { c: [{ v: start, f: bucketName(start, query.interval) }, ...values.map((value) => ({ v: value, f: value.toLocaleString('en-US') }))] };
+    return { c: [{ v: start, f: intervalLabel(query.interval, start) }, ...values.map((value) => ({ v: value, f: hitsLabel(value) }))] };
   });
   return { results, hits_over_time: { cols, rows }, breadcrumbs: breadcrumbs(query.prefix) };
-}
-
-/** "Wed, Jan 14, 2015" as API Umbrella writes a day (UTC here), with the time for minutes and hours. */
-function bucketName(ms: number, interval: Interval): string {
-  const date = new Date(ms);
-  if (interval === 'month') return date.toLocaleDateString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
-  const day = date.toLocaleDateString('en-US', { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
-  return interval === 'minute' || interval === 'hour' ? `${day} ${date.toISOString().slice(11, 16)}` : day;
 }

@@ -14,6 +14,8 @@ import type { Direction, LogQuery } from './query/log-query.js';
 import type { MapQuery } from './query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UsersOrder, type UsersQuery } from './query/users-query.js';
 import { locationMap, locationRows, type LocationMap, type PlaceHits } from './location-queries.js';
+import { searchStats, type SearchStats } from './search-stats.js';
+import { userCsvRow, UserProfiles, type ApiUserHits } from './user-profiles.js';
 
 export interface UserHits {
   readonly user_id: string;
@@ -44,6 +46,18 @@ export interface Summary {
   readonly chart: readonly ChartPoint[];
 }
 
+/** The view's statistics: summary() and search() show them in their own shapes. */
+export interface Statistics {
+  readonly hits: number;
+  /** Every API user with hits in the view, most hits first. */
+  readonly users: readonly UserHits[];
+  /** Every client IP, most hits first. */
+  readonly ips: readonly IpHits[];
+  /** Milliseconds; null without hits. */
+  readonly average_response_time: number | null;
+  readonly chart: readonly ChartPoint[];
+}
+
 const TOP = 10;
 const COLUMNS = FIELDS.map((info) => (info.sql === info.name ? info.name : `${info.sql} AS ${info.name}`)).join(', ');
 /** The FIELDS in order for CSV: request_at, the first, as ISO 8601. */
@@ -52,7 +66,11 @@ const CSV_COLUMNS = `strftime('%Y-%m-%dT%H:%M:%fZ', request_at / 1000.0, 'unixep
 export const CSV_IDS_PER_PASS = 50_000;
 
 export class AnalyticsQueries {
-  constructor(private readonly db: Db) {}
+  private readonly profiles: UserProfiles;
+
+  constructor(private readonly db: Db) {
+    this.profiles = new UserProfiles(db);
+  }
 
   /** How many entries match (recordsFiltered). */
   count(query: LogQuery): number {
@@ -153,26 +171,41 @@ export class AnalyticsQueries {
     return drilldown(this.db, query);
   }
 
-  /** Highlights, top users and IPs, and hits per interval. */
+  /** Highlights, top users and IPs, and hits per interval: summary.json and the Filter Logs page. */
   summary(query: LogQuery): Summary {
+    const { hits, users, ips, average_response_time, chart } = this.statistics(query);
+    return { hits, unique_users: users.length, unique_ips: ips.length, average_response_time, top_users: users.slice(0, TOP), top_ips: ips.slice(0, TOP), chart };
+  }
+
+  /** The same statistics in API Umbrella's search.json shape. */
+  search(query: LogQuery): SearchStats {
+    return searchStats(this.statistics(query), query.interval);
+  }
+
+  /** What summary() and search() answer: the view's hits, every user and IP with theirs, and hits per interval. */
+  private statistics(query: LogQuery): Statistics {
     const users = this.userHits(query);
     const ips = this.ipHits(query);
     const chart = this.chart(query);
     const hits = chart.points.reduce((sum, point) => sum + point.hits, 0);
-    return {
-      hits,
-      unique_users: users.length,
-      unique_ips: ips.length,
-      average_response_time: hits === 0 ? null : chart.responseTimeTotal / hits,
-      top_users: users.slice(0, TOP),
-      top_ips: ips.slice(0, TOP),
-      chart: chart.points,
-    };
+    return { hits, users, ips, average_response_time: hits === 0 ? null : chart.responseTimeTotal / hits, chart: chart.points };
   }
 
   /** By Users: hits and last request per API user, in the query's order. */
   users(query: UsersQuery): UserHits[] {
     return this.userHits(query, query.usersOrder);
+  }
+
+  /** users.json: one page of By Users with the users' profiles, and how many users the view has. */
+  usersPage(query: UsersQuery): { total: number; data: ApiUserHits[] } {
+    const users = this.users(query);
+    return { total: users.length, data: this.profiles.join(users.slice(query.offset, query.offset + query.limit)) };
+  }
+
+  /** users.csv: every user of By Users in its order with their profile (USERS_CSV_COLUMNS), joined `size` users at a time. */
+  *userCsvRows(query: UsersQuery, size = 1_000): Generator<unknown[]> {
+    const users = this.users(query);
+    for (let at = 0; at < users.length; at += size) yield* this.profiles.join(users.slice(at, at + size)).map(userCsvRow);
   }
 
   /**

@@ -46,8 +46,16 @@ export class ReaderThread {
     return this.query('summary', query);
   }
 
+  search(query: LogQuery): Promise<Answer<'search'>> {
+    return this.query('search', query);
+  }
+
   users(query: UsersQuery): Promise<Answer<'users'>> {
     return this.query('users', query);
+  }
+
+  usersPage(query: UsersQuery): Promise<Answer<'usersPage'>> {
+    return this.query('usersPage', query);
   }
 
   drilldown(query: DrilldownQuery): Promise<Answer<'drilldown'>> {
@@ -65,15 +73,12 @@ export class ReaderThread {
 
   /** Every matching entry as CSV (see AnalyticsQueries.csvRows), read and formatted by the thread a batch at a time as the cursor is pulled. */
   openCsv(query: LogQuery): CsvCursor {
-    const worker = this.running();
-    const cursor = ++this.lastId;
-    worker?.postMessage({ type: 'csv-open', cursor, query } satisfies ToReader);
-    // A restarted thread does not know the cursor: the download fails rather than starting over.
-    const current = () => (worker !== null && this.worker === worker ? worker : null);
-    return new CsvCursor(
-      () => this.request(current(), { type: 'csv-next', id: ++this.lastId, cursor }) as Promise<CsvBatch>,
-      () => current()?.postMessage({ type: 'csv-close', cursor } satisfies ToReader),
-    );
+    return this.openCursor((cursor) => ({ type: 'csv-open', cursor, rows: 'entries', query }));
+  }
+
+  /** Every user of By Users with their profile as CSV (AnalyticsQueries.userCsvRows), the same way. */
+  openUsersCsv(query: UsersQuery): CsvCursor {
+    return this.openCursor((cursor) => ({ type: 'csv-open', cursor, rows: 'users', query }));
   }
 
   /** How many CSV downloads the thread is holding a cursor for: each closed or finished one is forgotten. */
@@ -95,6 +100,18 @@ export class ReaderThread {
 
   private query<N extends QueryName>(name: N, query: LogQuery | DrilldownQuery): Promise<Answer<N>> {
     return this.request(this.running(), { type: 'query', id: ++this.lastId, name, query }) as Promise<Answer<N>>;
+  }
+
+  private openCursor(open: (cursor: number) => Extract<ToReader, { type: 'csv-open' }>): CsvCursor {
+    const worker = this.running();
+    const cursor = ++this.lastId;
+    worker?.postMessage(open(cursor) satisfies ToReader);
+    // A restarted thread does not know the cursor: the download fails rather than starting over.
+    const current = () => (worker !== null && this.worker === worker ? worker : null);
+    return new CsvCursor(
+      () => this.request(current(), { type: 'csv-next', id: ++this.lastId, cursor }) as Promise<CsvBatch>,
+      () => current()?.postMessage({ type: 'csv-close', cursor } satisfies ToReader),
+    );
   }
 
   private request(worker: Worker | null, message: ToReader & { id: number }): Promise<unknown> {

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { yieldCpuToMainThread } from '../lib/worker-script.js';
 import { openStore } from '../store/db.js';
-import { entryCsvLines } from './csv.js';
+import { entryCsvLines, userCsvLines } from './csv.js';
 import { AnalyticsQueries } from './log-queries.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import type { MapQuery } from './query/map-region.js';
@@ -19,8 +19,8 @@ const db = openStore(dataDir);
 // The reader never writes, whatever it is asked.
 db.pragma('query_only = ON');
 const queries = new AnalyticsQueries(db);
-/** Open CSV downloads: each a keyset-paged generator, read one batch per request. */
-const cursors = new Map<number, { readonly rows: Generator<unknown[]>; started: boolean }>();
+/** Open CSV downloads: each a generator of rows (keyset-paged for entries), read one batch per request, and how its lines are written. */
+const cursors = new Map<number, { readonly rows: Generator<unknown[]>; readonly lines: (rows: unknown[][], first: boolean) => string; started: boolean }>();
 const port = parentPort!;
 
 port.on('message', (message: ToReader) => {
@@ -32,7 +32,12 @@ port.on('message', (message: ToReader) => {
       // The map's outlines are projected here too: the first of each takes tens of milliseconds or more.
       return answer(message.id, () => locationModel(message.query, queries.locationRows(message.query)));
     case 'csv-open':
-      return void cursors.set(message.cursor, { rows: queries.csvRows(message.query, CSV_BATCH_ROWS), started: false });
+      return void cursors.set(
+        message.cursor,
+        message.rows === 'users'
+          ? { rows: queries.userCsvRows(message.query, CSV_BATCH_ROWS), lines: userCsvLines, started: false }
+          : { rows: queries.csvRows(message.query, CSV_BATCH_ROWS), lines: entryCsvLines, started: false },
+      );
     case 'csv-next':
       return answer(message.id, () => nextBatch(message.cursor));
     case 'csv-close':
@@ -70,7 +75,7 @@ function nextBatch(id: number): CsvBatch {
     throw error;
   }
   if (done) cursors.delete(id);
-  const text = rows.length === 0 && cursor.started ? '' : entryCsvLines(rows, !cursor.started);
+  const text = rows.length === 0 && cursor.started ? '' : cursor.lines(rows, !cursor.started);
   cursor.started = true;
   return { text, done };
 }

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
 import { parseDrilldownPrefix, parseDrilldownQuery } from '../../src/analytics/query/drilldown-prefix.js';
+import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
-import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 const NOW = T0 + 3_600_000;
 const at = (host: string, path: string, count: number, overrides: Partial<AnalyticsEntry> = {}) =>
@@ -38,9 +39,11 @@ describe('drilldown results', () => {
     ...at('example.com', '/', 1),
     ...at('example.com', '/v1/weather/today', 5, { gatekeeper_denied_code: 'api_key_missing' }),
   ];
+  /** The pages' default filter: the denied requests above left out. */
+  const allowed = { query: JSON.stringify(DEFAULT_RULES) };
 
   it('lists the hosts at depth 0, most hits first, with the prefix one level down; "/" is the host itself', () => {
-    const { results, breadcrumbs } = drill(entries, {});
+    const { results, breadcrumbs } = drill(entries, allowed);
     expect(results).toEqual([
       { depth: 0, path: 'example.com/', terminal: false, descendent_prefix: '1/example.com/', hits: 5 },
       { depth: 0, path: '127.0.0.1/', terminal: false, descendent_prefix: '1/127.0.0.1/', hits: 2 },
@@ -72,7 +75,7 @@ describe('drilldown results', () => {
   });
 
   it('lists the first path segment under a host: a trailing "/" when more follows, terminal when not', () => {
-    const { results } = drill(entries, { prefix: '1/example.com/' });
+    const { results } = drill(entries, { prefix: '1/example.com/', ...allowed });
     expect(results).toEqual([
       { depth: 1, path: 'example.com/v1/', terminal: false, descendent_prefix: '2/example.com/v1/', hits: 4 },
       { depth: 1, path: 'example.com/hello', terminal: true, descendent_prefix: '2/example.com/hello', hits: 1 },
@@ -82,7 +85,7 @@ describe('drilldown results', () => {
       { crumb: 'example.com', prefix: '1/example.com/' },
       { crumb: 'v1', prefix: '2/example.com/v1/' },
     ]);
-    expect(drill(entries, { prefix: '2/example.com/v1/' }).results.map((result) => [result.path, result.hits])).toEqual([
+    expect(drill(entries, { prefix: '2/example.com/v1/', ...allowed }).results.map((result) => [result.path, result.hits])).toEqual([
       ['example.com/v1/weather/', 3],
       ['example.com/v1/energy', 1],
     ]);
@@ -94,9 +97,10 @@ describe('drilldown results', () => {
     expect(drill(tricky, { prefix: '0/x%' }).results.map((result) => result.path)).toEqual(['x%com/']);
   });
 
-  it('takes the same filters as Filter Logs: denied requests are left out by default', () => {
-    const all = drill(entries, { prefix: '1/example.com/', query: '[]' });
-    expect(all.results[0]).toMatchObject({ path: 'example.com/v1/', hits: 9 });
+  it("takes the same filters as Filter Logs: without a query every request counts, as in API Umbrella; the pages' default leaves denied ones out", () => {
+    expect(drill(entries, { prefix: '1/example.com/' }).results[0]).toMatchObject({ path: 'example.com/v1/', hits: 9 });
+    expect(drill(entries, { prefix: '1/example.com/', query: '' }).results[0]).toMatchObject({ path: 'example.com/v1/', hits: 9 });
+    expect(drill(entries, { prefix: '1/example.com/', ...allowed }).results[0]).toMatchObject({ path: 'example.com/v1/', hits: 4 });
   });
 
   it('charts the top ten per interval and sums the rest as Other', () => {
@@ -155,7 +159,7 @@ describe('the drilldown endpoints and page', () => {
     expect(level.text).toContain('<strong aria-current="page">v1</strong>');
     expect(level.text).toContain('api.example.com/v1/&lt;b&gt;x&lt;b&gt;');
     expect(level.text).not.toContain('<b>x<b>');
-    expect(level.text).toContain('href="/admin/stats/drilldown.csv?range=last_14_days&amp;prefix=2%2Fapi.example.com%2Fv1%2F"');
+    expect(level.text).toContain(`href="/admin/stats/drilldown.csv?range=last_14_days&amp;${PAGE_DEFAULT_QUERY}&amp;prefix=2%2Fapi.example.com%2Fv1%2F"`);
     const bad = await fx.page('/admin/analytics/drilldown?prefix=9%2F');
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('data-testid="query-error"');

@@ -2,6 +2,7 @@
 // within a second, with the right fields; nothing accepted is lost on stop.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import { openStore } from '../../src/store/db.js';
 import { EVERYTHING, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
@@ -54,13 +55,31 @@ describe('analytics through the gateway', () => {
     expect(Math.abs((entry.request_at as number) - Date.now())).toBeLessThan(10_000);
   });
 
-  it('logs a denied request with its lowercase code within 1 s, hidden by the default filter', async () => {
+  it("logs a denied request with its lowercase code within 1 s: in logs.json without a query, as API Umbrella's, hidden by the pages' default filter", async () => {
     const response = await fx.call('/echo/denied-without-key');
     expect(response.status).toBe(403);
     const entry = await loggedWithin1s(fx, '/echo/denied-without-key');
     expect(entry).toMatchObject({ response_status: 403, gatekeeper_denied_code: 'api_key_missing', user_id: null, upstream_time: null });
-    const byDefault = await fx.stats('/admin/stats/logs.json', { search: '/echo/denied-without-key' });
-    expect(byDefault.body.recordsFiltered).toBe(0);
+    const withoutQuery = await fx.stats('/admin/stats/logs.json', { search: '/echo/denied-without-key' });
+    expect(withoutQuery.body.recordsFiltered).toBe(1);
+    const pageDefault = await fx.stats('/admin/stats/logs.json', { search: '/echo/denied-without-key', query: JSON.stringify(DEFAULT_RULES) });
+    expect(pageDefault.body.recordsFiltered).toBe(0);
+  });
+
+  it("links the Filter Logs page's Download CSV to the page's rows: its default filter spelled out", async () => {
+    await fx.call(`/echo/page-csv/allowed?api_key=${fx.apiKey}`);
+    await fx.call('/echo/page-csv/denied');
+    await loggedWithin1s(fx, '/echo/page-csv/denied');
+    await loggedWithin1s(fx, '/echo/page-csv/allowed');
+    const page = await fx.page('/admin/analytics/logs?search=%2Fecho%2Fpage-csv%2F');
+    expect(page.status).toBe(200);
+    const pagePaths = [...page.text.matchAll(/<td class="col-request_path">([^<]*)<\/td>/g)].map((match) => match[1]);
+    expect(pagePaths).toEqual(['/echo/page-csv/allowed']);
+    const csvUrl = /href="(\/admin\/stats\/logs\.csv\?[^"]*)" role="button"[^>]*data-testid="download-csv"/.exec(page.text)![1]!.replaceAll('&amp;', '&');
+    const csv = await fx.page(csvUrl);
+    const lines = csv.text.trim().split('\n');
+    const pathColumn = lines[0]!.split(',').indexOf('request_path');
+    expect(lines.slice(1).map((line) => line.split(',')[pathColumn])).toEqual(pagePaths);
   });
 
   it('stores every api_key value as [REDACTED], never the key', async () => {

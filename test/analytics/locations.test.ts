@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GeoIpDatabase, locationOf, type IpLocation } from '../../src/analytics/geoip.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import { parseMapQuery, type MapQuery } from '../../src/analytics/query/map-region.js';
 import { RetentionPruner } from '../../src/analytics/retention.js';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
@@ -14,7 +15,7 @@ import type { Db } from '../../src/store/db.js';
 import { tempDir } from '../helpers/config.js';
 import { dbipCountryFile } from '../helpers/geoip.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
-import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 const COUNTRY_DB = dbipCountryFile('dbip-country.mmdb');
 const IPV6_ONLY_DB = dbipCountryFile('dbip-country-ipv6.mmdb');
@@ -143,13 +144,13 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     expect((await fx.stats('/admin/stats/map.json')).body.regions).toHaveLength(2);
   });
 
-  it('map.json applies the view: filters on the rows, and the default filter hides denied requests', async () => {
+  it("map.json applies the view: filters on the rows; denied requests count without a query, as API Umbrella's, and the pages' default filter hides them", async () => {
     const onePath = await fx.stats('/admin/stats/map.json', { query: JSON.stringify([{ field: 'request_path', operator: 'equal', value: '/echo/c' }]) });
     expect(onePath.body.regions).toEqual([{ id: 'GB', name: 'United Kingdom', hits: 1 }]);
     expect((await fx.call('/echo/denied', { 'x-forwarded-for': '81.2.69.160' })).status).toBe(403);
     await writtenByWriterThread(5);
-    expect((await fx.stats('/admin/stats/map.json')).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 1 });
-    expect((await fx.stats('/admin/stats/map.json', { query: '[]' })).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 2 });
+    expect((await fx.stats('/admin/stats/map.json')).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 2 });
+    expect((await fx.stats('/admin/stats/map.json', { query: JSON.stringify(DEFAULT_RULES) })).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 1 });
   });
 
   it('a country database has no states or cities: the level below is empty', async () => {
@@ -173,7 +174,7 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
   });
 
   it('map.csv has every location of the level', async () => {
-    const csv = await fx.stats('/admin/stats/map.csv');
+    const csv = await fx.stats('/admin/stats/map.csv', { query: JSON.stringify(DEFAULT_RULES) });
     expect(csv.status).toBe(200);
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="locations-world-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(csv.text).toBe('Location ID,Location,Region,Hits\nUS,United States,,2\nGB,United Kingdom,,1\n');
@@ -199,7 +200,7 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     expect(table).toMatch(/<a href="\/admin\/analytics\/locations\?range=last_14_days&amp;region=US">United States<\/a> <span class="muted">US<\/span><\/td>\s*<td class="num">2<\/td>\s*<td class="num">66\.7%<\/td>/);
     expect(table).toContain('United Kingdom');
     expect(page.text).not.toContain('data-testid="geoip-missing"');
-    expect(page.text).toContain('href="/admin/stats/map.csv?range=last_14_days"');
+    expect(page.text).toContain(`href="/admin/stats/map.csv?range=last_14_days&amp;${PAGE_DEFAULT_QUERY}"`);
   });
 });
 

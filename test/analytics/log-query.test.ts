@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseLogQuery } from '../../src/analytics/query/log-query.js';
+import { PAGE_DEFAULTS } from '../../src/analytics/routes/view-model.js';
 import { DAY, T0 } from './fixtures.js';
 
 const MIDNIGHT = T0 - (T0 % DAY);
@@ -17,16 +18,29 @@ function queryOf(params: Record<string, unknown>, now = T0) {
 }
 
 describe('analytics view parameters', () => {
-  it('defaults to the last 14 days by day, denied requests hidden, newest first', () => {
+  it('defaults to the last 14 days by day, no filter (as API Umbrella), newest first', () => {
     expect(queryOf({})).toEqual({
       range: { startAt: MIDNIGHT - 13 * DAY, endAt: MIDNIGHT + DAY, preset: 'last_14_days' },
       interval: 'day',
-      rules: [{ field: 'gatekeeper_denied_code', operator: 'is_null', value: null }],
+      rules: [],
       search: '',
       offset: 0,
       limit: 50,
       order: { field: 'request_at', direction: 'desc' },
     });
+    expect(queryOf({ query: '' }).rules).toEqual([]);
+  });
+
+  it("takes a page's defaults: its length, and its filter hiding denied requests when query is absent or empty", () => {
+    const hidden = [{ field: 'gatekeeper_denied_code', operator: 'is_null', value: null }];
+    const page = (params: Record<string, unknown>) => {
+      const parsed = parseLogQuery(params, T0, PAGE_DEFAULTS);
+      if (!parsed.ok) throw new Error(parsed.error);
+      return parsed.query;
+    };
+    expect(page({})).toMatchObject({ rules: hidden, limit: 50 });
+    expect(page({ query: '' }).rules).toEqual(hidden);
+    expect(page({ query: '[]' }).rules).toEqual([]);
   });
 
   it('takes a range and dates of nothing but spaces, as a form may send them, as not given', () => {

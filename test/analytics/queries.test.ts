@@ -5,6 +5,7 @@ import { FIELDS } from '../../src/analytics/fields.js';
 import { whereSql } from '../../src/analytics/query/where-sql.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { parseLogQuery, type LogQuery } from '../../src/analytics/query/log-query.js';
+import { PAGE_DEFAULTS } from '../../src/analytics/routes/view-model.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
 
 const NOW = T0 + 3_600_000;
@@ -113,9 +114,11 @@ describe('analytics queries: filter operators', () => {
     expect(ids(queries.entries(view({ search: '192.0.2' })))).toHaveLength(4);
   });
 
-  it('hides denied requests by default', () => {
-    const parsed = parseLogQuery({ range: 'last_7_days' }, NOW);
-    expect(parsed.ok && ids(queries.entries(parsed.query))).toEqual(['a', 'b']);
+  it("hides denied requests by a page's default, and not without one (a script's)", () => {
+    const page = parseLogQuery({ range: 'last_7_days' }, NOW, PAGE_DEFAULTS);
+    expect(page.ok && ids(queries.entries(page.query))).toEqual(['a', 'b']);
+    const script = parseLogQuery({ range: 'last_7_days' }, NOW);
+    expect(script.ok && ids(queries.entries(script.query))).toHaveLength(4);
   });
 });
 
@@ -203,8 +206,8 @@ describe('analytics queries: highlights, chart and users', () => {
   ];
   const queries = storeWith(entries);
 
-  it('answers the default view: allowed requests only, per day', () => {
-    const parsed = parseLogQuery({ range: 'last_7_days' }, NOW);
+  it("answers a page's default view: allowed requests only, per day", () => {
+    const parsed = parseLogQuery({ range: 'last_7_days' }, NOW, PAGE_DEFAULTS);
     const summary = queries.summary(parsed.ok ? parsed.query : (undefined as never));
     expect(summary).toMatchObject({ hits: 4, unique_users: 2, unique_ips: 2, average_response_time: 30 });
     expect(summary.top_users).toEqual([

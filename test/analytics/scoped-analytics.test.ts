@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionStore, SESSION_COOKIE } from '../../src/admin-ui/session-auth.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
+import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import { parseLogQuery, type LogQuery } from '../../src/analytics/query/log-query.js';
 import { whereSql } from '../../src/analytics/query/where-sql.js';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
@@ -39,13 +40,14 @@ const OUTSIDE = [
   entry({ request_id: 'out-wildcards', request_host: 'other.example.com:8080', request_path: '/100xyoff', ...OUTSIDER }),
 ];
 const WITHIN_IDS = WITHIN.map((row) => row.request_id).sort();
-/** A filter of one's own replaces the default one that hides denied requests. */
+/** Without a query the endpoints hide nothing, as API Umbrella's; the pages' default filter hides denied requests. */
 const WITHIN_WITH_DENIED = [...WITHIN_IDS, 'in-denied'].sort();
 
 const STATS_PATHS = [
   '/admin/stats/logs.json',
   '/admin/stats/logs.csv',
   '/admin/stats/summary.json',
+  '/admin/stats/search.json',
   '/admin/stats/users.json',
   '/admin/stats/users.csv',
   '/admin/stats/map.json',
@@ -95,14 +97,17 @@ async function pageAs(admin: ScopedAdmin, path: string): Promise<{ status: numbe
 const logIds = async (token: string, params: Record<string, string> = {}) =>
   ((await statsAs(token, '/admin/stats/logs.json', params)).body.data as { request_id: string }[]).map((row) => row.request_id).sort();
 const rule = (field: string, operator: string, value?: string) => ({ query: JSON.stringify([{ field, operator, value }]) });
+/** The pages' default filter, spelled out. */
+const ALLOWED = { query: JSON.stringify(DEFAULT_RULES) };
 
 describe('an admin with analytics in some API scopes', () => {
-  it('sees only the entries within them in logs.json, denied ones too when asked', async () => {
+  it("sees only the entries within them in logs.json, denied ones too unless the pages' default filter is asked for", async () => {
     const { status, body } = await statsAs(scoped.authToken, '/admin/stats/logs.json');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ recordsTotal: 3, recordsFiltered: 3 });
-    expect(await logIds(scoped.authToken)).toEqual(WITHIN_IDS);
+    expect(body).toMatchObject({ recordsTotal: 4, recordsFiltered: 4 });
+    expect(await logIds(scoped.authToken)).toEqual(WITHIN_WITH_DENIED);
     expect(await logIds(scoped.authToken, EVERYTHING)).toEqual(WITHIN_WITH_DENIED);
+    expect(await logIds(scoped.authToken, ALLOWED)).toEqual(WITHIN_IDS);
   });
 
   it('cannot widen them with a filter or a search', async () => {
@@ -123,11 +128,11 @@ describe('an admin with analytics in some API scopes', () => {
     const column = header!.split(',').indexOf('request_id');
     expect(lines.map((line) => line.split(',')[column]).sort()).toEqual(WITHIN_WITH_DENIED);
     const users = await statsAs(scoped.authToken, '/admin/stats/users.csv');
-    expect(users.text.trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(['u-in', 'u-in2']);
+    expect(users.text.trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(['in@example.com', 'in2@example.com']);
   });
 
-  it('gets totals, unique users and IPs, top lists and chart of them only, not of the daily rollups', async () => {
-    const { body } = await statsAs(scoped.authToken, '/admin/stats/summary.json', { range: 'last_7_days' });
+  it('gets totals, unique users and IPs, top lists and chart of them only, not of the daily rollups, in summary.json and search.json', async () => {
+    const { body } = await statsAs(scoped.authToken, '/admin/stats/summary.json', { range: 'last_7_days', ...ALLOWED });
     expect(body).toMatchObject({ hits: 3, unique_users: 2, unique_ips: 2 });
     // The dropped entries are counted over every API: a superuser's figure.
     expect(body).not.toHaveProperty('dropped_entries');
@@ -137,19 +142,26 @@ describe('an admin with analytics in some API scopes', () => {
     // The one filter the rollups answer (denied or not) still reads the rows.
     const denied = await statsAs(scoped.authToken, '/admin/stats/summary.json', rule('gatekeeper_denied_code', 'is_not_null'));
     expect(denied.body).toMatchObject({ hits: 1, unique_users: 0, unique_ips: 1 });
+    const search = await statsAs(scoped.authToken, '/admin/stats/search.json', { range: 'last_7_days' });
+    expect(search.body.stats).toMatchObject({ total_hits: 4, total_users: 2, total_ips: 3 });
+    expect(search.body.aggregations.users).toEqual([
+      { key: 'in@example.com', count: 2, percent: 50 },
+      { key: 'in2@example.com', count: 1, percent: 25 },
+      { key: 'Missing / Unknown', count: 1, percent: 25 },
+    ]);
   });
 
   it('lists only their users', async () => {
     const { body } = await statsAs(scoped.authToken, '/admin/stats/users.json');
     expect(body).toMatchObject({ recordsTotal: 2, recordsFiltered: 2 });
-    expect(body.data.map((user: { user_id: string }) => user.user_id)).toEqual(['u-in', 'u-in2']);
+    expect(body.data.map((user: { id: string }) => user.id)).toEqual(['u-in', 'u-in2']);
   });
 
   it('drills down into their hosts and paths only, at both addresses of the drilldown', async () => {
     for (const base of ['/admin/stats/drilldown', '/api-umbrella/v1/analytics/drilldown']) {
       const hosts = await statsAs(scoped.authToken, `${base}.json`);
       expect(hosts.body.results.map((result: { path: string; hits: number }) => [result.path, result.hits])).toEqual([
-        ['api.example.com/', 1],
+        ['api.example.com/', 2],
         ['api.example.com:8443/', 1],
         ['other.example.com:8080/', 1],
       ]);
@@ -157,7 +169,7 @@ describe('an admin with analytics in some API scopes', () => {
     const paths = await statsAs(scoped.authToken, '/admin/stats/drilldown.json', { prefix: '1/api.example.com/' });
     expect(paths.body.results.map((result: { path: string }) => result.path)).toEqual(['api.example.com/foo/']);
     const csv = await statsAs(scoped.authToken, '/admin/stats/drilldown.csv', { prefix: '1/api.example.com/' });
-    expect(csv.text.trim().split('\n')).toEqual(['Path,Hits', 'api.example.com/foo/,1']);
+    expect(csv.text.trim().split('\n')).toEqual(['Path,Hits', 'api.example.com/foo/,2']);
   });
 
   it('maps only their clients', async () => {
@@ -221,7 +233,7 @@ describe('a superuser', () => {
   it('sees every request, as before', async () => {
     expect(await logIds(fx.gw.adminToken, EVERYTHING)).toEqual([...WITHIN, WITHIN_DENIED, ...OUTSIDE].map((row) => row.request_id).sort());
     const { body } = await fx.stats('/admin/stats/summary.json', { range: 'last_7_days' });
-    expect(body).toMatchObject({ hits: 9, unique_users: 3, unique_ips: 3 });
+    expect(body).toMatchObject({ hits: 10, unique_users: 3, unique_ips: 4 });
     expect(body.dropped_entries).toBe(0);
     const hosts = await fx.stats('/admin/stats/drilldown.json');
     expect(hosts.body.results).toHaveLength(6);

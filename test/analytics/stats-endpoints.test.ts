@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELDS } from '../../src/analytics/fields.js';
+import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import { entry } from './fixtures.js';
 import { EVERYTHING, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 describe('/admin/stats authentication', () => {
-  it.each(['/admin/stats/logs.json', '/admin/stats/logs.csv', '/admin/stats/summary.json', '/admin/stats/users.json', '/admin/stats/users.csv'])('%s needs an admin token or session', async (path) => {
+  it.each(['/admin/stats/logs.json', '/admin/stats/logs.csv', '/admin/stats/summary.json', '/admin/stats/search.json', '/admin/stats/users.json', '/admin/stats/users.csv'])('%s needs an admin token or session', async (path) => {
     const anonymous = await request(`${fx.gw.url}${path}`);
     expect(anonymous.statusCode).toBe(401);
     expect(await anonymous.body.json()).toEqual({ error: 'You need to sign in or sign up before continuing.' });
@@ -32,19 +33,24 @@ describe('/admin/stats authentication', () => {
   it('accepts the web admin session too', async () => {
     const page = await fx.page('/admin/stats/summary.json');
     expect(page.status).toBe(200);
-    expect(JSON.parse(page.text).hits).toBe(30);
+    expect(JSON.parse(page.text).hits).toBe(31);
   });
 });
 
 describe('GET /admin/stats/logs.json', () => {
-  it('answers recordsTotal, recordsFiltered and the entries with every logged field', async () => {
+  it('answers recordsTotal, recordsFiltered and the entries with every logged field, denied ones too without a query, as API Umbrella', async () => {
     const { status, body } = await fx.stats('/admin/stats/logs.json', { length: '5' });
     expect(status).toBe(200);
-    expect(body.recordsTotal).toBe(30);
-    expect(body.recordsFiltered).toBe(30);
+    expect(body.recordsTotal).toBe(31);
+    expect(body.recordsFiltered).toBe(31);
     expect(body.data).toHaveLength(5);
     expect(Object.keys(body.data[0]).sort()).toEqual(FIELDS.map((info) => info.name).sort());
-    expect(body.data.map((row: { request_id: string }) => row.request_id)).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    expect(body.data.map((row: { request_id: string }) => row.request_id)).toEqual(['denied', 's0', 's1', 's2', 's3']);
+    expect((await fx.stats('/admin/stats/logs.json', { query: '', length: '1' })).body.recordsTotal).toBe(31);
+    // The pages' default filter, as their links spell it out.
+    const hidden = await fx.stats('/admin/stats/logs.json', { query: JSON.stringify(DEFAULT_RULES), length: '5' });
+    expect(hidden.body.recordsTotal).toBe(30);
+    expect(hidden.body.data.map((row: { request_id: string }) => row.request_id)).toEqual(['s0', 's1', 's2', 's3', 's4']);
   });
 
   it("answers DataTables' draw counter back, as API Umbrella's does (0 without one), here and in users.json", async () => {
@@ -89,8 +95,10 @@ describe('GET /admin/stats/logs.json', () => {
 });
 
 describe('GET /admin/stats/summary.json', () => {
-  it('answers the highlights, top users and IPs and the chart series', async () => {
-    const { body } = await fx.stats('/admin/stats/summary.json', { range: 'last_7_days' });
+  it('answers the highlights, top users and IPs and the chart series, of every request without a query', async () => {
+    const all = await fx.stats('/admin/stats/summary.json', { range: 'last_7_days' });
+    expect(all.body).toMatchObject({ hits: 31, unique_users: 3, top_ips: [{ request_ip: '192.0.2.1', hits: 31 }] });
+    const { body } = await fx.stats('/admin/stats/summary.json', { range: 'last_7_days', query: JSON.stringify(DEFAULT_RULES) });
     expect(body).toMatchObject({ interval: 'day', hits: 30, unique_users: 3, unique_ips: 1, average_response_time: 14.5, dropped_entries: 0 });
     expect(body.top_users[0]).toMatchObject({ hits: 10 });
     expect(body.top_ips).toEqual([{ request_ip: '192.0.2.1', hits: 30 }]);
@@ -114,8 +122,8 @@ describe('CSV downloads', () => {
   it('lists hits and last request per user', async () => {
     const { text } = await fx.stats('/admin/stats/users.csv');
     const lines = text.trim().split('\n');
-    expect(lines[0]).toBe('user_id,user_email,hits,last_request_at');
-    expect(lines.slice(1).map((line) => line.split(',')[2])).toEqual(['10', '10', '10']);
+    expect(lines[0]).toBe('Email,First Name,Last Name,Website,Registration Source,Signed Up (UTC),Hits,Last Request (UTC),Use Description');
+    expect(lines.slice(1).map((line) => line.split(',')[6])).toEqual(['10', '10', '10']);
     const json = await fx.stats('/admin/stats/users.json', { length: '2' });
     expect(json.body).toMatchObject({ recordsTotal: 3, recordsFiltered: 3 });
     expect(json.body.data).toHaveLength(2);

@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { request } from 'undici';
 import { expect, vi } from 'vitest';
 import { sessionStore, SESSION_COOKIE } from '../../src/admin-ui/session-auth.js';
+import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import type { ContextOptions } from '../../src/context.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -79,3 +80,6 @@ function getFrom(localAddress: string, url: string, headers: Record<string, stri
 
 /** All entries of the last 14 days, denied ones included, newest first. */
 export const EVERYTHING = { query: '[]' };
+
+/** The pages' default filter (denied requests hidden) as their links to the JSON and CSV endpoints spell it out: `query=…`. */
+export const PAGE_DEFAULT_QUERY = new URLSearchParams({ query: JSON.stringify(DEFAULT_RULES) }).toString();

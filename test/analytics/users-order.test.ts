@@ -7,7 +7,7 @@ import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
 import { parseUsersQuery, type UsersQuery } from '../../src/analytics/query/users-query.js';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
-import { startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 /**
  * Four users: u-b and u-c tie on hits; u-d has no email (NULL, first
@@ -79,12 +79,14 @@ describe('users.json, users.csv and the By Users page', () => {
   });
   afterAll(() => fx.close());
 
-  const jsonIds = async (params: Record<string, string>) => (await fx.stats('/admin/stats/users.json', params)).body.data.map((user: { user_id: string }) => user.user_id);
+  const jsonIds = async (params: Record<string, string>) => (await fx.stats('/admin/stats/users.json', params)).body.data.map((user: { id: string }) => user.id);
+  /** users.csv has API Umbrella's columns, no id: its users by their emails (u-d has none). */
+  const emails: Record<string, string> = { 'u-a': 'mia@example.com', 'u-b': 'amy@example.com', 'u-c': 'zoe@example.com', 'u-d': '' };
 
   it.each(Object.entries(EXPECTED))('users.json and users.csv follow order=%j', async (order, ids) => {
     expect(await jsonIds({ order })).toEqual(ids);
     const { text } = await fx.stats('/admin/stats/users.csv', { order });
-    expect(text.trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(ids);
+    expect(text.trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(ids.map((id) => emails[id]));
   });
 
   it('pages through the sorted list without a gap or an overlap', async () => {
@@ -92,7 +94,7 @@ describe('users.json, users.csv and the By Users page', () => {
       const pages = [...(await jsonIds({ order, length: '3' })), ...(await jsonIds({ order, start: '3', length: '3' }))];
       expect(pages, order).toEqual(EXPECTED[order]);
     }
-    expect((await fx.stats('/admin/stats/users.json', { order: 'hits:asc', start: '2', length: '1' })).body).toMatchObject({ recordsTotal: 4, recordsFiltered: 4, data: [{ user_id: 'u-d', hits: 3 }] });
+    expect((await fx.stats('/admin/stats/users.json', { order: 'hits:asc', start: '2', length: '1' })).body).toMatchObject({ recordsTotal: 4, recordsFiltered: 4, data: [{ id: 'u-d', hits: 3 }] });
   });
 
   it.each(['/admin/stats/users.json', '/admin/stats/users.csv'])('%s answers 400 for a logged field that is not a column of By Users', async (path) => {
@@ -114,7 +116,7 @@ describe('users.json, users.csv and the By Users page', () => {
       ['Hits', '/admin/analytics/users?range=last_7_days', 'class="num"'],
       ['Last Request', '/admin/analytics/users?range=last_7_days&order=last_request_at%3Adesc', ''],
     ]);
-    expect(text).toContain('href="/admin/stats/users.csv?range=last_7_days&amp;order=user_email%3Aasc"');
+    expect(text).toContain(`href="/admin/stats/users.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}&amp;order=user_email%3Aasc"`);
     expect(text).toContain('<input type="hidden" name="order" value="user_email:asc">');
     // The other views sort on other columns: their tabs start in their own default order.
     expect(text).toContain('href="/admin/analytics/logs?range=last_7_days"');
@@ -138,8 +140,8 @@ describe('Filter Logs: the Download CSV link', () => {
   it("carries the page's order (not its paging); the other tabs start in their own order", async () => {
     const { status, text } = await fx.page('/admin/analytics/logs?range=last_7_days&order=response_time%3Aasc&start=50&length=20');
     expect(status).toBe(200);
-    expect(text).toContain('href="/admin/stats/logs.csv?range=last_7_days&amp;order=response_time%3Aasc"');
+    expect(text).toContain(`href="/admin/stats/logs.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}&amp;order=response_time%3Aasc"`);
     expect(text).toContain('href="/admin/analytics/users?range=last_7_days"');
-    expect((await fx.page('/admin/analytics/logs?range=last_7_days')).text).toContain('href="/admin/stats/logs.csv?range=last_7_days"');
+    expect((await fx.page('/admin/analytics/logs?range=last_7_days')).text).toContain(`href="/admin/stats/logs.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}"`);
   });
 });

@@ -114,6 +114,8 @@ describe('analytics journey', () => {
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(csv.split('\n')[0]).toContain('request_at,request_id,request_method');
     expect(csv).toContain('/echo/journey');
+    // What the page shows: its default filter hides the denied request in the download too.
+    expect(csv).not.toContain('/echo/journey-denied');
 
     await page.getByRole('link', { name: 'By Users' }).click();
     await page.getByRole('heading', { name: 'By Users' }).waitFor();

@@ -29,7 +29,11 @@ export interface FilterRule {
   readonly value: RuleValue;
 }
 
-/** Hides requests the gateway refused; the admin can remove it. */
+/**
+ * The admin pages' default filter, when their URL has no `query`: hides
+ * requests the gateway refused; the admin can remove it. The JSON and CSV
+ * endpoints have none, as in API Umbrella (see ViewDefaults).
+ */
 export const DEFAULT_RULES: readonly FilterRule[] = [{ field: 'gatekeeper_denied_code', operator: 'is_null', value: null }];
 
 /** Names API Umbrella's query builder and the issue's wording use for the same operators. */

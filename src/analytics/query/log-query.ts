@@ -4,7 +4,7 @@
 import type { ApiScope } from '../../admin-groups/model.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { parseDateRange, type DateRange } from './date-range.js';
-import { DEFAULT_RULES, parseRules, type FilterRule } from './filter-rules.js';
+import { parseRules, type FilterRule } from './filter-rules.js';
 import { bucketCount, DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type Interval } from './intervals.js';
 
 export type Direction = 'asc' | 'desc';
@@ -41,7 +41,18 @@ const MAX_SEARCH_LENGTH = 200;
 
 export type LogQueryResult = { ok: true; query: LogQuery } | { ok: false; error: string };
 
-export function parseLogQuery(params: Record<string, unknown>, now: number, defaultLength = 50): LogQueryResult {
+/**
+ * What absent parameters mean. For scripts (the JSON and CSV endpoints), as in
+ * API Umbrella: 50 entries and no filter. The admin's pages pass their own:
+ * their default filter hides denied requests (DEFAULT_RULES).
+ */
+export interface ViewDefaults {
+  readonly length?: number;
+  /** The filters when `query` is absent or empty. */
+  readonly rules?: readonly FilterRule[];
+}
+
+export function parseLogQuery(params: Record<string, unknown>, now: number, defaults: ViewDefaults = {}): LogQueryResult {
   const range = parseDateRange(params, now);
   if (!range.ok) return range;
   const interval = params.interval === undefined || params.interval === '' ? DEFAULT_INTERVAL : params.interval;
@@ -49,12 +60,12 @@ export function parseLogQuery(params: Record<string, unknown>, now: number, defa
   if (bucketCount(range.range, interval) > MAX_BUCKETS) {
     return { ok: false, error: `The interval ${interval} is too short for this date range (more than ${MAX_BUCKETS} points); choose a longer one` };
   }
-  const rules = parseQueryParam(params.query);
+  const rules = parseQueryParam(params.query, defaults.rules ?? []);
   if (!rules.ok) return rules;
   const search = params.search === undefined ? '' : params.search;
   if (typeof search !== 'string' || search.length > MAX_SEARCH_LENGTH) return { ok: false, error: `search must be text of at most ${MAX_SEARCH_LENGTH} characters` };
   const offset = integerParam(params.start, 0);
-  const limit = integerParam(params.length, defaultLength);
+  const limit = integerParam(params.length, defaults.length ?? 50);
   if (offset === null || offset < 0) return { ok: false, error: 'start must be a whole number, 0 or more' };
   if (limit === null || limit < 1 || limit > MAX_PAGE_LENGTH) return { ok: false, error: `length must be a whole number from 1 to ${MAX_PAGE_LENGTH}` };
   const order = parseOrder(params.order);
@@ -62,9 +73,9 @@ export function parseLogQuery(params: Record<string, unknown>, now: number, defa
   return { ok: true, query: { range: range.range, interval, rules: rules.rules, search: search.trim(), offset, limit, order } };
 }
 
-/** Absent means the default filter; "[]" means none. */
-function parseQueryParam(raw: unknown): { ok: true; rules: FilterRule[] } | { ok: false; error: string } {
-  if (raw === undefined || raw === '') return { ok: true, rules: [...DEFAULT_RULES] };
+/** Absent or empty means `absent`; "[]" means none. */
+function parseQueryParam(raw: unknown, absent: readonly FilterRule[]): { ok: true; rules: FilterRule[] } | { ok: false; error: string } {
+  if (raw === undefined || raw === '') return { ok: true, rules: [...absent] };
   if (typeof raw !== 'string') return { ok: false, error: 'query must be given once, as JSON' };
   let json: unknown;
   try {

@@ -10,7 +10,7 @@ import { fieldNamed, type FieldName } from '../fields.js';
 import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-range.js';
 import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
-import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import { parseLogQuery, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import { parseUsersQuery, type UserColumn } from '../query/users-query.js';
@@ -21,14 +21,14 @@ import { DRILLDOWN_PATH, drilldownModel } from './drilldown-view.js';
 import { LOCATIONS_PATH } from './location-view.js';
 import {
   chartModel,
+  downloadUrl,
   FORM_OPTIONS,
   formatTime,
-  PAGE_LENGTH,
+  PAGE_DEFAULTS,
   paging,
   ruleRows,
   sortUrl,
   tabUrl,
-  unpagedUrl,
   usersSortUrl,
   viewParams,
   type FormRow,
@@ -84,7 +84,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
       chart: chartModel(summary.chart, view.interval),
       columns: LOG_COLUMNS.map((name) => ({ name, label: fieldNamed(name)!.label, sortUrl: sortUrl(LOGS_PATH, view, name), sorted: view.order.field === name ? view.order.direction : null })),
       paging: paging(LOGS_PATH, view, entries.length, summary.hits),
-      csvUrl: unpagedUrl('/admin/stats/logs.csv', view),
+      csvUrl: downloadUrl('/admin/stats/logs.csv', view),
       // A count over every API: for superusers, whose view is not limited to scopes.
       dropped: view.scopes === undefined ? context.analytics.dropped : 0,
     });
@@ -99,7 +99,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
       users: shown,
       columns: USER_TABLE_COLUMNS.map(({ name, label }) => ({ name, label, sortUrl: usersSortUrl(USERS_PATH, view, name), sorted: view.usersOrder.field === name ? view.usersOrder.direction : null })),
       paging: paging(USERS_PATH, view, shown.length, users.length),
-      csvUrl: unpagedUrl('/admin/stats/users.csv', view),
+      csvUrl: downloadUrl('/admin/stats/users.csv', view),
     });
   });
 
@@ -112,7 +112,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
     return renderAnalyticsPage(context, reply, LOCATIONS_PATH, 'By Location', query, {
       ...(await reader.locationPage(query)),
       geoip: context.config.analytics.geoip_file !== null,
-      csvUrl: unpagedUrl('/admin/stats/map.csv', query),
+      csvUrl: downloadUrl('/admin/stats/map.csv', query),
     });
   });
 
@@ -126,7 +126,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
     const drilled = await reader.drilldown(query);
     return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', query, {
       ...drilldownModel(query, drilled),
-      csvUrl: unpagedUrl('/admin/stats/drilldown.csv', query),
+      csvUrl: downloadUrl('/admin/stats/drilldown.csv', query),
     });
   });
 }
@@ -143,7 +143,7 @@ async function viewOrError<Q extends LogQuery>(
   reply: FastifyReply,
   path: TabPath,
   title: string,
-  parse: (params: Record<string, unknown>, now: number, defaultLength: number) => { ok: true; query: Q } | { ok: false; error: string },
+  parse: (params: Record<string, unknown>, now: number, defaults: ViewDefaults) => { ok: true; query: Q } | { ok: false; error: string },
 ): Promise<Q | null> {
   const access = accessOf(context, request);
   if (!access.has('analytics')) {
@@ -156,7 +156,7 @@ async function viewOrError<Q extends LogQuery>(
     await reply.redirect(canonical, 303);
     return null;
   }
-  const parsed = parse(params, context.clock.now(), PAGE_LENGTH);
+  const parsed = parse(params, context.clock.now(), PAGE_DEFAULTS);
   if (parsed.ok) return withinAnalyticsScopes(parsed.query, access);
   await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
   return null;

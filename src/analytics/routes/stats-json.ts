@@ -1,16 +1,19 @@
 // JSON and CSV for scripts under /admin/stats/, authenticated like the admin
 // API (X-Admin-Auth-Token) or by the web admin's session, for admins with
 // the analytics permission, over the requests within their API scopes.
+// Without `query` they filter nothing, as API Umbrella's: denied requests
+// count (the admin's pages hide them by default, and their download links
+// say so in their `query`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
 import { drawOf } from '../../admin-api/data-tables.js';
 import { accessOf, sendForbidden } from '../../admin-groups/request-access.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
-import { csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
+import { apiUmbrellaCsvFilename, csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
 import { RESULTS_SHOWN } from '../drilldown-queries.js';
 import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
-import { parseLogQuery, type LogQuery } from '../query/log-query.js';
+import { parseLogQuery, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseMapQuery, regionParam, type MapQuery } from '../query/map-region.js';
 import { parseUsersQuery, type UsersQuery } from '../query/users-query.js';
 import type { ReaderThread } from '../reader-thread.js';
@@ -20,7 +23,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   const authenticated = { preHandler: requireAdmin(context) };
 
   app.get('/admin/stats/logs.json', authenticated, async (request, reply) => {
-    const query = parsedOr400(context, request, reply, 100);
+    const query = parsedOr400(context, request, reply, { length: 100 });
     if (query === null) return reply;
     const [total, data] = await Promise.all([reader.count(query), reader.entries(query)]);
     // As API Umbrella: both totals are the number of matching entries, and DataTables' draw comes back.
@@ -33,30 +36,37 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     return sendCsv(reply, csvFilename('logs', query)).send(await entriesCsv(reader, query));
   });
 
-  app.get('/admin/stats/summary.json', authenticated, async (request, reply) => {
-    const query = parsedOr400(context, request, reply);
-    if (query === null) return reply;
-    return {
+  // The view's statistics (AnalyticsQueries.statistics) in two shapes, on one registration, so for the same admins and scopes: Parasol's summary.json and API Umbrella's search.json.
+  const statistics = {
+    summary: async (query: LogQuery) => ({
       start_at: new Date(query.range.startAt).toISOString(),
       end_at: new Date(query.range.endAt).toISOString(),
       interval: query.interval,
       ...(await reader.summary(query)),
       // A count over every API: for superusers, whose view is not limited to scopes.
       ...(query.scopes === undefined ? { dropped_entries: context.analytics.dropped } : {}),
-    };
-  });
+    }),
+    search: (query: LogQuery) => reader.search(query),
+  };
+  for (const [name, answer] of Object.entries(statistics)) {
+    app.get(`/admin/stats/${name}.json`, authenticated, async (request, reply) => {
+      const query = parsedOr400(context, request, reply);
+      if (query === null) return reply;
+      return answer(query);
+    });
+  }
 
   app.get('/admin/stats/users.json', authenticated, async (request, reply) => {
-    const query = usersOr400(context, request, reply, 100);
+    const query = usersOr400(context, request, reply, { length: 100 });
     if (query === null) return reply;
-    const users = await reader.users(query);
-    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: users.length, recordsFiltered: users.length, data: users.slice(query.offset, query.offset + query.limit) };
+    const { total, data } = await reader.usersPage(query);
+    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: total, recordsFiltered: total, data };
   });
 
   app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
     const query = usersOr400(context, request, reply);
     if (query === null) return reply;
-    return sendCsv(reply, csvFilename('users', query)).send(usersCsv(await reader.users(query)));
+    return sendCsv(reply, apiUmbrellaCsvFilename('users', context.clock.now())).send(await usersCsv(reader, query));
   });
 
   app.get('/admin/stats/map.json', authenticated, async (request, reply) => {
@@ -89,8 +99,8 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
 }
 
 /** By Users' view: its `order` names one of its own columns. */
-function usersOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaultLength?: number): UsersQuery | null {
-  return queryOr400(context, request, reply, parseUsersQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength));
+function usersOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaults?: ViewDefaults): UsersQuery | null {
+  return queryOr400(context, request, reply, parseUsersQuery(request.query as Record<string, unknown>, context.clock.now(), defaults));
 }
 
 function mapOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): MapQuery | null {
@@ -114,8 +124,8 @@ function requireAdmin(context: AppContext) {
   };
 }
 
-function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaultLength?: number): LogQuery | null {
-  return queryOr400(context, request, reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaultLength));
+function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaults?: ViewDefaults): LogQuery | null {
+  return queryOr400(context, request, reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaults));
 }
 
 /** The parsed query within the admin's scopes, or null once its one message has gone out as a 400. */

@@ -7,14 +7,20 @@ import { formatRangeEnd, formatRangeStart, RANGE_PRESETS } from '../query/date-r
 import { ROOT_PREFIX, type DrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
-import { DEFAULT_ORDER, formatOrder, type LogQuery, type SortOrder } from '../query/log-query.js';
+import { DEFAULT_ORDER, formatOrder, type LogQuery, type SortOrder, type ViewDefaults } from '../query/log-query.js';
 import { regionParam, type MapQuery } from '../query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UserColumn, type UsersQuery } from '../query/users-query.js';
 
 export const PAGE_LENGTH = 50;
+/** What a page's URL means without `length` or `query`: a bookmarked page keeps hiding denied requests. */
+export const PAGE_DEFAULTS: ViewDefaults = { length: PAGE_LENGTH, rules: DEFAULT_RULES };
 
-/** The URL parameters that reproduce a view; defaults are left out to keep links short. */
-export function viewParams<Q extends LogQuery>(query: Q, changes: Partial<Q> = {}): URLSearchParams {
+/**
+ * The URL parameters that reproduce a page's view; the page's defaults are
+ * left out to keep links short, except its filters when `withRules` (a link
+ * to a JSON or CSV endpoint, whose default is no filter).
+ */
+export function viewParams<Q extends LogQuery>(query: Q, changes: Partial<Q> = {}, withRules = false): URLSearchParams {
   const view: Q = { ...query, ...changes };
   const params = new URLSearchParams();
   if (view.range.preset !== null) params.set('range', view.range.preset);
@@ -24,7 +30,7 @@ export function viewParams<Q extends LogQuery>(query: Q, changes: Partial<Q> = {
     params.set('end_at', formatRangeEnd(view.range));
   }
   if (view.interval !== DEFAULT_INTERVAL) params.set('interval', view.interval);
-  if (!sameRules(view.rules, DEFAULT_RULES)) params.set('query', JSON.stringify(view.rules));
+  if (withRules || !sameRules(view.rules, DEFAULT_RULES)) params.set('query', JSON.stringify(view.rules));
   if (view.search !== '') params.set('search', view.search);
   if (formatOrder(view.order) !== formatOrder(DEFAULT_ORDER)) params.set('order', formatOrder(view.order));
   // By Users' own order, under the same name.
@@ -48,9 +54,13 @@ export function viewUrl<Q extends LogQuery>(path: string, query: Q, changes: Par
   return params === '' ? path : `${path}?${params}`;
 }
 
-/** The same view without paging, in its order: for downloads. */
-export function unpagedUrl(path: string, query: LogQuery): string {
-  return viewUrl(path, query, { offset: 0, limit: PAGE_LENGTH });
+/**
+ * The same view without paging, in its order, at a JSON or CSV endpoint (a
+ * download): its filters are always spelled out, since those endpoints apply
+ * none when `query` is absent where the page hides denied requests.
+ */
+export function downloadUrl(path: string, query: LogQuery): string {
+  return `${path}?${viewParams(query, { offset: 0, limit: PAGE_LENGTH }, true).toString()}`;
 }
 
 /** The same range and filters from the top, in the default order: for the tabs (each view sorts on its own columns). */
