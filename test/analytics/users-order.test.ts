@@ -57,7 +57,7 @@ describe('By Users in the store', () => {
     expect(queries.summary(view({ order: 'user_email:asc' })).top_users.map((user) => user.user_id)).toEqual(EXPECTED['hits:desc']);
   });
 
-  it.each(['response_time:desc', 'request_at', 'hits:up', 'hits:desc:x', 'Hits', 'toString', '__proto__'])('refuses order=%j with a message naming its columns', (order) => {
+  it.each(['response_time:desc', 'request_at', 'hits:up', 'hits:desc:x', 'Hits', 'toString', '__proto__', 'hasOwnProperty'])('refuses order=%j with a message naming its columns', (order) => {
     const parsed = parseUsersQuery({ order }, NOW);
     expect(parsed.ok).toBe(false);
     expect(!parsed.ok && parsed.error).toBe('order must be a column of By Users (user_email, user_id, hits, last_request_at), optionally followed by :asc or :desc (e.g. hits:desc)');
@@ -87,6 +87,11 @@ describe('users.json, users.csv and the By Users page', () => {
     expect(await jsonIds({ order })).toEqual(ids);
     const { text } = await fx.stats('/admin/stats/users.csv', { order });
     expect(text.trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(ids.map((id) => emails[id]));
+  });
+
+  it("takes users.json's own names for the user's columns: email and id", async () => {
+    expect(await jsonIds({ order: 'email:asc' })).toEqual(EXPECTED['user_email:asc']);
+    expect(await jsonIds({ order: 'id:desc' })).toEqual(EXPECTED['user_id:desc']);
   });
 
   it('pages through the sorted list without a gap or an overlap', async () => {

@@ -26,6 +26,9 @@ export function parseUsersQuery(params: Record<string, unknown>, now: number, de
   return { ok: true, query: { ...parsed.query, usersOrder } };
 }
 
+/** users.json names the user's fields as API Umbrella does (`email`, `id`): they sort as the columns they are. */
+const JSON_FIELD_COLUMNS: Readonly<Record<string, UserColumn>> = { email: 'user_email', id: 'user_id' };
+
 function userColumnNamed(name: string): UserColumn | undefined {
-  return USER_COLUMNS.find((column) => column === name);
+  return USER_COLUMNS.find((column) => column === name) ?? (Object.hasOwn(JSON_FIELD_COLUMNS, name) ? JSON_FIELD_COLUMNS[name] : undefined);
 }
