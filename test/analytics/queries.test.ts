@@ -287,3 +287,23 @@ describe('analytics queries: indexes', () => {
     expect(plan.join('\n')).not.toContain('CORRELATED');
   });
 });
+
+describe("analytics queries: API Umbrella's filter on api_key, the whole key", () => {
+  const KEY = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789wxyz';
+  const db = tempStore();
+  new AnalyticsWriter(db).writeEntries([
+    entry({ request_id: 'theirs', api_key_preview: 'AbCdEf...', request_ip: '192.0.2.1' }),
+    entry({ request_id: 'other', api_key_preview: 'ZyXwVu...', request_ip: '192.0.2.2' }),
+    entry({ request_id: 'none', api_key_preview: null, user_id: null, user_email: null, request_ip: '192.0.2.3' }),
+  ]);
+  const queries = new AnalyticsQueries(db);
+  const match = (rules: unknown[]) => ids(queries.entries(filtered(rules)));
+
+  it('compares its preview, as only the preview is logged', () => {
+    expect(match([{ field: 'api_key', operator: 'equal', value: KEY }])).toEqual(['theirs']);
+    expect(match([{ field: 'api_key', operator: 'not_equal', value: KEY }])).toEqual(['none', 'other']);
+    expect(match([{ id: 'api_key', operator: 'equal', value: 'AbCdEf...' }])).toEqual(['theirs']);
+    expect(match([{ field: 'api_key', operator: 'begins_with', value: 'ZyX' }])).toEqual(['other']);
+    expect(match([{ field: 'api_key', operator: 'is_null', value: null }])).toEqual(['none']);
+  });
+});

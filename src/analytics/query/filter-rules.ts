@@ -1,6 +1,7 @@
 // Filters on logged fields, combined with AND. Parsed from untrusted input
 // into typed rules once; compiled to SQL where only whitelisted column names
 // and fixed operators appear, and every value is a bound parameter.
+import { previewOf } from '../../lib/secret-token.js';
 import { fieldNamed, type FieldInfo, type FieldName } from '../fields.js';
 
 /** API Umbrella's query builder operators, in the order the filter form offers them, with their labels. */
@@ -72,14 +73,29 @@ export function parseRules(input: unknown): RulesResult {
 /** A rule, or the message saying what is wrong with it. */
 export function parseRule(raw: unknown): FilterRule | string {
   if (!isObject(raw)) return 'Each filter must be an object with field, operator and value';
-  const info = fieldNamed(raw.field ?? raw.id);
-  if (info === undefined) return `Unknown filter field ${shown(raw.field ?? raw.id)}`;
+  const named = raw.field ?? raw.id;
+  const onApiKey = named === API_KEY_FIELD;
+  const info = fieldNamed(onApiKey ? 'api_key_preview' : named);
+  if (info === undefined) return `Unknown filter field ${shown(named)}`;
   const operator = operatorNamed(raw.operator);
   if (operator === undefined) return `Unknown filter operator ${shown(raw.operator)}; use one of ${Object.keys(OPERATORS).join(', ')}`;
   if (TEXT_ONLY.has(operator) && info.kind !== 'string') return `"${OPERATORS[operator]}" needs a text field; ${info.name} is a number`;
   if (NUMBER_ONLY.has(operator) && info.kind !== 'number') return `"${OPERATORS[operator]}" needs a number field; ${info.name} is text`;
   const value = parseValue(info, operator, raw.value);
-  return 'error' in value ? value.error : { field: info.name, operator, value: value.ok };
+  if ('error' in value) return value.error;
+  return { field: info.name, operator, value: onApiKey ? asPreview(operator, value.ok) : value.ok };
+}
+
+/**
+ * API Umbrella's filter on `api_key`: it logs whole keys, Parasol only their
+ * previews, so the filter is on the preview, and a whole key asked for (or
+ * against) becomes its preview.
+ */
+const API_KEY_FIELD = 'api_key';
+
+function asPreview(operator: Operator, value: RuleValue): RuleValue {
+  const wholeKey = (operator === 'equal' || operator === 'not_equal') && typeof value === 'string' && !value.endsWith('...');
+  return wholeKey ? previewOf(value) : value;
 }
 
 function parseValue(info: FieldInfo, operator: Operator, raw: unknown): { ok: RuleValue } | { error: string } {
