@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { backendOnHost } from './support.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -48,15 +49,7 @@ interface Call {
 async function backend(settings: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   hosts += 1;
   const host = `limits-${hosts}.example.test`;
-  await gateway.publishBackend({
-    name: host,
-    frontend_host: host,
-    backend_host: 'upstream.example.test',
-    servers: [{ host: '127.0.0.1', port: upstream.port }],
-    url_matches: [{ frontend_prefix: '/', backend_prefix: '/' }],
-    settings,
-    ...extra,
-  });
+  await gateway.publishBackend(backendOnHost(host, upstream.port, settings, extra));
   return (call: Call = {}) => send(host, call);
 }
 

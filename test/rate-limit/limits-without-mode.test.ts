@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { AdminClient, createAdmin } from '../admin-ui/helpers/admin-client.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { backendOnHost } from './support.js';
 
 const HOUR = 3_600_000;
 /** The gateway-wide default here: 5 per hour per key, with headers, so which limit applies shows in X-RateLimit-Limit. */
@@ -36,17 +37,7 @@ afterAll(async () => {
 });
 
 /** A backend on a fresh frontend host (its own counters), as the admin API takes it. */
-function backendOn(host: string, settings: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  return {
-    name: host,
-    frontend_host: host,
-    backend_host: 'upstream.example.test',
-    servers: [{ host: '127.0.0.1', port: upstream.port }],
-    url_matches: [{ frontend_prefix: '/', backend_prefix: '/' }],
-    settings,
-    ...extra,
-  };
-}
+const backendOn = (host: string, settings: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => backendOnHost(host, upstream.port, settings, extra);
 
 function freshHost(): string {
   hosts += 1;

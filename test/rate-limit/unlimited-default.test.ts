@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { backendOnHost } from './support.js';
 
 const HOUR = 3_600_000;
 const twoPerHour = { duration: HOUR, limit_by: 'api_key', limit: 2, response_headers: true } as const;
@@ -30,14 +31,7 @@ afterAll(async () => {
 async function backend(settings: Record<string, unknown> = {}): Promise<string> {
   hosts += 1;
   const host = `unlimited-default-${hosts}.example.test`;
-  await gateway.publishBackend({
-    name: host,
-    frontend_host: host,
-    backend_host: 'upstream.example.test',
-    servers: [{ host: '127.0.0.1', port: upstream.port }],
-    url_matches: [{ frontend_prefix: '/', backend_prefix: '/' }],
-    settings,
-  });
+  await gateway.publishBackend(backendOnHost(host, upstream.port, settings));
   return host;
 }
 
