@@ -5,7 +5,6 @@ import { isAddressOrRange } from '../lib/address-ranges.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { parseInstant } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
-import Mustache from 'mustache';
 import { blankToNull, ErrorCollector, isBlank, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
   ANONYMOUS_RATE_LIMIT_BEHAVIORS,
@@ -305,10 +304,9 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
     anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
     authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),
-    error_templates: checkedTemplates(stringRecord(raw.error_templates), `${at}.error_templates`, errors),
-    error_data: isPlainObject(raw.error_data)
-      ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, checkedTemplates(stringRecord(data), `${at}.error_data.${code}`, errors)]))
-      : {},
+    // Any text: error templates never fail to render (src/gateway/error-templates.ts), so none is refused, as in API Umbrella.
+    error_templates: stringRecord(raw.error_templates),
+    error_data: isPlainObject(raw.error_data) ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, stringRecord(data)])) : {},
     disable_analytics: toBoolean(raw.disable_analytics),
     api_key_verification_level: oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors),
     api_key_verification_transition_start_at: parseInstantField(raw.api_key_verification_transition_start_at, `${at}.api_key_verification_transition_start_at`, errors),
@@ -411,18 +409,6 @@ export function parseAllowedIps(raw: unknown, field: string, errors: ErrorCollec
     if (!isAddressOrRange(entry)) errors.add(field, `contains "${entry}", which is not an IP address or CIDR range (such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32)`);
   }
   return entries;
-}
-
-/** Error templates and error data values are Mustache templates: one that cannot be parsed is refused here, not answered with 500s later. */
-function checkedTemplates(values: Record<string, string>, at: string, errors: ErrorCollector): Record<string, string> {
-  for (const [name, template] of Object.entries(values)) {
-    try {
-      Mustache.parse(template);
-    } catch (error) {
-      errors.add(`${at}.${name}`, `is not a valid template (${(error as Error).message.split('\n')[0]})`);
-    }
-  }
-  return values;
 }
 
 /** Text values kept; numbers kept as text too (`"status_code": 429` as API Umbrella's configs write it); anything else dropped. */

@@ -85,6 +85,17 @@ export class BodyHeaders {
   }
 }
 
+/**
+ * The type of a body the upstream named none for (an empty Content-Type
+ * names none): text/plain, nginx's default_type, as API Umbrella sends it,
+ * and so gzipped as text/plain is. null when it has a type, or no content to
+ * type: a 204, 205 or 304, or a Content-Length of 0.
+ */
+export function defaultType(status: number, body: BodyHeaders): string | null {
+  if (body.type !== undefined || status === 204 || status === 205 || status === 304 || body.length === '0') return null;
+  return 'text/plain';
+}
+
 /** Header names BodyHeaders.note() and recode() look at. */
 export const BODY_HEADER_NAMES: readonly string[] = ['content-type', 'content-length', 'content-encoding', 'cache-control', 'vary', 'etag', 'accept-ranges'];
 

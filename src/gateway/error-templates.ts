@@ -1,9 +1,10 @@
 // A backend's own error responses (settings.error_templates and error_data),
-// rendered as API Umbrella renders them: Mustache over the request's URLs, the
-// backend's common data and the data of the error, each value a template too.
-import Mustache from 'mustache';
+// rendered as API Umbrella renders them (its string_template, not Mustache):
+// each {{name}} that names a variable — the request's URLs, the backend's
+// common data, the data of the error, each value a template too — is
+// replaced by its value; everything else stays as written.
 import type { ApiSettings } from '../api-backends/model.js';
-import { csvQuoted, ERRORS, renderErrorBody, type ErrorCode, type ErrorFormat, type MessageUrls } from './errors.js';
+import { csvQuoted, ERRORS, escapeMarkup, renderErrorBody, type ErrorCode, type ErrorFormat, type MessageUrls } from './errors.js';
 
 /** The URLs an error may name, base_url included. */
 export interface ErrorUrls extends MessageUrls {
@@ -21,13 +22,10 @@ export interface ErrorResponses {
 
 export interface RenderedError {
   readonly status: number;
-  /** null: the negotiated format's. */
-  readonly contentType: string | null;
   readonly body: string;
 }
 
 const FORMATS: readonly ErrorFormat[] = ['json', 'xml', 'csv', 'html'];
-const TEMPLATE_FAILED: RenderedError = { status: 500, contentType: 'text/plain', body: 'Internal Server Error' };
 
 /** null when the settings change nothing, so the usual error path stays as it is. */
 export function compileErrorResponses(settings: Pick<ApiSettings, 'error_templates' | 'error_data'>): ErrorResponses | null {
@@ -40,20 +38,16 @@ export function compileErrorResponses(settings: Pick<ApiSettings, 'error_templat
   return { templates, data: settings.error_data };
 }
 
-/** The status and body of an error under a backend's settings; a template that cannot render gives a plain 500. */
+/** The status and body of an error under a backend's settings. */
 export function renderCustomError(responses: ErrorResponses, code: ErrorCode, format: ErrorFormat, urls: ErrorUrls): RenderedError {
-  try {
-    const view = errorView(responses.data, code, urls);
-    const template = responses.templates[format];
-    const body = template === undefined ? renderErrorBody(format, view.code ?? code, view.message ?? '') : renderTemplate(template, view, format);
-    return { status: statusOf(view.status_code) ?? ERRORS[code].status, contentType: null, body };
-  } catch {
-    // Mustache throws on malformed templates (an unclosed section, say): the client gets no detail.
-    return TEMPLATE_FAILED;
-  }
+  const view = errorView(responses.data, code, urls);
+  const template = responses.templates[format];
+  const body = template === undefined ? renderErrorBody(format, view.code ?? code, view.message ?? '') : renderTemplate(template, view, ESCAPES[format]);
+  return { status: statusOf(view.status_code) ?? ERRORS[code].status, body };
 }
 
-type View = Record<string, string>;
+/** Variables by name; built without a prototype (errorView), so {{constructor}} names none. */
+export type View = Record<string, string>;
 
 /**
  * base_url, then common data (signup_url, contact_url…), then the error's own
@@ -78,36 +72,53 @@ function errorView(data: ErrorData, code: ErrorCode, urls: ErrorUrls): View {
   Object.assign(view, specific);
   for (const key of new Set([...Object.keys(common), ...Object.keys(specific)])) {
     const value = view[key];
-    if (typeof value === 'string') view[key] = Mustache.render(value, view, undefined, RAW);
+    if (typeof value === 'string') view[key] = renderTemplate(value, view, unescaped);
   }
   return view;
 }
 
-const RAW = { escape: (value: unknown): string => String(value) };
-const HTML = { escape: Mustache.escape };
+const unescaped = (value: string): string => value;
 
-/** JSON and CSV get every value quoted for their syntax and no HTML escaping; XML and HTML get Mustache's escaping. */
-function renderTemplate(template: string, view: View, format: ErrorFormat): string {
-  switch (format) {
-    case 'json':
-      return Mustache.render(template, quoted(view, jsonString), undefined, RAW);
-    case 'csv':
-      return Mustache.render(template, quoted(view, csvQuoted), undefined, RAW);
-    case 'xml':
-    case 'html':
-      return Mustache.render(template, view, undefined, HTML);
+/** JSON and CSV get every value quoted for their syntax; XML and HTML get markup escaped, as API Umbrella's escape_html does it. */
+const ESCAPES: Readonly<Record<ErrorFormat, (value: string) => string>> = {
+  json: (value) => JSON.stringify(value),
+  csv: csvQuoted,
+  xml: escapeMarkup,
+  html: escapeMarkup,
+};
+
+/**
+ * API Umbrella's string_template: each {{name}} whose name is a variable is
+ * replaced by its value, escaped; all else is sent as written — an unknown
+ * {{name}}, a Mustache section, an unclosed tag — so no template fails to
+ * render. A tag ends at the first "}" after its "{{", which must be doubled;
+ * spaces around the name do not count. A value put in is not read again, so
+ * what a client sent (in a Host, say) is never taken for a tag. Each "}" is
+ * looked at once: linear in the template's length.
+ */
+export function renderTemplate(template: string, view: View, escape: (value: string) => string): string {
+  let out = '';
+  let copied = 0;
+  let from = 0;
+  for (;;) {
+    const open = template.indexOf('{{', from);
+    if (open < 0) break;
+    const close = template.indexOf('}', open + 2);
+    if (close < 0) break;
+    // No "{{" before this "}" can make a tag if it is not doubled.
+    from = close + 1;
+    if (template.charCodeAt(from) !== CLOSING_BRACE) continue;
+    from++;
+    const value = view[template.slice(open + 2, close).replace(SURROUNDING_SPACES, '')];
+    if (value === undefined) continue;
+    out += template.slice(copied, open) + escape(value);
+    copied = from;
   }
+  return copied === 0 ? template : out + template.slice(copied);
 }
 
-function quoted(view: View, quote: (value: string) => string): View {
-  const result: View = Object.create(null) as View;
-  for (const key in view) result[key] = quote(view[key]!);
-  return result;
-}
-
-function jsonString(value: string): string {
-  return JSON.stringify(value);
-}
+const CLOSING_BRACE = 0x7d;
+const SURROUNDING_SPACES = /^ +| +$/g;
 
 const STATUS = /^\s*\d{3}\s*$/;
 

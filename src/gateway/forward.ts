@@ -11,7 +11,7 @@ import { CacheFill } from './cache-fill.js';
 import { cacheable, cacheKeyOf, mayFill } from './cache-key.js';
 import { CACHE_HEADER_NAMES, CacheHeaders, mayBeFresh } from './cache-policy.js';
 import { notModified, notModifiedHeaderLines } from './conditional-request.js';
-import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, recode } from './compression.js';
+import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, defaultType, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { connectionListed, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
@@ -138,6 +138,11 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     const caching = this.exchange.cache === null ? null : upstreamCaching;
     caching?.reset();
     const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
+    const addedType = defaultType(statusCode, upstreamBody);
+    if (addedType !== null) {
+      headers.push('Content-Type', addedType);
+      upstreamBody.type = addedType;
+    }
     this.exchange.responseContentType = upstreamBody.type ?? null;
     const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
     if (this.mayStore) this.startFill(statusCode, statusText, rawHeaders);
@@ -475,7 +480,8 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
     if (SPECIAL_NAME_LENGTHS.has(name.length)) {
       const lower = name.toLowerCase();
       if (lower === 'connection') connection = value;
-      if (HOP_BY_HOP.has(lower)) continue;
+      // An empty Content-Type is none (nginx sends none): the body gets the default type instead, in onHeaders.
+      if (HOP_BY_HOP.has(lower) || (value === '' && lower === 'content-type')) continue;
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort, exchange.queryKey);

@@ -36,8 +36,8 @@ export const ERROR_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', 
 /** Answers the Content-Type it sent. */
 export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): string {
   const negotiated = negotiateFormat(request.path, request.query, request.headers.accept);
-  const { status, contentType: templateType, body } = renderError(config, request, code, negotiated.format);
-  const contentType = templateType ?? negotiated.contentType;
+  const { status, body } = renderError(config, request, code, negotiated.format);
+  const { contentType } = negotiated;
   const headers = [
     'Content-Type',
     contentType,
@@ -62,7 +62,7 @@ function renderError(config: Config, request: ErrorRequest, code: ErrorCode, for
   const urls = messageUrls(config, request);
   const custom = request.settings?.errorResponses ?? null;
   if (custom !== null) return renderCustomError(custom, code, format, urls);
-  return { status: ERRORS[code].status, contentType: null, body: renderErrorBody(format, code, errorMessage(code, urls)) };
+  return { status: ERRORS[code].status, body: renderErrorBody(format, code, errorMessage(code, urls)) };
 }
 
 /** base_url is public_url when set, else what the client called; signup and contact pages hang off it. */

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiSettings } from '../../src/api-backends/model.js';
-import { parseApiBackend } from '../../src/api-backends/validate.js';
+import { renderTemplate, type View } from '../../src/gateway/error-templates.js';
 import { echoBackend, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let fx: ProxyFixture;
@@ -10,15 +9,6 @@ beforeAll(async () => {
   disabledKey = (await fx.gw.createUser({ email: 'disabled@example.com', enabled: false })).apiKey;
 });
 afterAll(() => fx.close());
-
-/** Stores and publishes a backend past validation, as an earlier version that did not check templates may have stored it. */
-function storedUnchecked(name: string, settings: Partial<ApiSettings>): void {
-  const parsed = parseApiBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: `/${name}/`, backend_prefix: '/backend/' }] }));
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  const { backends, publisher } = fx.gw.context;
-  const created = backends.create({ ...parsed.value, settings: { ...parsed.value.settings, ...settings } }, null);
-  publisher.publish([created.id], null);
-}
 
 /** Publishes an echo backend under /<name>/ with these settings. */
 async function backendAt(name: string, settings: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<void> {
@@ -122,35 +112,42 @@ describe('error_templates', () => {
     expect(reply.text).toBe(JSON.stringify({ error: { code: 'API_KEY_MISSING', message: `No api_key was supplied. Get one at ${fx.gw.url}/signup/` } }));
   });
 
-  it('refuses a template that cannot be parsed when it is saved, naming the field', async () => {
-    const input = (settings: Record<string, unknown>) => ({ api: echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/refused/', backend_prefix: '/' }], settings }) });
-    const template = await fx.gw.adminApi('POST', '/apis', input({ error_templates: { json: '{"error": {{#code}}}' } }));
-    expect(template.status).toBe(422);
-    expect(JSON.stringify(template.body)).toContain('settings.error_templates.json');
-    const message = await fx.gw.adminApi('POST', '/apis', input({ error_data: { api_key_missing: { message: 'Hi {{/x}}' } } }));
-    expect(message.status).toBe(422);
-    expect(JSON.stringify(message.body)).toContain('settings.error_data.api_key_missing.message');
+  // API Umbrella's test_invalid_templates.rb: what is not a known variable is sent as written.
+  it('sends a tag naming no variable as written, beside the ones it knows', async () => {
+    await backendAt('unknown', {
+      error_data: { api_key_missing: { newvar: 'foo', message: 'new message' } },
+      error_templates: { json: '{ "unknown": {{bogusvar}} }', html: '<p>{{ message }} {{bogusvar}} {{newvar}}</p>' },
+    });
+    const reply = await send(fx.gw.url, '/unknown/hello.json');
+    expect(reply.status).toBe(403);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.text).toBe('{ "unknown": {{bogusvar}} }');
+    expect((await send(fx.gw.url, '/unknown/hello.html')).text).toBe('<p>new message {{bogusvar}} foo</p>');
   });
 
-  it('answers 500 text/plain for a stored template that cannot render (saved before templates were checked), and keeps serving', async () => {
-    await storedUnchecked('broken', { error_templates: { json: '{"error": {{#code}}}' } });
-    for (let round = 0; round < 2; round++) {
-      const reply = await send(fx.gw.url, '/broken/a');
-      expect(reply.status).toBe(500);
-      expect(reply.headers['content-type']).toBe('text/plain');
-      expect(reply.text).toBe('Internal Server Error');
-    }
-    await storedUnchecked('broken-message', { error_data: { api_key_missing: { message: 'Hi {{/x}}' } } });
-    expect((await send(fx.gw.url, '/broken-message/a')).status).toBe(500);
-    const fine = await send(fx.gw.url, '/message/a', { headers: { 'X-Api-Key': fx.apiKey } });
-    expect(fine.status).toBe(200);
+  it('saves a template Mustache could not parse, and sends it as written', async () => {
+    // Saved through the admin API, which answers 201 (backendAt throws otherwise).
+    await backendAt('unparsable', { error_templates: { xml: '<invalid>{{oops}</invalid>', json: '{"error": {{#code}}{{code}}}' } });
+    const xml = await send(fx.gw.url, '/unparsable/hello.xml');
+    expect(xml.status).toBe(403);
+    expect(xml.headers['content-type']).toBe('application/xml');
+    expect(xml.text).toBe('<invalid>{{oops}</invalid>');
+    // A section is no variable either; the tag after it is.
+    expect((await send(fx.gw.url, '/unparsable/hello.json')).text).toBe('{"error": {{#code}}"API_KEY_MISSING"}');
+  });
+
+  it('leaves a tag naming no variable in an error_data value as written', async () => {
+    await backendAt('data-unknown', { error_data: { api_key_missing: { message: 'Hi {{/x}} {{nobody}}, see {{signup_url}}' } } });
+    const reply = await send(fx.gw.url, '/data-unknown/a');
+    expect(reply.status).toBe(403);
+    expect(JSON.parse(reply.text).error.message).toBe(`Hi {{/x}} {{nobody}}, see ${fx.gw.url}/signup/`);
   });
 
   it('does not read a Host header as a template', async () => {
     await backendAt('host', { error_templates: { html: '<p>{{message}}</p>' } });
     const reply = await send(fx.gw.url, '/host/a.html', { headers: { host: "x'&y" } });
     expect(reply.status).toBe(403);
-    expect(reply.text).toBe('<p>No api_key was supplied. Get one at http:&#x2F;&#x2F;x&#39;&amp;y&#x2F;signup&#x2F;</p>');
+    expect(reply.text).toBe('<p>No api_key was supplied. Get one at http://x&#39;&amp;y/signup/</p>');
     // Braces and markup are not host characters: such a Host never reaches a template.
     const braces = await send(fx.gw.url, '/host/a.html', { headers: { host: '{{#x}}<b>' } });
     expect(braces.status).toBe(400);
@@ -167,5 +164,32 @@ describe('without error settings', () => {
     const missing = await send(fx.gw.url, '/nowhere/a');
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.text).error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('renderTemplate', () => {
+  const view = Object.assign(Object.create(null) as View, { code: 'API_KEY_MISSING', message: 'has {{code}} in it' });
+  const upper = (value: string) => value.toUpperCase();
+
+  it('replaces each tag naming a variable, spaces around the name or not, escaped', () => {
+    expect(renderTemplate('{{code}}/{{ code }}/{{  message}}', view, upper)).toBe('API_KEY_MISSING/API_KEY_MISSING/HAS {{CODE}} IN IT');
+  });
+
+  it('does not read a value it put in as a template', () => {
+    expect(renderTemplate('{{message}}', view, (value) => value)).toBe('has {{code}} in it');
+  });
+
+  it('sends all else as written: unknown names, triple braces, sections, unclosed tags, inherited names', () => {
+    for (const template of ['{{nobody}}', '{{{code}}}', '{{#code}}x{{/code}}', '{{code}', '{{code', '}}{{', '{{}}', '{{constructor}}', '{{toString}}']) {
+      expect(renderTemplate(template, view, upper), template).toBe(template);
+    }
+    expect(renderTemplate('{{a}{{code}}', view, upper)).toBe('{{a}API_KEY_MISSING');
+  });
+
+  it('takes time linear in the template, however many braces it holds', () => {
+    const braces = '{{'.repeat(200_000);
+    const started = performance.now();
+    expect(renderTemplate(`${braces}}${braces}`, view, upper)).toBe(`${braces}}${braces}`);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

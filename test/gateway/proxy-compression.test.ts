@@ -31,8 +31,15 @@ const upstream: CustomHandler = (request, response) => {
   if (url.pathname === '/backend/sized') {
     const extra: Record<string, string> = {};
     for (const [name, value] of url.searchParams) if (name.startsWith('h-')) extra[name.slice(2)] = value;
-    response.writeHead(status, { ...seen, ...extra, 'content-type': type, 'content-length': String(length) });
+    // ?untyped: no Content-Type at all (type= sends an empty one).
+    const typed = url.searchParams.has('untyped') ? {} : { 'content-type': type };
+    response.writeHead(status, { ...seen, ...extra, ...typed, 'content-length': String(length) });
     response.end(request.method === 'HEAD' ? undefined : text(length));
+  } else if (url.pathname === '/backend/bodiless') {
+    // No content: a 204 or 304, or an announced empty body; the Content-Type empty (?empty) or left out.
+    const typed = url.searchParams.has('empty') ? { 'content-type': '' } : {};
+    response.writeHead(status, { ...typed, ...(status === 200 ? { 'content-length': '0' } : {}) });
+    response.end();
   } else if (url.pathname === '/backend/chunked') {
     response.writeHead(200, { ...seen, 'content-type': 'text/plain' });
     response.write('first;');
@@ -204,6 +211,64 @@ describe('compressing', () => {
     const stored = fx.gw.context.db.prepare('SELECT response_size FROM analytics_logs WHERE request_id = ?').get(requestId) as { response_size: number };
     expect(stored.response_size).toBeGreaterThan(reply.body.length);
     expect(stored.response_size).toBeLessThan(reply.body.length + 1000);
+  });
+});
+
+describe('a body without a type', () => {
+  // API Umbrella's test_content_type_header.rb and the "" case of test_compressible_types.rb.
+  it('sends an empty upstream Content-Type as text/plain, gzipped as text/plain is, and keeps one it does not know', async () => {
+    const reply = await get('/echo/sized?length=1000&type=', 'gzip');
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('text/plain');
+    expect(reply.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(reply.body).toString()).toBe(text(1000));
+    const plain = await get('/echo/sized?length=1000&type=');
+    expect(plain.headers['content-type']).toBe('text/plain');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toBe('Accept-Encoding');
+    expect(plain.body.toString()).toBe(text(1000));
+    // A type it does not know is kept, and not gzipped.
+    const unknown = await get('/echo/sized?length=1000&type=Qwerty', 'gzip');
+    expect(unknown.headers['content-type']).toBe('Qwerty');
+    expect(unknown.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('gives a body the upstream sent no Content-Type text/plain too, for GET and HEAD alike, and logs it', async () => {
+    const reply = await get('/echo/sized?length=2000&untyped', 'gzip');
+    expect(reply.headers['content-type']).toBe('text/plain');
+    expect(reply.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(reply.body).toString()).toBe(text(2000));
+    const head = await get('/echo/sized?length=2000&untyped', 'gzip', 'HEAD');
+    expect(head.headers['content-type']).toBe('text/plain');
+    fx.gw.context.analytics.flush();
+    const stored = fx.gw.context.db
+      .prepare('SELECT response_content_type AS type FROM analytics_logs WHERE request_id = ?')
+      .get(reply.headers['x-api-umbrella-request-id']) as { type: string | null };
+    expect(stored.type).toBe('text/plain');
+  });
+
+  it.each([
+    ['a 204', '?status=204'],
+    ['a 304', '?status=304'],
+    ['a Content-Length of 0', '?status=200'],
+  ])('adds no type to a response without content: %s, its Content-Type empty or left out', async (_name, query) => {
+    for (const variant of ['', '&empty']) {
+      const reply = await get(`/echo/bodiless${query}${variant}`, 'gzip');
+      expect(reply.headers['content-type'], variant).toBeUndefined();
+      expect(reply.body.length).toBe(0);
+    }
+  });
+
+  it('answers a cached copy with the same text/plain, gzipped or not as the client takes it', async () => {
+    const path = '/echo/sized?length=2000&type=&h-cache-control=max-age%3D60&n=untyped-cached';
+    const first = await get(path, 'gzip');
+    const hit = await get(path);
+    const zippedHit = await get(path, 'gzip');
+    expect([first, hit, zippedHit].map((reply) => reply.headers['x-cache'])).toEqual(['MISS', 'HIT', 'HIT']);
+    for (const reply of [first, hit, zippedHit]) expect(reply.headers['content-type']).toBe('text/plain');
+    expect(hit.body.toString()).toBe(text(2000));
+    expect(zippedHit.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zippedHit.body).toString()).toBe(text(2000));
   });
 });
 
