@@ -24,6 +24,8 @@ export interface RunningServer {
   readonly url: string;
   /** The HTTPS listener's address, e.g. https://127.0.0.1:8443; null without listen.https_port. */
   readonly httpsUrl: string | null;
+  /** Looks at the TLS certificates' files now rather than at the next minute's check; nothing without HTTPS. */
+  checkCertificates(): void;
   stop(): Promise<void>;
 }
 
@@ -87,7 +89,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     })();
     return stopping;
   };
-  return { app, context: running, url, httpsUrl: tls?.url ?? null, stop };
+  return { app, context: running, url, httpsUrl: tls?.url ?? null, checkCertificates: () => reloader?.check(), stop };
 }
 
 /** Also what `parasol config check` says of such a host (cli/start-up-checks.ts). */
@@ -160,7 +162,20 @@ export async function serveUntilSignalled(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Node's default for SIGHUP is to die at once, dropping requests in flight: the habit of `kill -HUP`
+  // (nginx, API Umbrella) or a closed terminal must not take the gateway down.
+  process.on('SIGHUP', () => {
+    logger.info({ signal: 'SIGHUP' }, SIGHUP_MESSAGE);
+    server.checkCertificates();
+  });
 }
+
+/**
+ * What a SIGHUP does. Backends, users and admins live in the store and take
+ * effect as they are saved or published; the config is read at start only.
+ */
+const SIGHUP_MESSAGE =
+  'SIGHUP: TLS certificates looked at again; the config is read at start, so restart Parasol to apply a changed one (systemctl reload parasol checks it first, then restarts)';
 
 /**
  * Admins who are not superusers act only through admin groups; after an

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createContext } from '../../src/context.js';
 import { tempDir } from '../helpers/config.js';
 import { apiUserInput } from '../helpers/users.js';
-import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE, TEST_CA } from '../helpers/tls.js';
+import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE, RENEWED_CERT_FILE, RENEWED_KEY_FILE, TEST_CA } from '../helpers/tls.js';
 import { NODE_ARGS, parasol } from './run-parasol.js';
 
 let dir: string;
@@ -331,6 +331,35 @@ describe('parasol serve signals', () => {
     const [code, signal] = (await once(server, 'exit')) as [number | null, string | null];
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(existsSync(join(serveDir, 'data', 'parasol.pid'))).toBe(false);
+  });
+});
+
+describe('parasol serve and SIGHUP', () => {
+  it('keeps serving, says what a reload needs, and looks at the TLS certificates at once', async () => {
+    const serveDir = tempDir();
+    const serveConfig = join(serveDir, 'parasol.yml');
+    const [certFile, keyFile] = [join(serveDir, 'cert.pem'), join(serveDir, 'key.pem')];
+    copyFileSync(CERT_FILE, certFile);
+    copyFileSync(KEY_FILE, keyFile);
+    writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n  https_port: 0\ntls:\n  cert_file: ${certFile}\n  key_file: ${keyFile}\n`);
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => output.includes('Parasol is listening'));
+    const url = (JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
+    // A renewal (certbot replaces both files), seen on the signal rather than at the next minute's check.
+    copyFileSync(RENEWED_CERT_FILE, certFile);
+    copyFileSync(RENEWED_KEY_FILE, keyFile);
+
+    server.kill('SIGHUP');
+    await waitFor(() => output.includes('TLS certificate reloaded'));
+    expect(output).toContain('SIGHUP: TLS certificates looked at again; the config is read at start, so restart Parasol to apply a changed one');
+    expect(server.exitCode).toBeNull();
+    expect((await fetch(`${url}/api-umbrella/v1/health`)).status).toBe(200);
+
+    server.kill('SIGTERM');
+    const [code] = (await once(server, 'exit')) as [number];
+    expect(code).toBe(0);
   });
 });
 
