@@ -12,6 +12,7 @@ import { configRoutes } from './config.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { parseFormBody } from './form-body.js';
 import { notFound, withJsonSuffix } from './routes.js';
+import { refuseApisOverHttp } from '../web/https-only.js';
 import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
 
@@ -30,6 +31,9 @@ export function adminApiPlugin(context: AppContext) {
   withJsonSuffix(app, 'GET', '/health', async () => ({ status: 'green' }));
 
   await app.register(async (authenticated) => {
+    // Before the token is looked at: over plain HTTP it has crossed the network in clear, and nothing is done with it.
+    const overHttp = refuseApisOverHttp(context.config);
+    if (overHttp !== null) authenticated.addHook('onRequest', overHttp);
     authenticated.addHook('onRequest', requireAdminToken(context.admins));
     authenticated.addHook('preHandler', requireAdminToken(context.admins));
     apiBackendRoutes(authenticated, context);

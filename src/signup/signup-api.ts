@@ -7,6 +7,7 @@ import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } fro
 import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { parseFormBody } from '../admin-api/form-body.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
+import { refuseApisOverHttp } from '../web/https-only.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
@@ -40,6 +41,8 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
     await app.register(formbody, { parser: parseFormBody });
     app.setErrorHandler(jsonErrorHandler);
     app.decorateRequest('admin', null);
+    const overHttp = refuseApisOverHttp(context.config);
+    if (overHttp !== null) app.addHook('onRequest', overHttp);
     app.addHook('onRequest', async (request, reply) => {
       reply.header('access-control-allow-origin', '*');
       request.admin = adminFromToken(request, context.admins);

@@ -15,6 +15,7 @@ import type { AppContext } from '../context.js';
 import { contactUrl } from '../contact/contact-url.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { packagePath } from '../lib/package-path.js';
+import { redirectPagesToHttps } from './https-only.js';
 
 // Pico CSS is served straight from its package, so there is no copy to keep in step.
 const PICO_CSS_DIR = dirname(createRequire(import.meta.url).resolve('@picocss/pico/css/pico.min.css'));
@@ -23,6 +24,8 @@ export type PageRoutes = (app: FastifyInstance, context: AppContext) => Promise<
 
 export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
   return async (app: FastifyInstance): Promise<void> => {
+    const toHttps = redirectPagesToHttps(context.config);
+    if (toHttps !== null) app.addHook('onRequest', toHttps);
     await app.register(cookie, { secret: context.secretKey });
     await app.register(formbody);
     await app.register(csrf, {
