@@ -1,6 +1,6 @@
 // Every configuration key, its type and its default. config/default.yml
 // documents the same keys for operators; a test keeps the two in step.
-import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from '../api-backends/model.js';
+import { RATE_LIMIT_MODES, type ApiBackend, type LimitBy, type RateLimit, type RateLimitMode } from '../api-backends/model.js';
 import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
@@ -27,6 +27,9 @@ import {
 } from './fields.js';
 
 const HOUR_MS = 3_600_000;
+
+/** The config's require_https values, in API Umbrella's words (the transition needs a start time: set it per backend). */
+const DEFAULT_REQUIRE_HTTPS = ['optional', 'required_return_error'] as const;
 
 /**
  * Keys of API Umbrella's config limits that Parasol takes and ignores:
@@ -124,6 +127,12 @@ export const configSchema = {
     geoip_file: optionalFilePath(),
   },
   default_api_backend_settings: {
+    /**
+     * API Umbrella's require_https for backends that leave theirs empty:
+     * null or optional, plain HTTP too; required_return_error, HTTPS only
+     * (API Umbrella's own default).
+     */
+    require_https: optionalOneOf(DEFAULT_REQUIRE_HTTPS),
     /** null (or custom): backends without a mode of their own get rate_limits; unlimited: they are unlimited (users' own limits still apply). */
     rate_limit_mode: optionalOneOf<Exclude<RateLimitMode, null>>(RATE_LIMIT_MODES),
     rate_limits: mappingList(
@@ -144,6 +153,16 @@ export const configSchema = {
 } satisfies Schema;
 
 export type Config = ConfigOf<typeof configSchema>;
+
+/**
+ * A published backend as the gateway compiles it: with the config's
+ * require_https when it leaves its own empty (its sub-settings inherit it as
+ * they inherit the backend's).
+ */
+export function withDefaultSettings(api: ApiBackend, defaults: Config['default_api_backend_settings']): ApiBackend {
+  if (defaults.require_https === null || api.settings.require_https !== null) return api;
+  return { ...api, settings: { ...api.settings, require_https: defaults.require_https === 'required_return_error' } };
+}
 
 /**
  * The limits a backend or sub-setting without a rate_limit_mode of its own

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
-import { defaultRateLimits, type Config } from '../config/schema.js';
+import { defaultRateLimits, withDefaultSettings, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
@@ -50,7 +50,9 @@ export class Gateway {
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
-      this.table = compileRoutes(published, defaultRateLimits(config.default_api_backend_settings), this.pools);
+      const defaults = config.default_api_backend_settings;
+      const apis = published.apis.map((api) => withDefaultSettings(api, defaults));
+      this.table = compileRoutes({ ...published, apis }, defaultRateLimits(defaults), this.pools);
     });
   }
 

@@ -431,6 +431,19 @@ describe('default_api_backend_settings.rate_limit_mode', () => {
   });
 });
 
+describe('default_api_backend_settings.require_https', () => {
+  it("is null by default, takes API Umbrella's optional and required_return_error, and refuses anything else naming the key", () => {
+    const cwd = tempDir();
+    expect(loadConfig({ env: {}, cwd }).config.default_api_backend_settings.require_https).toBeNull();
+    const required = writeConfig(cwd, 'default_api_backend_settings:\n  require_https: required_return_error\n');
+    expect(loadConfig({ configPath: required, env: {}, cwd }).config.default_api_backend_settings.require_https).toBe('required_return_error');
+    const wrong = writeConfig(tempDir(), 'default_api_backend_settings:\n  require_https: always\n');
+    expect(loadError(() => loadConfig({ configPath: wrong, env: {}, cwd }))).toBe(
+      `${wrong}: default_api_backend_settings.require_https: expected optional, required_return_error or null, got "always"`,
+    );
+  });
+});
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
