@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'OVER_RATE_LIMIT'
   | 'INTERNAL_SERVER_ERROR'
   | 'BAD_REQUEST'
+  | 'METHOD_NOT_ALLOWED'
   | 'BAD_GATEWAY'
   | 'GATEWAY_TIMEOUT';
 
@@ -44,6 +45,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorDefinition>> = {
   INTERNAL_SERVER_ERROR: { status: 500, template: `An unexpected error has occurred. ${ASSISTANCE}` },
   // Not in API Umbrella's table (nginx answers these with its own pages); worded the same way.
   BAD_REQUEST: { status: 400, template: 'The request is malformed.' },
+  METHOD_NOT_ALLOWED: { status: 405, template: 'The request method is not allowed.' },
   BAD_GATEWAY: { status: 502, template: `The API backend could not be reached. ${ASSISTANCE}` },
   GATEWAY_TIMEOUT: { status: 504, template: `The API backend did not respond in time. ${ASSISTANCE}` },
 };

@@ -60,6 +60,8 @@ export class Gateway {
     const raw = request.raw;
     const target = parseRequestTarget(raw.url!);
     if (target === null) return this.refuse(request, reply, 'BAD_REQUEST', { path: '/', query: '' });
+    // As nginx in front of API Umbrella: TRACE would echo a request's headers (cookies, keys) back to a page's script.
+    if (raw.method === 'TRACE') return this.refuse(request, reply, 'METHOD_NOT_ALLOWED', target);
     const client = this.trust.clientOf(raw);
     if (!namesOneHost(raw, client.host)) return this.refuse(request, reply, 'BAD_REQUEST', target);
     const route = this.table.match(client.host, target.path);
@@ -83,7 +85,7 @@ export class Gateway {
   handleDirect(raw: IncomingMessage, res: ServerResponse): boolean {
     if (this.closing) return false;
     const target = parseRequestTarget(raw.url!);
-    if (target === null || target.path === '/' || target.path.includes('%') || isReserved(target.path)) return false;
+    if (target === null || target.path === '/' || target.path.includes('%') || isReserved(target.path) || raw.method === 'TRACE') return false;
     const client = this.trust.clientOf(raw);
     if (!namesOneHost(raw, client.host)) return false;
     const route = this.table.match(client.host, target.path);
@@ -146,7 +148,7 @@ export class Gateway {
   }
 
   /** Requests no backend takes: not logged as analytics, answered in the client's format. */
-  private refuse(request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): undefined {
+  private refuse(request: FastifyRequest, reply: FastifyReply, code: RefusalCode, target: RequestTarget): undefined {
     refuseRequest(this.context.config, request, reply, code, target);
     return undefined;
   }
@@ -156,8 +158,11 @@ export class Gateway {
   }
 }
 
+/** Why the gateway answers a request itself. */
+type RefusalCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED';
+
 /** The gateway's own refusal of a request no backend gets, in the client's format. */
-function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: 'BAD_REQUEST' | 'NOT_FOUND', target: RequestTarget): void {
+function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: RefusalCode, target: RequestTarget): void {
   reply.hijack();
   writeError(reply.raw, config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
 }

@@ -44,6 +44,19 @@ describe('methods and bodies', () => {
     expect(fx.echo.requests.at(-1)!.method).toBe('HEAD');
   });
 
+  it('answers TRACE 405 itself, in the client\'s format, as nginx does in front of API Umbrella: it would echo cookies and keys back', async () => {
+    const before = fx.echo.requests.length;
+    for (const path of ['/echo/m', '/echo/m.xml', '/nowhere']) {
+      const reply = await send(fx.gw.url, path, { method: 'TRACE', headers: { ...headers(), cookie: 'session=secret' } });
+      expect(reply.status, path).toBe(405);
+      expect(reply.text).not.toContain('secret');
+    }
+    expect(JSON.parse((await send(fx.gw.url, '/echo/m', { method: 'TRACE', headers: headers() })).text)).toEqual({
+      error: { code: 'METHOD_NOT_ALLOWED', message: 'The request method is not allowed.' },
+    });
+    expect(fx.echo.requests.length).toBe(before);
+  });
+
   it('forwards a chunked request body', async () => {
     async function* chunks() {
       yield Buffer.from('one,');
