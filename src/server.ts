@@ -9,6 +9,7 @@ import { answerClientError } from './gateway/client-errors.js';
 import { decorateClientIp } from './gateway/client-ip.js';
 import { refuseMalformedUrl } from './gateway/gateway.js';
 import { gatewayPlugin } from './gateway/plugin.js';
+import { contactApiPlugin } from './contact/contact-api.js';
 import { contactPage } from './contact/contact-page.js';
 import { homepageHandler } from './homepage/homepage.js';
 import { signupArea } from './signup/plugin.js';
@@ -34,6 +35,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
+  await app.register(contactApiPlugin(context), { prefix: '/api-umbrella/v1' });
   await app.register(webPlugin(context, [adminUiRoutes, signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
   return app;

@@ -14,7 +14,12 @@ export interface OutgoingMail {
   readonly text: string;
   /** A sender other than mailer.from, as an admin's signup API call may ask (the other part stays mailer.from's). */
   readonly from?: SenderOverride;
+  /** Where replies go, one mailbox (a contact message's sender); else to the From address. */
+  readonly replyTo?: string;
 }
+
+/** How the first try of a delivery went: delivered, failed for now (tried again in the background) or refused for good. */
+export type FirstAttempt = 'delivered' | 'retrying' | 'failed';
 
 export interface SenderOverride {
   readonly name?: string;
@@ -66,15 +71,37 @@ export class Mailer {
    * with each failure; it must not hold secrets (the mail text may).
    */
   async send(mail: OutgoingMail, about: Record<string, unknown>): Promise<boolean> {
+    return this.deliver(mail, about, () => {});
+  }
+
+  /**
+   * As send(), for a caller that answers someone once the first try is over
+   * (a contact message's sender): resolves with how that try went, while a
+   * failed one is tried again in the background as send() does.
+   */
+  firstAttempt(mail: OutgoingMail, about: Record<string, unknown>): Promise<FirstAttempt> {
+    return new Promise((resolve) => void this.deliver(mail, about, resolve));
+  }
+
+  /** Tries until delivered or given up; `tried` hears how each try went (the first is what counts for firstAttempt()). */
+  private async deliver(mail: OutgoingMail, about: Record<string, unknown>, tried: (outcome: FirstAttempt) => void): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.transport.sendMail({ from: sender(this.from, mail.from), to: recipient(mail.to), subject: mail.subject, text: mail.text });
+        await this.transport.sendMail({
+          from: sender(this.from, mail.from),
+          to: recipient(mail.to),
+          ...(mail.replyTo === undefined ? {} : { replyTo: recipient(mail.replyTo) }),
+          subject: mail.subject,
+          text: mail.text,
+        });
+        tried('delivered');
         return true;
       } catch (error) {
         const smtpCode = smtpCodeOf(error);
         const retryIn = isPermanent(smtpCode) ? undefined : this.retryDelaysMs[attempt];
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn({ ...about, attempt: attempt + 1, reason, smtp_code: smtpCode, retry_in_ms: retryIn ?? null }, 'email delivery failed');
+        tried(retryIn === undefined || this.closing.signal.aborted ? 'failed' : 'retrying');
         if (retryIn === undefined || !(await this.waitUnlessClosed(retryIn))) {
           this.logger.error({ ...about, attempts: attempt + 1 }, 'email given up');
           return false;
@@ -112,7 +139,7 @@ function isPermanent(smtpCode: number | null): boolean {
 }
 
 /**
- * The address as one mailbox. A string would be parsed as an address list, so
+ * The address as one mailbox (a recipient, a Reply-To). A string would be parsed as an address list, so
  * a signup as "x,ada@example.com" (a valid address) would mail its key to
  * ada@example.com; as an object it is quoted and sent to exactly as typed.
  */

@@ -18,6 +18,8 @@ export interface ReceivedMail {
 export interface LocalSmtp {
   readonly port: number;
   readonly received: ReceivedMail[];
+  /** The header block of each received mail, in the same order, folded lines unfolded. */
+  readonly headers: string[];
   /** Every DATA command, accepted or refused. */
   readonly attempts: number;
   /** Resolves once `count` mails have arrived in total. */
@@ -39,6 +41,7 @@ export interface LocalSmtpOptions {
 export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<LocalSmtp> {
   const events = new EventEmitter();
   const received: ReceivedMail[] = [];
+  const headers: string[] = [];
   let attempts = 0;
   const server = new SMTPServer({
     // Plain SMTP on loopback: no STARTTLS with a self-signed certificate to trip over.
@@ -59,7 +62,9 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
           const { code, message } = options.refuseWith ?? { code: 451, message: 'Mailbox busy, try again later' };
           callback(Object.assign(new Error(message), { responseCode: code }));
         } else {
-          received.push(parse(Buffer.concat(chunks).toString('utf8'), session.envelope));
+          const raw = Buffer.concat(chunks).toString('utf8');
+          headers.push(headerBlock(raw));
+          received.push(parse(raw, session.envelope));
           callback();
         }
         events.emit('change');
@@ -76,6 +81,7 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
   return {
     port,
     received,
+    headers,
     get attempts() {
       return attempts;
     },
@@ -88,10 +94,13 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
   };
 }
 
+function headerBlock(raw: string): string {
+  return raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+}
+
 function parse(raw: string, envelope: { mailFrom: false | { address: string }; rcptTo: { address: string }[] }): ReceivedMail {
-  const split = raw.indexOf('\r\n\r\n');
-  const headers = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
-  const body = raw.slice(split + 4);
+  const headers = headerBlock(raw);
+  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
   const quotedPrintable = /^content-transfer-encoding:\s*quoted-printable/im.test(headers);
   return {
     from: envelope.mailFrom === false ? '' : envelope.mailFrom.address,

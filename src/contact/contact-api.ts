@@ -1,0 +1,104 @@
+// POST /api-umbrella/v1/contact(.json): API Umbrella's contact API, which its
+// static site's contact form posts to with a key holding the role
+// api-umbrella-contact-form. The message is mailed to contact_email, replies
+// going to the sender. The message itself is never logged.
+//
+// CORS is open, as for the signup API: API Umbrella serves its contact form
+// from the gateway's own host, but a Parasol's developer site (no website
+// backends here) often lives on another origin, and the form posts JSON.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseFormBody } from '../admin-api/form-body.js';
+import { UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import { jsonErrorHandler } from '../admin-api/plugin.js';
+import type { RateLimit } from '../api-backends/model.js';
+import type { AppContext } from '../context.js';
+import { extractApiKey } from '../gateway/api-key.js';
+import { parseRequestTarget } from '../gateway/request-url.js';
+import { contactEmail } from '../mailer/contact-email.js';
+import { createMailer, type Mailer } from '../mailer/mailer.js';
+import { refuseApisOverHttp } from '../web/https-only.js';
+import { contactFields, parseContact } from './contact-message.js';
+
+export const CONTACT_FORM_ROLE = 'api-umbrella-contact-form';
+
+const CORS_PREFLIGHT = {
+  'access-control-allow-headers': 'Content-Type, X-Api-Key',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-max-age': '600',
+};
+
+/** A form body's content type, in any case and with any parameters. */
+const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hooks want an admin token. Closing the app closes its mailer. */
+export function contactApiPlugin(context: AppContext) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const mailer = createMailer(context.config, context.logger);
+    app.addHook('onClose', async () => mailer?.close());
+    // The contact form posts jQuery-style form fields (contact[name]=…) or their JSON.
+    await app.register(formbody, { parser: parseFormBody });
+    app.setErrorHandler(jsonErrorHandler);
+    const overHttp = refuseApisOverHttp(context.config);
+    if (overHttp !== null) app.addHook('onRequest', overHttp);
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('access-control-allow-origin', '*');
+    });
+    // The key is checked before the body is read: nothing from a caller without one is parsed.
+    const requireContactKey = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!holdsContactRole(context, request)) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+    };
+    for (const url of ['/contact', '/contact.json']) {
+      app.options(url, async (_request, reply) => reply.code(204).headers(CORS_PREFLIGHT).send());
+      app.post(url, { onRequest: requireContactKey }, (request, reply) => sendContact(context, mailer, request, reply));
+    }
+  };
+}
+
+async function sendContact(context: AppContext, mailer: Mailer | null, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const to = context.config.contact_email;
+  if (mailer === null || to === null) {
+    const missing = [mailer === null ? 'mailer.smtp.host' : null, to === null ? 'contact_email' : null].filter((key) => key !== null);
+    const message = `This gateway takes no contact messages: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set.`;
+    return reply.code(503).send({ error: { code: 'CONTACT_UNAVAILABLE', message } });
+  }
+  const parsed = parseContact(contactFields(request.body, FORM_TYPE.test(request.headers['content-type'] ?? '')));
+  if (!parsed.ok) return reply.code(422).send({ errors: parsed.errors });
+  const limit = await context.rateLimiter.check({ bucket: 'contact-api', apiKeyPrefix: null, ip: request.clientIp, limits: contactLimits(context) });
+  if (!limit.allowed) {
+    const minutes = Math.max(1, Math.ceil(limit.retryAfterSeconds / 60));
+    const message = `Too many messages from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message } });
+  }
+  // Only that a contact message went: its text and sender stay out of the log.
+  const outcome = await mailer.firstAttempt(contactEmail(to, context.config.site_name, parsed.value), { mail: 'contact_message' });
+  if (outcome === 'failed') {
+    return reply.code(502).send({ error: { code: 'CONTACT_NOT_SENT', message: `Your message could not be sent. Please write to ${to} instead.` } });
+  }
+  // Delivered, or to be tried again in the background as every mail is.
+  return reply.code(200).send({ submitted: new Date(context.clock.now()).toISOString() });
+}
+
+/**
+ * An enabled, unexpired user's key with the contact role, passed as the
+ * gateway takes keys (API Umbrella's gateway fronts this endpoint, so its form
+ * sends ?api_key=). As in API Umbrella, an admin token is not enough.
+ */
+function holdsContactRole(context: AppContext, request: FastifyRequest): boolean {
+  const presented = extractApiKey(request.headers, parseRequestTarget(request.url)?.query ?? '');
+  if (presented === null) return false;
+  const user = context.keyIndex.find(presented.key)?.user;
+  return user !== undefined && user.enabled && context.clock.now() < user.expires_at_ms && user.roles.includes(CONTACT_FORM_ROLE);
+}
+
+/** The signup limits per client IP (signup.rate_limit_per_minute and _per_hour; 0 turns one off), counted apart from signups. */
+function contactLimits(context: AppContext): RateLimit[] {
+  const { rate_limit_per_minute: perMinute, rate_limit_per_hour: perHour } = context.config.signup;
+  const limits: RateLimit[] = [];
+  if (perMinute > 0) limits.push({ duration: MINUTE_MS, limit_by: 'ip', limit: perMinute, response_headers: false });
+  if (perHour > 0) limits.push({ duration: HOUR_MS, limit_by: 'ip', limit: perHour, response_headers: false });
+  return limits;
+}
