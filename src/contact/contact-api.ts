@@ -11,12 +11,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseFormBody } from '../admin-api/form-body.js';
 import { UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
-import type { RateLimit } from '../api-backends/model.js';
 import type { AppContext } from '../context.js';
 import { extractApiKey } from '../gateway/api-key.js';
 import { parseRequestTarget } from '../gateway/request-url.js';
 import { contactEmail } from '../mailer/contact-email.js';
 import { createMailer, type Mailer } from '../mailer/mailer.js';
+import { signupLimits } from '../signup/abuse.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
 import { contactFields, parseContact } from './contact-message.js';
 
@@ -30,9 +30,6 @@ const CORS_PREFLIGHT = {
 
 /** A form body's content type, in any case and with any parameters. */
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
-
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
 
 /** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hooks want an admin token. Closing the app closes its mailer. */
 export function contactApiPlugin(context: AppContext) {
@@ -67,7 +64,7 @@ async function sendContact(context: AppContext, mailer: Mailer | null, request: 
   }
   const parsed = parseContact(contactFields(request.body, FORM_TYPE.test(request.headers['content-type'] ?? '')));
   if (!parsed.ok) return reply.code(422).send({ errors: parsed.errors });
-  const limit = await context.rateLimiter.check({ bucket: 'contact-api', apiKeyPrefix: null, ip: request.clientIp, limits: contactLimits(context) });
+  const limit = await context.rateLimiter.check({ bucket: 'contact-api', apiKeyPrefix: null, ip: request.clientIp, limits: signupLimits(context) });
   if (!limit.allowed) {
     const minutes = Math.max(1, Math.ceil(limit.retryAfterSeconds / 60));
     const message = `Too many messages from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
@@ -94,11 +91,3 @@ function holdsContactRole(context: AppContext, request: FastifyRequest): boolean
   return user !== undefined && user.enabled && context.clock.now() < user.expires_at_ms && user.roles.includes(CONTACT_FORM_ROLE);
 }
 
-/** The signup limits per client IP (signup.rate_limit_per_minute and _per_hour; 0 turns one off), counted apart from signups. */
-function contactLimits(context: AppContext): RateLimit[] {
-  const { rate_limit_per_minute: perMinute, rate_limit_per_hour: perHour } = context.config.signup;
-  const limits: RateLimit[] = [];
-  if (perMinute > 0) limits.push({ duration: MINUTE_MS, limit_by: 'ip', limit: perMinute, response_headers: false });
-  if (perHour > 0) limits.push({ duration: HOUR_MS, limit_by: 'ip', limit: perHour, response_headers: false });
-  return limits;
-}

@@ -23,7 +23,8 @@ export async function checkSignupLimit(context: AppContext, ip: string): Promise
   return { allowed: false, retryAfterSeconds: decision.retryAfterSeconds, message: tooManySignups(decision.retryAfterSeconds) };
 }
 
-function signupLimits(context: AppContext): RateLimit[] {
+/** Per client IP: signup.rate_limit_per_minute and _per_hour (0 turns one off). The contact API counts the same limits in a bucket of its own. */
+export function signupLimits(context: AppContext): RateLimit[] {
   const { rate_limit_per_minute: perMinute, rate_limit_per_hour: perHour } = context.config.signup;
   const limits: RateLimit[] = [];
   if (perMinute > 0) limits.push({ duration: MINUTE_MS, limit_by: 'ip', limit: perMinute, response_headers: false });

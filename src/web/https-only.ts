@@ -17,25 +17,32 @@ const HOST_NAME = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/;
 
 /** For the pages: GET and HEAD move to HTTPS for good (301), other methods keep theirs (308). */
 export function redirectPagesToHttps(config: Config): onRequestAsyncHookHandler | null {
-  const { https_port: httpsPort } = config.listen;
-  if (httpsPort === null) return null;
-  return async (request, reply) => {
-    if (!overPlainHttp(request)) return;
-    const hostname = hostnameOf(request.host);
-    if (!HOST_NAME.test(hostname)) return refuse(reply, null);
-    const status = request.method === 'GET' || request.method === 'HEAD' ? 301 : 308;
-    return reply.code(status).header('location', `https://${hostname}${httpsPortSuffix(httpsPort)}${request.url}`).send();
-  };
+  return overPlainHttpHook(config, async (request, reply, httpsUrl) => {
+    if (httpsUrl === null) return refuse(reply, null);
+    return reply.code(request.method === 'GET' || request.method === 'HEAD' ? 301 : 308).header('location', httpsUrl).send();
+  });
 }
 
 /** For the admin and signup APIs: API Umbrella's 400 HTTPS_REQUIRED. */
 export function refuseApisOverHttp(config: Config): onRequestAsyncHookHandler | null {
+  return overPlainHttpHook(config, async (_request, reply, httpsUrl) => refuse(reply, httpsUrl));
+}
+
+/**
+ * A hook that answers requests over plain HTTP from another machine with
+ * `answer`, given the same URL over HTTPS (null when the Host is not one to
+ * put in a URL); null without an HTTPS listener.
+ */
+function overPlainHttpHook(
+  config: Config,
+  answer: (request: FastifyRequest, reply: FastifyReply, httpsUrl: string | null) => Promise<FastifyReply>,
+): onRequestAsyncHookHandler | null {
   const { https_port: httpsPort } = config.listen;
   if (httpsPort === null) return null;
   return async (request, reply) => {
     if (!overPlainHttp(request)) return;
     const hostname = hostnameOf(request.host);
-    return refuse(reply, HOST_NAME.test(hostname) ? `https://${hostname}${httpsPortSuffix(httpsPort)}${request.url}` : null);
+    return answer(request, reply, HOST_NAME.test(hostname) ? `https://${hostname}${httpsPortSuffix(httpsPort)}${request.url}` : null);
   };
 }
 
