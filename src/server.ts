@@ -35,7 +35,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
-  await app.register(contactApiPlugin(context), { prefix: '/api-umbrella/v1' });
+  await app.register(contactApiPlugin(context, signup.mailer), { prefix: '/api-umbrella/v1' });
   await app.register(webPlugin(context, [adminUiRoutes, signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
   return app;

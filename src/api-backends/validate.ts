@@ -391,8 +391,11 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, {
     else if (/[\r\n\0]/.test(value)) errors.add(`${at}[${index}].value`, 'must not contain line breaks');
     // Any other character would make each request or response fail when sent.
     else if (!isHeaderValue(value)) errors.add(`${at}[${index}].value`, 'must be printable ASCII or Latin-1 text');
-    else if (templates && templateProblem(value) !== null) errors.add(`${at}[${index}].value`, templateProblem(value)!);
-    else headers.push({ key, value });
+    else {
+      const problem = templates ? templateProblem(value) : null;
+      if (problem === null) headers.push({ key, value });
+      else errors.add(`${at}[${index}].value`, problem);
+    }
   });
   return headers;
 }

@@ -15,43 +15,32 @@ import type { AppContext } from '../context.js';
 import { extractApiKey } from '../gateway/api-key.js';
 import { parseRequestTarget } from '../gateway/request-url.js';
 import { contactEmail } from '../mailer/contact-email.js';
-import { createMailer, type Mailer } from '../mailer/mailer.js';
+import type { Mailer } from '../mailer/mailer.js';
 import { signupLimits } from '../signup/abuse.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
+import { openToAnyOrigin } from '../web/open-cors.js';
 import { contactFields, parseContact } from './contact-message.js';
 
 export const CONTACT_FORM_ROLE = 'api-umbrella-contact-form';
 
-const CORS_PREFLIGHT = {
-  'access-control-allow-headers': 'Content-Type, X-Api-Key',
-  'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-max-age': '600',
-};
-
 /** A form body's content type, in any case and with any parameters. */
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
-/** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hooks want an admin token. Closing the app closes its mailer. */
-export function contactApiPlugin(context: AppContext) {
+/** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hooks want an admin token. Sends with signup's mailer (null: none configured), which signup closes. */
+export function contactApiPlugin(context: AppContext, mailer: Mailer | null) {
   return async (app: FastifyInstance): Promise<void> => {
-    const mailer = createMailer(context.config, context.logger);
-    app.addHook('onClose', async () => mailer?.close());
     // The contact form posts jQuery-style form fields (contact[name]=…) or their JSON.
     await app.register(formbody, { parser: parseFormBody });
     app.setErrorHandler(jsonErrorHandler);
     const overHttp = refuseApisOverHttp(context.config);
     if (overHttp !== null) app.addHook('onRequest', overHttp);
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('access-control-allow-origin', '*');
-    });
+    const urls = ['/contact', '/contact.json'];
+    openToAnyOrigin(app, urls);
     // The key is checked before the body is read: nothing from a caller without one is parsed.
     const requireContactKey = async (request: FastifyRequest, reply: FastifyReply) => {
       if (!holdsContactRole(context, request)) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
     };
-    for (const url of ['/contact', '/contact.json']) {
-      app.options(url, async (_request, reply) => reply.code(204).headers(CORS_PREFLIGHT).send());
-      app.post(url, { onRequest: requireContactKey }, (request, reply) => sendContact(context, mailer, request, reply));
-    }
+    for (const url of urls) app.post(url, { onRequest: requireContactKey }, (request, reply) => sendContact(context, mailer, request, reply));
   };
 }
 

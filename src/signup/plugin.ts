@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { KeyExpiryNotices } from '../api-users/expiry-notices.js';
 import type { AppContext } from '../context.js';
-import { createMailer } from '../mailer/mailer.js';
+import { createMailer, type Mailer } from '../mailer/mailer.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { signupApiPlugin } from './signup-api.js';
 import { signupPages } from './signup-pages.js';
@@ -15,6 +15,8 @@ export interface SignupArea {
   readonly api: (app: FastifyInstance) => Promise<void>;
   /** The /signup/ pages, for webPlugin's list. */
   readonly pages: PageRoutes;
+  /** The gateway's mail (null: mailer.smtp not set), for the contact API too; the signup API's plugin closes it. */
+  readonly mailer: Mailer | null;
 }
 
 export function signupArea(context: AppContext): SignupArea {
@@ -36,5 +38,6 @@ export function signupArea(context: AppContext): SignupArea {
       await api(app);
     },
     pages: signupPages(signups),
+    mailer,
   };
 }

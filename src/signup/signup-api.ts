@@ -8,6 +8,7 @@ import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../a
 import { parseFormBody } from '../admin-api/form-body.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
+import { openToAnyOrigin } from '../web/open-cors.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { parseApiUser } from '../api-users/validate.js';
@@ -27,12 +28,6 @@ const NO_MAIL = 'cannot be used: this gateway sends no email (mailer.smtp.host i
 
 type Caller = { readonly kind: 'admin'; readonly id: string } | { readonly kind: 'key_creator'; readonly id: string };
 
-const CORS_PREFLIGHT = {
-  'access-control-allow-headers': 'Content-Type, X-Api-Key',
-  'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-max-age': '600',
-};
-
 /** Registered under /api-umbrella/v1 beside (not inside) the admin API, whose hook wants an admin token. */
 export function signupApiPlugin(context: AppContext, signups: Signups) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -43,8 +38,9 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
     app.decorateRequest('admin', null);
     const overHttp = refuseApisOverHttp(context.config);
     if (overHttp !== null) app.addHook('onRequest', overHttp);
-    app.addHook('onRequest', async (request, reply) => {
-      reply.header('access-control-allow-origin', '*');
+    const urls = ['/users', '/users.json'];
+    openToAnyOrigin(app, urls);
+    app.addHook('onRequest', async (request) => {
       request.admin = adminFromToken(request, context.admins);
     });
     const adminToken = requireAdminToken(context.admins);
@@ -56,10 +52,7 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
       const access = accessOf(context, request);
       if (!access.has('user_manage')) return sendForbidden(reply, access);
     });
-    for (const url of ['/users', '/users.json']) {
-      app.options(url, async (_request, reply) => reply.code(204).headers(CORS_PREFLIGHT).send());
-      app.post(url, (request, reply) => createUser(context, signups, request, reply));
-    }
+    for (const url of urls) app.post(url, (request, reply) => createUser(context, signups, request, reply));
   };
 }
 
