@@ -42,7 +42,7 @@ export function syntheticBackends(count: number): ApiBackend[] {
 /** Median nanoseconds per lookup over `rounds` passes of 1,000,000 lookups. */
 export async function measureLookup(backendCount = 1000, rounds = 5): Promise<number> {
   const pools = new UpstreamPools(PROXY_CONFIG);
-  const table = compileRoutes({ version: 1, apis: syntheticBackends(backendCount) }, DEFAULT_RATE_LIMITS, pools);
+  const table = compileRoutes({ version: 1, apis: syntheticBackends(backendCount) }, { rateLimits: DEFAULT_RATE_LIMITS, requireHttps: false }, pools);
   const probes = Array.from({ length: 1000 }, (_, index) => {
     const backend = index * 7 % backendCount;
     const host = backend % 10 === 0 ? `eu.tenant${backend % 7}.example.com` : `api${backend % 40}.example.com:8080`;

@@ -1,6 +1,6 @@
 // Every configuration key, its type and its default. config/default.yml
 // documents the same keys for operators; a test keeps the two in step.
-import { RATE_LIMIT_MODES, type ApiBackend, type LimitBy, type RateLimit, type RateLimitMode } from '../api-backends/model.js';
+import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from '../api-backends/model.js';
 import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
@@ -153,25 +153,6 @@ export const configSchema = {
 } satisfies Schema;
 
 export type Config = ConfigOf<typeof configSchema>;
-
-/**
- * A published backend as the gateway compiles it: with the config's
- * require_https when it leaves its own empty (its sub-settings inherit it as
- * they inherit the backend's).
- */
-export function withDefaultSettings(api: ApiBackend, defaults: Config['default_api_backend_settings']): ApiBackend {
-  if (defaults.require_https === null || api.settings.require_https !== null) return api;
-  return { ...api, settings: { ...api.settings, require_https: defaults.require_https === 'required_return_error' } };
-}
-
-/**
- * The limits a backend or sub-setting without a rate_limit_mode of its own
- * gets: none under the config's unlimited default, as in API Umbrella.
- * Users with their own custom limits keep them either way.
- */
-export function defaultRateLimits(settings: Config['default_api_backend_settings']): readonly RateLimit[] {
-  return settings.rate_limit_mode === 'unlimited' ? [] : settings.rate_limits;
-}
 
 /** As in API Umbrella, two limits may not count the same window: which of them would answer? */
 function oneLimitPerWindow(limits: readonly RateLimit[]): Refusal | null {

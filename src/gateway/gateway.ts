@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
-import { defaultRateLimits, withDefaultSettings, type Config } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
@@ -16,6 +16,7 @@ import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-
 import { writeError, type ErrorRequest } from './respond.js';
 import { ResponseCache } from './response-cache.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
+import { backendDefaultsOf } from './settings.js';
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
 import { UpstreamFailureLog } from './upstream-failures.js';
 import { UpstreamPools } from './upstreams.js';
@@ -50,9 +51,7 @@ export class Gateway {
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
-      const defaults = config.default_api_backend_settings;
-      const apis = published.apis.map((api) => withDefaultSettings(api, defaults));
-      this.table = compileRoutes({ ...published, apis }, defaultRateLimits(defaults), this.pools);
+      this.table = compileRoutes(published, backendDefaultsOf(config.default_api_backend_settings), this.pools);
     });
   }
 

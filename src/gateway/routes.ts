@@ -1,9 +1,9 @@
 // A published config compiled for the hot path: one route per url_match,
 // each pointing at its backend's compiled settings and upstream servers.
-import { compareBackendOrder, type ApiBackend, type RateLimit } from '../api-backends/model.js';
+import { compareBackendOrder, type ApiBackend } from '../api-backends/model.js';
 import type { PublishedConfig } from '../publish/published-config.js';
 import { RoutingTable, type Routable } from './routing-table.js';
-import { SettingsChooser } from './settings.js';
+import { SettingsChooser, type BackendDefaults } from './settings.js';
 import { isWildcardBackendHost, upstreamHostOf, type UpstreamHost } from './upstream-host.js';
 import { originOf, UpstreamGroup, type UpstreamPools } from './upstreams.js';
 import { UrlRewrites } from './url-rewrites.js';
@@ -32,13 +32,13 @@ export interface GatewayRoute extends Routable {
 
 export type GatewayTable = RoutingTable<GatewayRoute>;
 
-export function compileRoutes(config: PublishedConfig, defaultRateLimits: readonly RateLimit[], pools: UpstreamPools): GatewayTable {
+export function compileRoutes(config: PublishedConfig, defaults: BackendDefaults, pools: UpstreamPools): GatewayTable {
   const origins = new Set<string>();
   // Two backends may claim the same host and prefix: the first in the backends' order wins, whatever the published version's own order.
   const ordered = [...config.apis].sort(compareBackendOrder);
   const routes = ordered.flatMap((api, rank) => {
     for (const server of api.servers) origins.add(originOf(api.backend_protocol, server.host, server.port));
-    const backend = compileBackend(api, defaultRateLimits, pools);
+    const backend = compileBackend(api, defaults, pools);
     return api.url_matches.map((match) => ({
       frontendHost: api.frontend_host,
       route: { backend, frontendPrefix: match.frontend_prefix, backendPrefix: match.backend_prefix, sortOrder: rank },
@@ -49,13 +49,13 @@ export function compileRoutes(config: PublishedConfig, defaultRateLimits: readon
   return table;
 }
 
-function compileBackend(api: ApiBackend, defaultRateLimits: readonly RateLimit[], pools: UpstreamPools): CompiledBackend {
+function compileBackend(api: ApiBackend, defaults: BackendDefaults, pools: UpstreamPools): CompiledBackend {
   return {
     id: api.id,
     frontendHost: api.frontend_host,
     upstreamHost: upstreamHostOf(api.frontend_host, api.backend_host),
     wildcardBackendHost: isWildcardBackendHost(api.backend_host),
-    settings: SettingsChooser.compile(api, defaultRateLimits),
+    settings: SettingsChooser.compile(api, defaults),
     rewrites: UrlRewrites.compile(api.rewrites),
     upstreams: UpstreamGroup.forBackend(api, pools),
     ownAuthorities: ownAuthorities(api),

@@ -3,6 +3,7 @@
 // hot path needs (header sets, query edits, limits) so a request only picks one.
 import { inHttpsTransition, type ApiBackend, type ApiSettings, type HeaderSetting, type RateLimit, type SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
+import type { Config } from '../config/schema.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { ClientRestrictions } from './client-restrictions.js';
 import { compileErrorResponses, type ErrorResponses } from './error-templates.js';
@@ -13,6 +14,18 @@ import { compileResponseHeaders, type ResponseHeaderSettings } from './response-
 
 /** An empty list of limits: unlimited. */
 const UNLIMITED: readonly RateLimit[] = Object.freeze([]);
+
+/** What the config gives backends and sub-settings that leave a setting empty (default_api_backend_settings), resolved once per publish. */
+export interface BackendDefaults {
+  /** For settings without a rate_limit_mode: none under the config's unlimited. */
+  readonly rateLimits: readonly RateLimit[];
+  /** For settings whose require_https is empty: API Umbrella's required_return_error, or plain HTTP too. */
+  readonly requireHttps: boolean;
+}
+
+export function backendDefaultsOf(defaults: Config['default_api_backend_settings']): BackendDefaults {
+  return { rateLimits: defaults.rate_limit_mode === 'unlimited' ? UNLIMITED : defaults.rate_limits, requireHttps: defaults.require_https === 'required_return_error' };
+}
 
 export interface EffectiveSettings {
   readonly disableApiKey: boolean;
@@ -66,13 +79,13 @@ export class SettingsChooser {
     private readonly subSettings: readonly CompiledSubSetting[],
   ) {}
 
-  static compile(api: ApiBackend, defaultRateLimits: readonly RateLimit[]): SettingsChooser {
+  static compile(api: ApiBackend, defaults: BackendDefaults): SettingsChooser {
     const subSettings = api.sub_settings.map((sub) => ({
       method: sub.http_method,
       regex: new RegExp(sub.regex, 'i'),
-      settings: compileSettings(mergeSettings(api.settings, sub.settings), defaultRateLimits),
+      settings: compileSettings(mergeSettings(api.settings, sub.settings), defaults),
     }));
-    return new SettingsChooser(compileSettings(api.settings, defaultRateLimits), subSettings);
+    return new SettingsChooser(compileSettings(api.settings, defaults), subSettings);
   }
 
   /** The first sub-setting for this method whose regex matches the backend path + query, else the backend's. */
@@ -141,7 +154,7 @@ function transitionStart(startAt: string | null): number {
   return startAt === null ? -Infinity : Date.parse(startAt);
 }
 
-export function compileSettings(settings: ApiSettings, defaultRateLimits: readonly RateLimit[]): EffectiveSettings {
+export function compileSettings(settings: ApiSettings, defaults: BackendDefaults): EffectiveSettings {
   // A Host or Content-Length setting would otherwise go out twice, and undici would refuse every request with a 500.
   // A value stored before values were checked on saving would make undici refuse every request.
   const headers = settings.headers.filter((header) => !GATEWAY_OWNED.has(header.key.toLowerCase()) && isHeaderValue(header.value));
@@ -152,11 +165,11 @@ export function compileSettings(settings: ApiSettings, defaultRateLimits: readon
     passApiKeyHeader: settings.pass_api_key_header === true && !headers.some((header) => header.key.toLowerCase() === 'x-api-key'),
     // An api_key in append_query_string replaces the client's, as the one parameter the backend gets (API Umbrella appends it last).
     passApiKeyQueryParam: settings.pass_api_key_query_param === true && queryAppend?.names.has('api_key') !== true,
-    requireHttps: settings.require_https === true,
+    requireHttps: (settings.require_https ?? defaults.requireHttps) === true,
     httpsRequiredSince: inHttpsTransition(settings) ? transitionStart(settings.require_https_transition_start_at) : null,
     requiredRoles: settings.required_roles,
     rateLimitBucket: settings.rate_limit_bucket_name,
-    ...limitsByCaller(settings, defaultRateLimits),
+    ...limitsByCaller(settings, defaults.rateLimits),
     disableAnalytics: settings.disable_analytics === true,
     verifiedEmailSince: verifiedEmailSince(settings),
     headers: fixed,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type RateLimit } from '../../src/api-backends/model.js';
 import { DEFAULT_USER_SETTINGS, type ApiUser, type KeyHolder } from '../../src/api-users/model.js';
-import { limitsFor, mergeSettings, SettingsChooser, compileSettings } from '../../src/gateway/settings.js';
+import { compileSettings, limitsFor, mergeSettings, SettingsChooser, type BackendDefaults } from '../../src/gateway/settings.js';
 
 const DEFAULTS: RateLimit[] = [{ duration: 1000, limit_by: 'ip', limit: 5, response_headers: false }];
+const BACKEND_DEFAULTS: BackendDefaults = { rateLimits: DEFAULTS, requireHttps: false };
 const CUSTOM: RateLimit[] = [{ duration: 60_000, limit_by: 'api_key', limit: 7, response_headers: true }];
 
 const settings = (overrides: Partial<ApiSettings>): ApiSettings => ({ ...EMPTY_SETTINGS, ...overrides });
@@ -34,14 +35,14 @@ describe('mergeSettings', () => {
       api_key_verification_level: 'transition_email',
       api_key_verification_transition_start_at: '2021-01-01T00:00:00.000Z',
     });
-    const inherited = compileSettings(mergeSettings(parent, settings({ api_key_verification_transition_start_at: '1999-01-01T00:00:00.000Z' })), DEFAULTS);
+    const inherited = compileSettings(mergeSettings(parent, settings({ api_key_verification_transition_start_at: '1999-01-01T00:00:00.000Z' })), BACKEND_DEFAULTS);
     expect(inherited.httpsRequiredSince).toBe(Date.parse('2020-01-01T00:00:00Z'));
     expect(inherited.verifiedEmailSince).toBe(Date.parse('2021-01-01T00:00:00Z'));
-    const own = compileSettings(mergeSettings(parent, settings({ require_https: false, api_key_verification_level: 'none' })), DEFAULTS);
+    const own = compileSettings(mergeSettings(parent, settings({ require_https: false, api_key_verification_level: 'none' })), BACKEND_DEFAULTS);
     expect(own.httpsRequiredSince).toBeNull();
     expect(own.requireHttps).toBe(false);
     expect(own.verifiedEmailSince).toBeNull();
-    expect(compileSettings(mergeSettings(parent, settings({ api_key_verification_level: 'required_email' })), DEFAULTS).verifiedEmailSince).toBe(-Infinity);
+    expect(compileSettings(mergeSettings(parent, settings({ api_key_verification_level: 'required_email' })), BACKEND_DEFAULTS).verifiedEmailSince).toBe(-Infinity);
   });
 
   it("keeps the parent's rate limits unless the sub-setting sets a mode", () => {
@@ -59,7 +60,7 @@ describe('SettingsChooser', () => {
         { http_method: 'any', regex: 'PUBLIC=1', settings: settings({ disable_api_key: true, append_query_string: 'public=1' }) },
         { http_method: 'any', regex: 'public', settings: settings({ append_query_string: 'never=1' }) },
       ]),
-      DEFAULTS,
+      BACKEND_DEFAULTS,
     );
     expect(chooser.choose('POST', '/write/x', '').queryAppend?.text).toBe('post=1');
     expect(chooser.choose('GET', '/write/x', '').disableApiKey).toBe(false);
@@ -73,9 +74,9 @@ describe('limitsFor', () => {
     ({ settings: { ...DEFAULT_USER_SETTINGS, rate_limit_mode: mode, rate_limits: mode === 'custom' ? CUSTOM : [] } }) as unknown as KeyHolder;
 
   it('resolves backend modes against the defaults, and lets the user mode win', () => {
-    const inherited = compileSettings(settings({}), DEFAULTS);
-    const unlimited = compileSettings(settings({ rate_limit_mode: 'unlimited' }), DEFAULTS);
-    const custom = compileSettings(settings({ rate_limit_mode: 'custom', rate_limits: CUSTOM }), DEFAULTS);
+    const inherited = compileSettings(settings({}), BACKEND_DEFAULTS);
+    const unlimited = compileSettings(settings({ rate_limit_mode: 'unlimited' }), BACKEND_DEFAULTS);
+    const custom = compileSettings(settings({ rate_limit_mode: 'custom', rate_limits: CUSTOM }), BACKEND_DEFAULTS);
     expect(limitsFor(inherited, null)).toEqual(DEFAULTS);
     expect(limitsFor(unlimited, null)).toEqual([]);
     expect(limitsFor(custom, null)).toEqual(CUSTOM);
