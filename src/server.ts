@@ -25,6 +25,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     trustProxy: (address: string) => context.proxyTrust.isTrusted(address),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    keepAliveTimeout: config.proxy.client_keep_alive_timeout_ms,
     routerOptions: { maxParamLength: 1000 },
     // A request without Host gets the gateway's own 400 in the client's format (request-url.ts), not Node's empty one.
     http: { maxHeaderSize: config.proxy.max_header_size, requireHostHeader: false },

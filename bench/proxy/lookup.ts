@@ -14,6 +14,8 @@ const PROXY_CONFIG = {
   keep_alive_timeout_ms: 1000,
   connections_per_server: 1,
   max_header_size: 16_384,
+  client_body_timeout_ms: 1000,
+  client_keep_alive_timeout_ms: 1000,
   shutdown_timeout_ms: 0,
   gzip: true,
 };

@@ -2,6 +2,7 @@
 // too large, a byte a URL may not hold, a body framed two ways, a request
 // too slow to arrive): answered in API Umbrella's error shapes and format,
 // with the headers every gateway error has, instead of Fastify's own JSON.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
 import { negotiateFormat, renderErrorBody } from './errors.js';
@@ -16,10 +17,12 @@ interface Refusal {
 
 const MALFORMED: Refusal = { status: 400, reason: 'Bad Request', code: 'BAD_REQUEST', message: 'The request is malformed.' };
 
+const TOO_SLOW: Refusal = { status: 408, reason: 'Request Timeout', code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive.' };
+
 const REFUSALS: Readonly<Record<string, Refusal>> = {
   HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'REQUEST_HEADERS_TOO_LARGE', message: 'The request headers are too large.' },
   HPE_INVALID_URL: { ...MALFORMED, message: 'The request URL is malformed.' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive.' },
+  ERR_HTTP_REQUEST_TIMEOUT: TOO_SLOW,
 };
 
 /** The gateway's error headers as lines of a response head. */
@@ -52,8 +55,37 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
 /** The request line's path and query and the Accept header, as far as they arrived. */
 function headOf(packet: Buffer | undefined): { path: string; query: string; accept: string | undefined } {
   const head = packet === undefined ? '' : packet.subarray(0, MAX_HEAD_READ).toString('latin1');
-  const target = /^[A-Z]+ (\S+)/.exec(head)?.[1] ?? '/';
-  const queryAt = target.indexOf('?');
   const accept = /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
-  return { path: queryAt < 0 ? target : target.slice(0, queryAt), query: queryAt < 0 ? '' : target.slice(queryAt + 1), accept };
+  return { ...splitTarget(/^[A-Z]+ (\S+)/.exec(head)?.[1] ?? '/'), accept };
+}
+
+function splitTarget(target: string): { path: string; query: string } {
+  const queryAt = target.indexOf('?');
+  return { path: queryAt < 0 ? target : target.slice(0, queryAt), query: queryAt < 0 ? '' : target.slice(queryAt + 1) };
+}
+
+/**
+ * A request whose body stopped arriving (body-pauses.ts) gets the 408 of a
+ * request whose headers stopped, and its connection closes: the rest of its
+ * body will not be waited for. One already answered, or being answered,
+ * only loses its connection.
+ */
+export function answerStalledBody(request: IncomingMessage, response: ServerResponse): void {
+  if (response.headersSent) {
+    request.socket.destroy();
+    return;
+  }
+  const { path, query } = splitTarget(request.url ?? '/');
+  const { format, contentType } = negotiateFormat(path, query, request.headers.accept);
+  const body = renderErrorBody(format, TOO_SLOW.code, TOO_SLOW.message);
+  response.writeHead(TOO_SLOW.status, TOO_SLOW.reason, [
+    'Content-Type',
+    contentType,
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    ...ERROR_HEADERS,
+    'Connection',
+    'close',
+  ]);
+  response.end(body);
 }

@@ -5,8 +5,11 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
+import { BodyPauseWatch } from './body-pauses.js';
+import { answerStalledBody } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
+import { hasBody } from './headers.js';
 import { toOriginForm } from './request-url.js';
 
 export interface GatewayPluginOptions {
@@ -30,7 +33,9 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
       if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
     }
     app.all('/*', (request, reply) => gateway.handle(request, reply));
-    takeMatchedRequestsFirst(app, gateway);
+    const bodies = new BodyPauseWatch(context.config.proxy.client_body_timeout_ms, answerStalledBody);
+    app.addHook('onClose', () => bodies.stop());
+    takeMatchedRequestsFirst(app, gateway, bodies);
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       toOriginForm(request);
       gateway.upgrade(request, socket, head);
@@ -42,16 +47,18 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
 /**
  * Requests a backend will take go straight to the gateway; Fastify's request
  * listener gets the rest, and every request once the server starts closing.
- * Fastify is created with its listener as the server's only 'request'
- * listener; if that ever changes, everything simply goes through Fastify.
+ * Every request with a body, whoever answers it, is watched for a body that
+ * stops arriving. Fastify is created with its listener as the server's only
+ * 'request' listener; this one takes its place.
  */
-function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway): void {
+function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, bodies: BodyPauseWatch): void {
   const listeners = app.server.listeners('request');
-  if (listeners.length !== 1) return;
+  if (listeners.length !== 1) throw new Error(`The gateway expects Fastify's server to have one request listener, not ${listeners.length}`);
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
   app.server.removeListener('request', fastifyListener);
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     toOriginForm(request);
+    if (hasBody(request.headers)) bodies.watch(request, response);
     if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
   });
 }

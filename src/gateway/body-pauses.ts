@@ -1,0 +1,75 @@
+// A client that stops sending a request body part-way would hold its
+// connection, and for a proxied request an upstream connection too, for as
+// long as it liked: Fastify turns Node's whole-request timeout off, and
+// undici's timeouts start only once the body has gone out. API Umbrella's
+// nginx answers 408 after 60 s without a byte of the body (client_body_timeout);
+// so does Parasol after proxy.client_body_timeout_ms.
+//
+// One sweep timer watches every request whose body is still arriving, rather
+// than a timer per request: a request only needs its socket's byte count
+// noted. The sweep runs only while such requests are in flight.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+interface Watched {
+  readonly response: ServerResponse;
+  /** The socket's bytesRead when last seen moving. */
+  bytesRead: number;
+  /** performance.now() when bytesRead last moved. */
+  idleSince: number;
+}
+
+export type StalledBodyHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The longest a sweep waits: a timeout lands at most this late. */
+const MAX_SWEEP_MS = 1000;
+
+export class BodyPauseWatch {
+  private readonly watched = new Map<IncomingMessage, Watched>();
+  private readonly sweepMs: number;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly onStall: StalledBodyHandler,
+  ) {
+    this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(1, Math.floor(timeoutMs / 4)));
+  }
+
+  /** Call for a request that has a body, when its head has arrived. */
+  watch(request: IncomingMessage, response: ServerResponse): void {
+    if (request.complete) return;
+    this.watched.set(request, { response, bytesRead: request.socket.bytesRead, idleSince: performance.now() });
+    if (this.timer === null) {
+      this.timer = setInterval(() => this.sweep(), this.sweepMs);
+      this.timer.unref();
+    }
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.watched.clear();
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [request, entry] of this.watched) {
+      // A request answered before its body was read still has the rest of its body read (and thrown away) before the connection takes another request.
+      if (request.complete || request.destroyed) {
+        this.watched.delete(request);
+        continue;
+      }
+      const { bytesRead } = request.socket;
+      // Bytes the gateway has not yet read mean the reader is slow (an upstream taking the body slowly), not the client.
+      if (bytesRead !== entry.bytesRead || request.readableLength > 0) {
+        entry.bytesRead = bytesRead;
+        entry.idleSince = now;
+      } else if (now - entry.idleSince >= this.timeoutMs) {
+        this.watched.delete(request);
+        this.onStall(request, entry.response);
+      }
+    }
+    if (this.watched.size === 0) this.stop();
+  }
+}
