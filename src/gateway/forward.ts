@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import { peerAddress } from '../lib/peer-address.js';
 import { CacheFill } from './cache-fill.js';
 import { cacheable, cacheKeyOf, mayFill } from './cache-key.js';
 import { CACHE_HEADER_NAMES, CacheHeaders, mayBeFresh } from './cache-policy.js';
@@ -435,7 +436,7 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   // Gzip or nothing, whatever else the client takes: the gateway can then undo any coding the upstream picks.
   if (exchange.acceptsGzip) out.push('accept-encoding', 'gzip');
   const priorForwardedFor = headers['x-forwarded-for'];
-  const peer = exchange.socket.remoteAddress ?? '';
+  const peer = peerAddress(exchange.socket);
   out.push(
     'host',
     exchange.route.backend.upstreamHost(exchange.host),

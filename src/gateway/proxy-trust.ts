@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { AddressRanges } from '../lib/address-ranges.js';
+import { peerAddress } from '../lib/peer-address.js';
 
 /** Trusted whatever the config says, as in API Umbrella. */
 const ALWAYS_TRUSTED = ['127.0.0.1', '::1'];
@@ -36,7 +37,7 @@ export class ProxyTrust {
 
   clientOf(request: IncomingMessage): ClientAddress {
     const { headers } = request;
-    const peer = request.socket.remoteAddress ?? '';
+    const peer = peerAddress(request.socket);
     const peerTrusted = this.isTrusted(peer);
     const forwardedHost = peerTrusted ? text(headers['x-forwarded-host']) : undefined;
     const forwardedProto = peerTrusted ? text(headers['x-forwarded-proto']) : undefined;
@@ -50,7 +51,7 @@ export class ProxyTrust {
   }
 
   ipOf(request: IncomingMessage): string {
-    const peer = request.socket.remoteAddress ?? '';
+    const peer = peerAddress(request.socket);
     return this.isTrusted(peer) ? this.throughProxies(peer, text(request.headers['x-forwarded-for'])) : peer;
   }
 

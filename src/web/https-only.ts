@@ -10,8 +10,9 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Config } from '../config/schema.js';
 import { hostnameOf, httpsPortSuffix } from '../gateway/request-url.js';
+import { peerAddress } from '../lib/peer-address.js';
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const LOOPBACK = new Set(['127.0.0.1', '::1']);
 /** A host name or address as a Host header may carry one: anything else is not put in a Location. */
 const HOST_NAME = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/;
 
@@ -50,7 +51,7 @@ function overPlainHttp(request: FastifyRequest): boolean {
   if (request.protocol === 'https') return false;
   const { headers } = request;
   const direct = headers['x-forwarded-for'] === undefined && headers['x-forwarded-proto'] === undefined;
-  return !(direct && LOOPBACK.has(request.socket.remoteAddress ?? ''));
+  return !(direct && LOOPBACK.has(peerAddress(request.socket)));
 }
 
 function refuse(reply: FastifyReply, httpsUrl: string | null): FastifyReply {

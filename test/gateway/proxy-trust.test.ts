@@ -13,6 +13,9 @@ interface Case {
 
 const CASES: Case[] = [
   { remoteAddress: '203.0.113.5', headers: {}, ip: '203.0.113.5' },
+  // A dual-stack listener's name for an IPv4 client.
+  { remoteAddress: '::ffff:203.0.113.5', headers: {}, ip: '203.0.113.5' },
+  { remoteAddress: '::ffff:10.0.0.3', headers: { 'x-forwarded-for': '198.51.100.7' }, ip: '198.51.100.7' },
   { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }, ip: '203.0.113.5' },
   { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7' }, ip: '198.51.100.7' },
   { remoteAddress: '::ffff:127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.7' }, ip: '198.51.100.7' },
