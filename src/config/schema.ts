@@ -4,6 +4,7 @@ import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } fr
 import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
+import { isUserAgentPattern } from '../lib/user-agent-pattern.js';
 import {
   addressList,
   bool,
@@ -69,6 +70,16 @@ export const configSchema = {
   contact_url: optionalUrl(['http', 'https', 'mailto']),
   contact_email: optionalEmail(),
   trusted_proxies: addressList([]),
+  /** API Umbrella's ban: clients answered `response` on every path, by client IP (after trusted_proxies) or User-Agent. */
+  ban: {
+    ips: addressList([]),
+    user_agents: structured<readonly string[]>([], 'a list of User-Agent patterns ("~*regex" any case, "~regex", or the exact User-Agent)', parseUserAgentPatterns),
+    response: {
+      status_code: int(403, 200, 599),
+      delay: int(0, 0, 3600, 'seconds'),
+      message: str('Please contact us for assistance.'),
+    },
+  },
   log_level: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   proxy: {
     connect_timeout_ms: int(10_000, 1, DAY_MS),
@@ -166,6 +177,10 @@ function oneLimitPerWindow(limits: readonly RateLimit[]): Refusal | null {
     firstIndexOf.set(window, index);
   }
   return null;
+}
+
+function parseUserAgentPatterns(raw: unknown): readonly string[] | undefined {
+  return Array.isArray(raw) && raw.every((item): item is string => typeof item === 'string' && isUserAgentPattern(item)) ? raw : undefined;
 }
 
 /** Strings that compile as JavaScript regular expressions and mean there what they mean in PCRE. */

@@ -5,12 +5,14 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
+import { Bans } from './bans.js';
 import { BodyPauseWatch } from './body-pauses.js';
 import { answerStalledBody } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
 import { hasBody } from './headers.js';
 import { toOriginForm } from './request-url.js';
+import { responseOnUpgrade } from './upgrade-tunnel.js';
 
 export interface GatewayPluginOptions {
   /** Serves GET/HEAD "/" when no backend matches it; a plain built-in page when absent. */
@@ -35,23 +37,35 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
     app.all('/*', (request, reply) => gateway.handle(request, reply));
     const bodies = new BodyPauseWatch(context.config.proxy.client_body_timeout_ms, answerStalledBody);
     app.addHook('onClose', () => bodies.stop());
-    takeMatchedRequestsFirst(app, gateway, bodies);
+    const bans = Bans.compile(context.config.ban, context.proxyTrust);
+    takeMatchedRequestsFirst(app, gateway, { bodies, bans });
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       toOriginForm(request);
-      gateway.upgrade(request, socket, head);
+      if (bans?.refuses(request)) {
+        // Node's HTTP server let go of the connection: an error on it must not reach the process.
+        socket.on('error', () => socket.destroy());
+        bans.answer(request, responseOnUpgrade(request, socket));
+      } else gateway.upgrade(request, socket, head);
     });
     app.addHook('preClose', () => gateway.beginClosing());
   };
 }
 
+/** What every request meets first, whoever answers it. */
+interface Gatekeeping {
+  /** Watches every request with a body for a body that stops arriving. */
+  readonly bodies: BodyPauseWatch;
+  /** Refuses banned clients; null when there are none. */
+  readonly bans: Bans | null;
+}
+
 /**
  * Requests a backend will take go straight to the gateway; Fastify's request
  * listener gets the rest, and every request once the server starts closing.
- * Every request with a body, whoever answers it, is watched for a body that
- * stops arriving. Fastify is created with its listener as the server's only
- * 'request' listener; this one takes its place.
+ * Fastify is created with its listener as the server's only 'request'
+ * listener; this one takes its place.
  */
-function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, bodies: BodyPauseWatch): void {
+function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodies, bans }: Gatekeeping): void {
   const listeners = app.server.listeners('request');
   if (listeners.length !== 1) throw new Error(`The gateway expects Fastify's server to have one request listener, not ${listeners.length}`);
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
@@ -59,6 +73,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, bodies
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     toOriginForm(request);
     if (hasBody(request.headers)) bodies.watch(request, response);
-    if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
+    if (bans?.refuses(request)) bans.answer(request, response);
+    else if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
   });
 }
