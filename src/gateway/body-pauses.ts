@@ -28,22 +28,38 @@ export class BodyPauseWatch {
   private readonly watched = new Map<IncomingMessage, Watched>();
   private readonly sweepMs: number;
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * One 'close' listener for every request (the request is `this`): a request
+   * is let go as soon as it is over rather than at the next sweep, which under
+   * a steady stream of bodies would keep each alive into the old generation.
+   */
+  private readonly onClose: (this: IncomingMessage) => void;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly onStall: StalledBodyHandler,
   ) {
     this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(1, Math.floor(timeoutMs / 4)));
+    const { watched } = this;
+    this.onClose = function (this: IncomingMessage) {
+      watched.delete(this);
+    };
   }
 
   /** Call for a request that has a body, when its head has arrived. */
   watch(request: IncomingMessage, response: ServerResponse): void {
     if (request.complete) return;
     this.watched.set(request, { response, bytesRead: request.socket.bytesRead, idleSince: performance.now() });
+    request.on('close', this.onClose);
     if (this.timer === null) {
       this.timer = setInterval(() => this.sweep(), this.sweepMs);
       this.timer.unref();
     }
+  }
+
+  /** Requests whose bodies are being watched now. */
+  get watching(): number {
+    return this.watched.size;
   }
 
   stop(): void {
