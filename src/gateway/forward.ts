@@ -461,11 +461,13 @@ export function upstreamHeaders(exchange: Exchange): string[] {
 }
 
 /** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body or caching. */
-const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, 'location', ...BODY_HEADER_NAMES, ...CACHE_HEADER_NAMES].map((name) => name.length));
+/** The upstream's own name and version: nginx hides it in front of API Umbrella (proxy_hide_header's default), and so does the gateway. */
+const SERVER = 'server';
+const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, SERVER, 'location', ...BODY_HEADER_NAMES, ...CACHE_HEADER_NAMES].map((name) => name.length));
 
 /**
- * The upstream's headers minus hop-by-hop ones and Surrogate-Control (meant
- * for gateways alone), Location made public, plus the request id and
+ * The upstream's headers minus hop-by-hop ones, Server and Surrogate-Control
+ * (meant for gateways alone), Location made public, plus the request id and
  * rate-limit headers, and X-Cache: MISS when the cache is on and the
  * upstream sent none; those about the body are noted in `body`, those about
  * caching in `caching`.
@@ -482,7 +484,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       const lower = name.toLowerCase();
       if (lower === 'connection') connection = value;
       // An empty Content-Type is none (nginx sends none): the body gets the default type instead, in onHeaders.
-      if (HOP_BY_HOP.has(lower) || (value === '' && lower === 'content-type')) continue;
+      if (HOP_BY_HOP.has(lower) || lower === SERVER || (value === '' && lower === 'content-type')) continue;
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort, exchange.queryKey);
