@@ -71,14 +71,41 @@ function splitTarget(target: string): { path: string; query: string } {
  * only loses its connection.
  */
 export function answerStalledBody(request: IncomingMessage, response: ServerResponse): void {
-  if (response.headersSent) {
-    request.socket.destroy();
-    return;
-  }
+  if (response.headersSent) request.socket.destroy();
+  else refuse(request, response, TOO_SLOW);
+}
+
+const UNSUPPORTED_CODING: Refusal = {
+  status: 501,
+  reason: 'Not Implemented',
+  code: 'NOT_IMPLEMENTED',
+  message: 'The request body is sent in a Transfer-Encoding the gateway does not support; send it chunked, or with a Content-Length.',
+};
+
+/**
+ * A body coded before it was chunked (`Transfer-Encoding: gzip, chunked`)
+ * would reach the backend still coded but no longer saying so: it gets 501,
+ * as from API Umbrella's nginx. Framings that do not end in chunked are
+ * refused with 400 before this (bad-input.test.ts).
+ */
+export function refuseCodedBody(request: IncomingMessage, response: ServerResponse): boolean {
+  const coding = request.headers['transfer-encoding'];
+  // The common case, one coding, costs one comparison of lengths.
+  if (coding === undefined || coding.length <= CHUNKED.length) return false;
+  const codings = coding.toLowerCase().split(',');
+  if (codings.length < 2 || codings.at(-1)!.trim() !== CHUNKED) return false;
+  refuse(request, response, UNSUPPORTED_CODING);
+  return true;
+}
+
+const CHUNKED = 'chunked';
+
+/** Answers `refusal` in the client's format and closes the connection: what is left of the request is not read. */
+function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
   const { path, query } = splitTarget(request.url ?? '/');
   const { format, contentType } = negotiateFormat(path, query, request.headers.accept);
-  const body = renderErrorBody(format, TOO_SLOW.code, TOO_SLOW.message);
-  response.writeHead(TOO_SLOW.status, TOO_SLOW.reason, [
+  const body = renderErrorBody(format, refusal.code, refusal.message);
+  response.writeHead(refusal.status, refusal.reason, [
     'Content-Type',
     contentType,
     'Content-Length',
@@ -87,5 +114,5 @@ export function answerStalledBody(request: IncomingMessage, response: ServerResp
     'Connection',
     'close',
   ]);
-  response.end(body);
+  response.end(request.method === 'HEAD' ? undefined : body);
 }

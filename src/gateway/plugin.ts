@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Bans } from './bans.js';
 import { BodyPauseWatch } from './body-pauses.js';
-import { answerStalledBody } from './client-errors.js';
+import { answerStalledBody, refuseCodedBody } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
 import { hasBody } from './headers.js';
@@ -72,6 +72,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
   app.server.removeListener('request', fastifyListener);
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     toOriginForm(request);
+    if (refuseCodedBody(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
     if (bans?.refuses(request)) bans.answer(request, response);
     else if (!gateway.handleDirect(request, response)) fastifyListener(request, response);

@@ -141,6 +141,16 @@ describe('bad input', () => {
     expect([framedTwice.status, bodyOf(framedTwice.raw)]).toEqual([400, 'Error Code,Error Message\nBAD_REQUEST,The request is malformed.\n']);
   });
 
+  it('answers 501 to a body coded before it was chunked, as nginx does in front of API Umbrella, rather than pass it on without its coding', async () => {
+    for (const coding of ['gzip, chunked', 'deflate,chunked', 'test123, chunked']) {
+      const result = await rawStatus(`POST /api/x HTTP/1.1\r\nHost: gw\r\nX-Api-Key: KEY\r\nTransfer-Encoding: ${coding}\r\n\r\n6\r\nfoobar\r\n0\r\n\r\n`);
+      expect(result.status, coding).toBe(501);
+      expect(result.reached, coding).toBe(false);
+      expect(result.raw).toContain('"code":"NOT_IMPLEMENTED"');
+    }
+    expect((await rawStatus(`POST /api/x HTTP/1.1\r\nHost: gw\r\nX-Api-Key: KEY\r\nTransfer-Encoding: Chunked\r\n\r\n6\r\nfoobar\r\n0\r\n\r\n`)).status).not.toBe(501);
+  });
+
   it('keeps serving after all of it', async () => {
     const reply = await send(fx.gw.url, '/api/still-alive', { headers: { 'X-Api-Key': fx.apiKey } });
     expect(reply.status).toBe(200);
