@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
 import { negotiateFormat, renderErrorBody } from './errors.js';
+import { codedTransfer, endsChunked } from './headers.js';
 import { ERROR_HEADERS } from './respond.js';
 
 interface Refusal {
@@ -84,21 +85,15 @@ const UNSUPPORTED_CODING: Refusal = {
 
 /**
  * A body coded before it was chunked (`Transfer-Encoding: gzip, chunked`)
- * would reach the backend still coded but no longer saying so: it gets 501,
- * as from API Umbrella's nginx. Framings that do not end in chunked are
- * refused with 400 before this (bad-input.test.ts).
+ * gets 501 (headers.ts, codedTransfer). Framings that do not end in chunked
+ * are refused with 400 before this (bad-input.test.ts).
  */
 export function refuseCodedBody(request: IncomingMessage, response: ServerResponse): boolean {
   const coding = request.headers['transfer-encoding'];
-  // The common case, one coding, costs one comparison of lengths.
-  if (coding === undefined || coding.length <= CHUNKED.length) return false;
-  const codings = coding.toLowerCase().split(',');
-  if (codings.length < 2 || codings.at(-1)!.trim() !== CHUNKED) return false;
+  if (coding === undefined || !codedTransfer(coding) || !endsChunked(coding)) return false;
   refuse(request, response, UNSUPPORTED_CODING);
   return true;
 }
-
-const CHUNKED = 'chunked';
 
 /** Answers `refusal` in the client's format and closes the connection: what is left of the request is not read. */
 function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {

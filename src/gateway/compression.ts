@@ -47,10 +47,12 @@ export class BodyHeaders {
   cacheControl: string | undefined;
   /** A Vary header already covers Accept-Encoding (or everything). */
   varied = false;
+  /** The body is still coded once de-chunked (headers.ts, codedTransfer): it cannot be passed on. */
+  transferCoded = false;
 
   reset(): void {
     this.type = this.length = this.encoding = this.cacheControl = undefined;
-    this.varied = false;
+    this.varied = this.transferCoded = false;
   }
 
   /** Notes a header by its lowercase name; answers whether it was one of these. */

@@ -15,7 +15,7 @@ import { notModified, notModifiedHeaderLines } from './conditional-request.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, defaultType, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
-import { connectionListed, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
+import { codedTransfer, connectionListed, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
 import { applyResponseHeaders } from './response-header-settings.js';
@@ -139,6 +139,11 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     const caching = this.exchange.cache === null ? null : upstreamCaching;
     caching?.reset();
     const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
+    if (upstreamBody.transferCoded) {
+      // Answered 502 in onError, and logged as the upstream's failure.
+      this.abortDispatch?.(new Error(`The upstream sent a body in a Transfer-Encoding the gateway cannot pass on`));
+      return false;
+    }
     const addedType = defaultType(statusCode, upstreamBody);
     if (addedType !== null) {
       headers.push('Content-Type', addedType);
@@ -483,6 +488,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
     if (SPECIAL_NAME_LENGTHS.has(name.length)) {
       const lower = name.toLowerCase();
       if (lower === 'connection') connection = value;
+      else if (body !== null && lower === 'transfer-encoding') body.transferCoded = codedTransfer(value);
       // An empty Content-Type is none (nginx sends none): the body gets the default type instead, in onHeaders.
       if (HOP_BY_HOP.has(lower) || lower === SERVER || (value === '' && lower === 'content-type')) continue;
       caching?.note(lower, value);

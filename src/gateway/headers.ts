@@ -70,3 +70,29 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
   return length === undefined ? headers['transfer-encoding'] !== undefined : length !== '0';
 }
+
+const CHUNKED = 'chunked';
+const ENDS_CHUNKED = /(?:^|,)[ \t]*chunked[ \t]*$/i;
+
+/** Whether a Transfer-Encoding's last coding is chunked, as a request's must be. */
+export function endsChunked(value: string): boolean {
+  return ENDS_CHUNKED.test(value);
+}
+
+/**
+ * A Transfer-Encoding naming a coding besides chunked (`gzip, chunked`): the
+ * body is still coded once de-chunked, and the gateway, which drops the
+ * header as hop-by-hop, would pass it on as if it were not. nginx refuses
+ * such messages in front of API Umbrella (501 for a request, 502 for a response).
+ */
+export function codedTransfer(value: string): boolean {
+  // The common case, chunked alone, costs one comparison of lengths.
+  if (value.length <= CHUNKED.length) return false;
+  return value
+    .toLowerCase()
+    .split(',')
+    .some((coding) => {
+      const name = coding.trim();
+      return name !== CHUNKED && name !== '';
+    });
+}

@@ -1,7 +1,8 @@
 import { request as httpRequest, type ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoUpstream, type CustomHandler, type EchoedRequest, type EchoUpstream } from '../helpers/echo-upstream.js';
-import { echoBackend, open, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, errorCode, open, send, startProxyFixture, type ProxyFixture } from './support.js';
 
 let held: ServerResponse | null = null;
 const upstream: CustomHandler = (request, response) => {
@@ -14,6 +15,10 @@ const upstream: CustomHandler = (request, response) => {
   } else if (url.startsWith('/backend/headers')) {
     response.writeHead(201, 'Made Here', ['Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-Custom', 'v', 'Connection', 'X-Hop', 'X-Hop', 'secret', 'Server', 'Apache/2.4.41 (Ubuntu)']);
     response.end('made');
+  } else if (url.startsWith('/backend/coded')) {
+    // A body gzipped and then chunked, as Transfer-Encoding: gzip, chunked says: written raw, since Node's server would not frame it so.
+    const coded = gzipSync('coded body');
+    response.socket!.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${coded.length.toString(16)}\r\n${coded.toString('latin1')}\r\n0\r\n\r\n`, 'latin1');
   } else if (url.startsWith('/backend/redirect')) {
     response.writeHead(302, { location: new URL(url, 'http://x').searchParams.get('to')! });
     response.end();
@@ -122,6 +127,12 @@ describe('methods and bodies', () => {
 });
 
 describe('responses', () => {
+  it('answers 502 to a body the upstream coded before chunking it, as nginx does in front of API Umbrella, rather than pass it on still coded but no longer saying so', async () => {
+    const reply = await send(fx.gw.url, '/echo/coded', { headers: headers() });
+    expect(reply.status).toBe(502);
+    expect(errorCode(reply)).toBe('BAD_GATEWAY');
+  });
+
   it("pass status, reason and headers through, minus hop-by-hop ones and the upstream's Server", async () => {
     const response = await new Promise<{ status?: number; message?: string; raw: string[]; body: string }>((resolve, reject) => {
       httpRequest(`${fx.gw.url}/echo/headers`, { headers: headers() }, (res) => {
