@@ -134,6 +134,24 @@ describe('API Backends', () => {
     expect((await client.get('/admin/apis/new')).body).toContain('<details class="settings-details">');
   });
 
+  it('saves nothing while error data is wrong, on adding or editing, in the settings or a sub-URL setting, and shows the other problems with it', async () => {
+    const wrongData = { 'settings[error_data]': 'api_key_missing:\n  hello1: foo' };
+    const added = await addBackend({ ...BASIC, ...wrongData, 'servers[0][port]': 'eighty' });
+    expect(added.statusCode).toBe(422);
+    expect(textOf(added.body)).toContain('Global Request Settings › Error Data must be a JSON object');
+    expect(added.body).toMatch(/id="f-servers-0-port"[^>]*aria-invalid="true"/);
+    expect(running.context.backends.list()).toHaveLength(0);
+    expect((await addBackend({ ...BASIC, 'sub_settings[0][http_method]': 'any', 'sub_settings[0][regex]': '^/x', 'sub_settings[0][settings][error_data]': '[1]' })).statusCode).toBe(422);
+    expect(running.context.backends.list()).toHaveLength(0);
+
+    await addBackend({ ...BASIC, 'settings[error_data]': '{"api_key_missing": {"message": "kept"}}' });
+    const [api] = running.context.backends.list();
+    const edited = await client.post(`/admin/apis/${api!.id}`, { ...BASIC, name: 'Renamed', ...wrongData });
+    expect(edited.statusCode).toBe(422);
+    const [stored] = running.context.backends.list();
+    expect([stored!.name, stored!.settings.error_data]).toEqual(['Weather', { api_key_missing: { message: 'kept' } }]);
+  });
+
   it('shows a URL rewrite that cannot be applied next to its field', async () => {
     const response = await addBackend({ ...BASIC, 'rewrites[0][matcher_type]': 'regex', 'rewrites[0][http_method]': 'any', 'rewrites[0][frontend_matcher]': '([a-z', 'rewrites[0][backend_replacement]': '/x' });
     expect(response.statusCode).toBe(422);

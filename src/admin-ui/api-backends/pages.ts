@@ -7,6 +7,7 @@ import { accessOf } from '../../admin-groups/request-access.js';
 import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS, REWRITE_MATCHER_TYPES, type ApiBackend } from '../../api-backends/model.js';
 import { backendMatches } from '../../api-backends/backend-search.js';
 import { saveApiBackend } from '../../api-backends/service.js';
+import { parseApiBackend } from '../../api-backends/validate.js';
 import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
@@ -104,13 +105,15 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id });
     const form = formFromSubmission(tree);
     const { input, errors: formErrors } = backendInput(form);
+    if (Object.keys(formErrors).length > 0) {
+      // Nothing is saved while a field the form reads itself (error data) is wrong; the rest is checked too, so every problem shows at once.
+      const parsed = parseApiBackend(input);
+      return renderForm(reply, { form, id, errors: { ...formErrors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
+    }
     const access = accessOf(context, reply.request);
     const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access, live: context.publisher.current.apis });
     if (saved === null) return notFound(reply);
-    if (!saved.ok || Object.keys(formErrors).length > 0) {
-      const refusedOrInvalid = saved.ok ? {} : 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors;
-      return renderForm(reply, { form, id, errors: { ...formErrors, ...refusedOrInvalid } }, 422);
-    }
+    if (!saved.ok) return renderForm(reply, { form, id, errors: 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors }, 422);
     const verb = id === null ? 'Added' : 'Saved';
     return redirectWithFlash(reply, '/admin/apis', 'success', `${verb} the API backend "${saved.value.name}". Publish the change to make it live.`);
   }
