@@ -37,7 +37,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   const signup = signupArea(context);
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
   await app.register(contactApiPlugin(context, signup.mailer), { prefix: '/api-umbrella/v1' });
-  await app.register(webPlugin(context, [adminUiRoutes, signup.pages, contactPage, analyticsRoutes]));
+  await app.register(webPlugin(context, [adminUiRoutes(signup.signups), signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
   return app;
 }

@@ -14,8 +14,10 @@ import { renderErrorPage, startPath } from './page.js';
 import { accessOf } from '../admin-groups/request-access.js';
 import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
+import type { Signups } from '../signup/signups.js';
 
-export const adminUiRoutes: PageRoutes = async (app, context) => {
+/** `signups` creates API users with their welcome mail, as the signup API does for admins. */
+export const adminUiRoutes = (signups: Signups): PageRoutes => async (app, context) => {
   await app.register(
     async (admin) => {
       admin.setErrorHandler(errorPage(context));
@@ -30,7 +32,7 @@ export const adminUiRoutes: PageRoutes = async (app, context) => {
         signedIn.get('/', async (request, reply) => reply.redirect(startPath(accessOf(context, request)), 303));
         apiBackendPages(signedIn, context);
         publishPages(signedIn, context);
-        apiUserPages(signedIn, context);
+        apiUserPages(signedIn, context, signups);
         adminAccountPages(signedIn, context);
         apiScopePages(signedIn, context);
         adminGroupPages(signedIn, context);

@@ -17,6 +17,8 @@ export interface SignupArea {
   readonly pages: PageRoutes;
   /** The gateway's mail (null: mailer.smtp not set), for the contact API too; the signup API's plugin closes it. */
   readonly mailer: Mailer | null;
+  /** Key creation with its welcome mail, for the admin's Add API User form too. */
+  readonly signups: Signups;
 }
 
 export function signupArea(context: AppContext): SignupArea {
@@ -39,5 +41,6 @@ export function signupArea(context: AppContext): SignupArea {
     },
     pages: signupPages(signups),
     mailer,
+    signups,
   };
 }

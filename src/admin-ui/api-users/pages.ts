@@ -21,6 +21,7 @@ import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 import { registrationDetailsOf } from '../../signup/registration-details.js';
+import type { Signups } from '../../signup/signups.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -37,6 +38,8 @@ export interface ApiUserForm {
   email_verified: boolean;
   throttle_by_ip: boolean;
   expires_at: string;
+  /** On adding a user: their key goes to their address as well (API Umbrella's "Send user welcome e-mail"). */
+  send_welcome_email: boolean;
   settings: { rate_limit_mode: string; rate_limits: RateLimitRow[]; allowed_ips: string; allowed_referers: string };
 }
 
@@ -68,7 +71,7 @@ const STATUS_CHOICES: readonly { value: KeyStatus | ''; label: string }[] = [
 const BLANKS = { rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }) };
 const BACK = { backHref: '/admin/api_users', backLabel: 'Back to API Users', section: 'api_users' } as const;
 
-export function apiUserPages(app: FastifyInstance, context: AppContext): void {
+export function apiUserPages(app: FastifyInstance, context: AppContext, signups: Signups): void {
   const { users } = context;
 
   app.register(async (viewers) => {
@@ -110,8 +113,9 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
       if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
       const refusal = userRefusal(context, request, null, parsed.value.roles);
       if (refusal !== null) return renderForm(reply, { form, user: null, errors: { roles: [refusal] } }, 403);
-      const { user, apiKey } = users.create(parsed.value, reply.request.admin!.email, registrationDetailsOf(request));
-      return renderKey(reply, user, apiKey, 'created');
+      const asked = { sendWelcome: form.send_welcome_email && signups.sendsMail };
+      const { user, apiKey } = signups.createByAdmin(parsed.value, reply.request.admin!.email, registrationDetailsOf(request), asked);
+      return renderKey(reply, user, apiKey, asked.sendWelcome ? 'created and mailed' : 'created');
     });
 
     managers.post<IdParams>('/api_users/:id', async (request, reply) => {
@@ -179,15 +183,15 @@ export function apiUserPages(app: FastifyInstance, context: AppContext): void {
     const mayManage = accessOf(context, reply.request).has('user_manage');
     const outOfReach = data.user === null || !mayManage ? null : userRefusal(context, reply.request, data.user, null);
     const readOnly = !mayManage || outOfReach !== null;
-    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach };
+    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach, sendsMail: signups.sendsMail };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
 
   /** The clear key is in this one response and nowhere else: no redirect, no cookie, no log. */
-  function renderKey(reply: FastifyReply, user: ApiUser, apiKey: string, event: 'created' | 'regenerated') {
+  function renderKey(reply: FastifyReply, user: ApiUser, apiKey: string, event: 'created' | 'created and mailed' | 'regenerated') {
     reply.header('Cache-Control', 'no-store');
     const view = { title: 'API key', section: 'api_users' as const, user, apiKey, event, previousKeyUntil: previousKeyUntil(user, context.clock.now()) };
-    return renderAdminPage(context, reply, 'admin/api_users/key', view, event === 'created' ? 201 : 200);
+    return renderAdminPage(context, reply, 'admin/api_users/key', view, event === 'regenerated' ? 200 : 201);
   }
 
   function notFound(reply: FastifyReply) {
@@ -220,6 +224,7 @@ function formFromUser(user: ApiUser | null): ApiUserForm {
     email_verified: user?.email_verified ?? true,
     throttle_by_ip: user?.throttle_by_ip ?? false,
     expires_at: user?.expires_at ?? '',
+    send_welcome_email: false,
     settings: {
       rate_limit_mode: user?.settings.rate_limit_mode ?? '',
       rate_limits: (user?.settings.rate_limits ?? []).map(rowFromRateLimit),
@@ -241,6 +246,7 @@ function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm 
     enabled: textOf(tree, 'enabled') !== '',
     email_verified: textOf(tree, 'email_verified') !== '',
     throttle_by_ip: textOf(tree, 'throttle_by_ip') !== '',
+    send_welcome_email: saved === null && textOf(tree, 'send_welcome_email') !== '',
     // A post without the field (not from this form) keeps the saved expiry rather than lifting it.
     expires_at: 'expires_at' in tree ? textOf(tree, 'expires_at').trim() : (saved?.expires_at ?? ''),
     settings: {
