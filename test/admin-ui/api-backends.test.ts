@@ -165,7 +165,7 @@ describe('API Backends', () => {
     const again = await addBackend({ ...BASIC, name: 'Other' });
     expect(again.statusCode).toBe(303);
     const list = textOf((await client.get('/admin/apis')).body);
-    expect(list).toMatch(/Other api\.example\.com .*\/weather\/ → \/v2\/ Same host and prefix as “Weather”, listed before it, which gets these requests\./);
+    expect(list).toMatch(/Other api\.example\.com .*\/weather\/ → \/v2\/ Same host and prefix as “Weather”, listed before it, which gets these requests \(Position, on the edit page, changes the order\)\./);
     expect(list.match(/Same host and prefix/g)).toHaveLength(1);
   });
 
@@ -211,6 +211,26 @@ describe('API Backends', () => {
     expect(form.body).toMatch(/<option value="hours" selected>/);
     const renamed = await client.post(`/admin/apis/${api!.id}`, { ...BASIC, name: 'Weather v2' });
     expect(textOf((await client.follow(renamed)).body)).toContain('Saved the API backend "Weather v2"');
+  });
+
+  it('moves a backend first or after another, as the admin API\'s move_after does, so that the one it shares a prefix with no longer gets its requests', async () => {
+    for (const name of ['Alpha', 'Beta', 'Gamma']) await addBackend({ ...BASIC, name, 'url_matches[0][frontend_prefix]': name === 'Alpha' ? '/alpha/' : '/weather/' });
+    const names = () => running.context.backends.list().map((api) => api.name);
+    const gamma = running.context.backends.list().find((api) => api.name === 'Gamma')!;
+    expect(textOf((await client.get('/admin/apis')).body)).toContain('Same host and prefix as “Beta”, listed before it, which gets these requests');
+    const edit = await client.get(`/admin/apis/${gamma.id}/edit`);
+    expect(textOf(edit.body)).toContain('Now after “Beta”');
+    expect(edit.body).toMatch(/<option value="[^"]+" selected>After “Beta”<\/option>/);
+
+    const moved = await client.post(`/admin/apis/${gamma.id}/move`, { after_id: '' });
+    expect(textOf((await client.follow(moved)).body)).toContain('Moved the API backend "Gamma". Publish the change to make it live.');
+    expect(names()).toEqual(['Gamma', 'Alpha', 'Beta']);
+    const alpha = running.context.backends.list().find((api) => api.name === 'Alpha')!;
+    await client.get(`/admin/apis/${gamma.id}/edit`);
+    await client.post(`/admin/apis/${gamma.id}/move`, { after_id: alpha.id });
+    expect(names()).toEqual(['Alpha', 'Gamma', 'Beta']);
+    expect(textOf((await client.get('/admin/apis')).body)).toContain('Same host and prefix as “Gamma”, listed before it, which gets these requests');
+    expect((await client.post(`/admin/apis/${gamma.id}/move`, { after_id: 'no-such-backend' })).statusCode).toBe(403);
   });
 
   it('deletes after a confirmation page, and says a published one stays live until published', async () => {

@@ -4,16 +4,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayManage } from '../../admin-groups/backend-policy.js';
 import { accessOf } from '../../admin-groups/request-access.js';
+import type { AdminAccess } from '../../admin-groups/admin-access.js';
 import { BACKEND_PROTOCOLS, BALANCE_ALGORITHMS, HTTP_METHODS, REWRITE_MATCHER_TYPES, type ApiBackend } from '../../api-backends/model.js';
 import { backendMatches } from '../../api-backends/backend-search.js';
-import { saveApiBackend } from '../../api-backends/service.js';
+import { moveApiBackend, saveApiBackend } from '../../api-backends/service.js';
 import { parseApiBackend } from '../../api-backends/validate.js';
 import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
-import { decodeNestedForm } from '../../lib/nested-form.js';
+import { decodeNestedForm, textOf } from '../../lib/nested-form.js';
 import { listPage, requestedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
@@ -26,6 +27,15 @@ type IdParams = { Params: { id: string } };
 
 /** Backends per page of the list. */
 export const PAGE_SIZE = 50;
+
+interface BackendPosition {
+  /** The backend right before it in the list; null when it is first. */
+  readonly afterId: string | null;
+  /** That backend's name; undefined when it is not the admin's to see. */
+  readonly afterName: string | null | undefined;
+  /** The backends it may be put after. */
+  readonly after: readonly { readonly id: string; readonly name: string }[];
+}
 
 const BACK = { backHref: '/admin/apis', backLabel: 'Back to API Backends', section: 'apis' } as const;
 
@@ -63,6 +73,17 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
       const api = backendFor(request);
       if (typeof api === 'string') return refusedPage(reply, api);
       return renderForm(reply, { form: formFromBackend(api), id: api.id });
+    });
+
+    // API Umbrella's reordering (the admin API's move_after): of two backends on one host and prefix, the first gets the requests.
+    managers.post<IdParams>('/apis/:id/move', async (request, reply) => {
+      const api = backendFor(request);
+      if (typeof api === 'string') return refusedPage(reply, api);
+      const afterId = textOf(decodeNestedForm(request.body), 'after_id');
+      const moved = moveApiBackend(backends, api.id, afterId === '' ? null : afterId, { by: request.admin!.email, access: accessOf(context, request) });
+      if (moved === 'not_found') return notFound(reply);
+      if (moved !== 'moved') return renderForbiddenPage(context, reply, BACK);
+      return redirectWithFlash(reply, `/admin/apis/${api.id}/edit`, 'success', `Moved the API backend "${api.name}". Publish the change to make it live.`);
     });
 
     managers.post<IdParams>('/apis/:id', async (request, reply) => {
@@ -121,7 +142,16 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   function renderForm(reply: FastifyReply, data: { form: ApiBackendForm; id: string | null; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(readableMessages(besideTheirRows(data.errors ?? {})), backendFieldLabel);
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
-    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites() }, status);
+    const position = data.id === null ? null : positionOf(data.id, accessOf(context, reply.request));
+    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position }, status);
+  }
+
+  /** Where a backend stands in the list, and the places the admin may move it to: first, or after a backend they manage. */
+  function positionOf(id: string, access: AdminAccess): BackendPosition {
+    const drafts = backends.list();
+    const before = drafts[drafts.findIndex((api) => api.id === id) - 1];
+    const after = drafts.filter((api) => api.id !== id && mayManage(access, api)).map((api) => ({ id: api.id, name: api.name }));
+    return { afterId: before?.id ?? null, afterName: before === undefined ? null : mayManage(access, before) ? before.name : undefined, after };
   }
 
   function notFound(reply: FastifyReply) {
