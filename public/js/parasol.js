@@ -16,6 +16,18 @@
     if (message && !window.confirm(message)) event.preventDefault();
   });
 
+  // One rate limit of a list shows in the headers, as a radio button would; the server refuses two.
+  document.addEventListener('change', function (event) {
+    var box = event.target;
+    if (!box.matches || !box.matches('input[type="checkbox"][name$="[response_headers]"]') || !box.checked) return;
+    var list = box.closest('.rows');
+    if (!list) return;
+    list.querySelectorAll('input[type="checkbox"][name$="[response_headers]"]').forEach(function (other) {
+      // Only this list's own rows: a sub-setting's limits are a list of their own.
+      if (other !== box && other.closest('.rows') === list) other.checked = false;
+    });
+  });
+
   // Repeatable rows (servers, URL prefixes, rate limits, sub-settings): add from a <template>, remove in place.
   document.addEventListener('click', function (event) {
     var add = event.target.closest('button[data-add-row]');

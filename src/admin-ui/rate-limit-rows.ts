@@ -1,7 +1,7 @@
 // Rate limits as the admin forms show them: a duration in a readable unit
 // instead of milliseconds. Shared by API backend and API user forms.
 import type { LimitBy, RateLimit } from '../api-backends/model.js';
-import { toInteger } from '../lib/validation-errors.js';
+import { toInteger, type FieldErrors } from '../lib/validation-errors.js';
 import { textOf, type FormTree } from '../lib/nested-form.js';
 
 export const DURATION_UNITS = [
@@ -58,6 +58,20 @@ export function rateLimitInput(row: RateLimitRow): Record<string, unknown> {
     limit: row.limit,
     response_headers: row.response_headers,
   };
+}
+
+/**
+ * The limits a form's rows send, where "Custom" is chosen. Only one limit can
+ * show in the headers (API Umbrella's form offers it as a radio button): a
+ * second ticked box is an error beside it, where the gateway would quietly
+ * report the first.
+ */
+export function rateLimitRowsInput(mode: string, rows: readonly RateLimitRow[], at: string, errors: FieldErrors): Record<string, unknown>[] {
+  // The page posts its rows whatever the mode; only "Custom" may send them, as limits without a mode are stored as custom.
+  if (mode.trim() !== 'custom') return [];
+  const shown = rows.flatMap((row, index) => (row.response_headers ? [index] : []));
+  for (const index of shown.slice(1)) errors[`${at}[${index}].response_headers`] = ['only one rate limit can show in the headers'];
+  return rows.map(rateLimitInput);
 }
 
 /** Validation speaks milliseconds; the form speaks units. */

@@ -13,6 +13,10 @@ export class ErrorCollector {
   }
 }
 
+export function hasErrors(errors: FieldErrors): boolean {
+  return Object.keys(errors).length > 0;
+}
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: FieldErrors };
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

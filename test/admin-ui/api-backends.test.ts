@@ -152,6 +152,26 @@ describe('API Backends', () => {
     expect([stored!.name, stored!.settings.error_data]).toEqual(['Weather', { api_key_missing: { message: 'kept' } }]);
   });
 
+  it('lets one rate limit of a settings block show in the headers', async () => {
+    const limits = (base: string) => ({
+      [`${base}[rate_limit_mode]`]: 'custom',
+      ...Object.fromEntries(
+        ['seconds', 'hours'].flatMap((unit, index) => [
+          [`${base}[rate_limits][${index}][duration_value]`, '1'],
+          [`${base}[rate_limits][${index}][duration_unit]`, unit],
+          [`${base}[rate_limits][${index}][limit_by]`, 'ip'],
+          [`${base}[rate_limits][${index}][limit]`, '10'],
+          [`${base}[rate_limits][${index}][response_headers]`, '1'],
+        ]),
+      ),
+    });
+    const refused = await addBackend({ ...BASIC, 'sub_settings[0][http_method]': 'any', 'sub_settings[0][regex]': '^/x', ...limits('sub_settings[0][settings]') });
+    expect(refused.statusCode).toBe(422);
+    expect(textOf(refused.body)).toContain('only one rate limit can show in the headers');
+    expect((await addBackend({ ...BASIC, ...limits('settings') })).statusCode).toBe(422);
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
   it('shows a URL rewrite that cannot be applied next to its field', async () => {
     const response = await addBackend({ ...BASIC, 'rewrites[0][matcher_type]': 'regex', 'rewrites[0][http_method]': 'any', 'rewrites[0][frontend_matcher]': '([a-z', 'rewrites[0][backend_replacement]': '/x' });
     expect(response.statusCode).toBe(422);

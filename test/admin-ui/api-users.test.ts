@@ -136,6 +136,26 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
   });
 
+  it('lets one rate limit show in the headers, as API Umbrella\'s radio button does: a second ticked box is an error beside it, and nothing is saved', async () => {
+    const { user } = addUser('headers@example.com');
+    const limit = (index: number, unit: string, amount: string) => ({
+      [`settings[rate_limits][${index}][duration_value]`]: '1',
+      [`settings[rate_limits][${index}][duration_unit]`]: unit,
+      [`settings[rate_limits][${index}][limit_by]`]: 'api_key',
+      [`settings[rate_limits][${index}][limit]`]: amount,
+      [`settings[rate_limits][${index}][response_headers]`]: '1',
+    });
+    const fields = { email: 'headers@example.com', first_name: 'Ada', last_name: 'Lovelace', enabled: '1', 'settings[rate_limit_mode]': 'custom', ...limit(0, 'minutes', '100'), ...limit(1, 'hours', '1000') };
+    await client.get(`/admin/api_users/${user.id}`);
+    const refused = await client.post(`/admin/api_users/${user.id}`, fields);
+    expect(refused.statusCode).toBe(422);
+    expect(textOf(refused.body)).toContain('only one rate limit can show in the headers');
+    expect(running.context.users.get(user.id)!.settings.rate_limits).toEqual([]);
+    const { 'settings[rate_limits][0][response_headers]': _first, ...hourOnly } = fields;
+    expect((await client.post(`/admin/api_users/${user.id}`, hourOnly)).statusCode).toBe(303);
+    expect(running.context.users.get(user.id)!.settings.rate_limits.map((saved) => saved.response_headers)).toEqual([false, true]);
+  });
+
   it('sets and shows a key expiry: its messages next to the field, Expired in the list once it has passed', async () => {
     const { user, apiKey } = addUser('ending@example.com');
     const form = { email: 'ending@example.com', first_name: 'Ada', last_name: 'Lovelace', enabled: '1' };

@@ -5,7 +5,7 @@ import type { ApiBackendConfig, ApiSettings, HeaderSetting, SubSetting } from '.
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
-import { BLANK_RATE_LIMIT_ROW, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
+import { BLANK_RATE_LIMIT_ROW, isBlankRow, rateLimitRowsInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 
 export const ERROR_FORMATS = ['json', 'xml', 'csv', 'html'] as const;
 
@@ -227,8 +227,7 @@ export function backendInput(form: ApiBackendForm): { input: Record<string, unkn
 function settingsInput(settings: SettingsForm, at: string, errors: FieldErrors): Record<string, unknown> {
   return {
     ...settings,
-    // The page posts its rows whatever the mode; only "Custom" may send them, as limits without a mode are stored as custom.
-    rate_limits: settings.rate_limit_mode.trim() === 'custom' ? settings.rate_limits.map(rateLimitInput) : [],
+    rate_limits: rateLimitRowsInput(settings.rate_limit_mode, settings.rate_limits, `${at}.rate_limits`, errors),
     allowed_ips: splitLines(settings.allowed_ips),
     allowed_referers: splitLines(settings.allowed_referers),
     error_templates: Object.fromEntries(Object.entries(settings.error_templates).filter(([, template]) => template.trim() !== '')),

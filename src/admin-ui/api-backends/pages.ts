@@ -10,7 +10,7 @@ import { backendMatches } from '../../api-backends/backend-search.js';
 import { moveApiBackend, saveApiBackend } from '../../api-backends/service.js';
 import { parseApiBackend } from '../../api-backends/validate.js';
 import type { AppContext } from '../../context.js';
-import type { FieldErrors } from '../../lib/validation-errors.js';
+import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { FormErrors } from '../form-errors.js';
@@ -126,7 +126,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id });
     const form = formFromSubmission(tree);
     const { input, errors: formErrors } = backendInput(form);
-    if (Object.keys(formErrors).length > 0) {
+    if (hasErrors(formErrors)) {
       // Nothing is saved while a field the form reads itself (error data) is wrong; the rest is checked too, so every problem shows at once.
       const parsed = parseApiBackend(input);
       return renderForm(reply, { form, id, errors: { ...formErrors, ...(parsed.ok ? {} : parsed.errors) } }, 422);

@@ -9,7 +9,7 @@ import { EXPIRING_WITHIN_DAYS, KEY_STATUSES, type KeyStatus } from '../../api-us
 import { parseApiUser, PREVIOUS_KEY_MAX_DAYS } from '../../api-users/validate.js';
 import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../lib/iso-instant.js';
-import type { FieldErrors } from '../../lib/validation-errors.js';
+import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import { accessOf, userRefusal } from '../../admin-groups/request-access.js';
 import { redirectWithFlash } from '../flash.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
@@ -18,7 +18,7 @@ import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { listPage, requestedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
-import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
+import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitRowsInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
 import { registrationDetailsOf } from '../../signup/registration-details.js';
 import type { Signups } from '../../signup/signups.js';
@@ -109,8 +109,9 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const rowAction = rowActionOf(tree);
       if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user: null });
       const form = read(tree);
-      const parsed = parseApiUser(userInput(form, null));
-      if (!parsed.ok) return renderForm(reply, { form, user: null, errors: parsed.errors }, 422);
+      const { input, errors } = userInput(form, null);
+      const parsed = parseApiUser(input);
+      if (!parsed.ok || hasErrors(errors)) return renderForm(reply, { form, user: null, errors: { ...errors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
       const refusal = userRefusal(context, request, null, parsed.value.roles);
       if (refusal !== null) return renderForm(reply, { form, user: null, errors: { roles: [refusal] } }, 403);
       const asked = { sendWelcome: form.send_welcome_email && signups.sendsMail };
@@ -128,8 +129,9 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const rowAction = rowActionOf(tree);
       if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user });
       const form = read(tree);
-      const parsed = parseApiUser(userInput(form, user), user);
-      if (!parsed.ok) return renderForm(reply, { form, user, errors: parsed.errors }, 422);
+      const { input, errors } = userInput(form, user);
+      const parsed = parseApiUser(input, user);
+      if (!parsed.ok || hasErrors(errors)) return renderForm(reply, { form, user, errors: { ...errors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
       const refusal = userRefusal(context, request, user, parsed.value.roles);
       if (refusal !== null) return renderForm(reply, { form, user, errors: { roles: [refusal] } }, 403);
       users.update(user.id, parsed.value);
@@ -264,19 +266,21 @@ function listText(settings: FormTree, key: 'allowed_ips' | 'allowed_referers', s
 }
 
 /** What parseApiUser() takes. */
-function userInput(form: ApiUserForm, existing: ApiUser | null): Record<string, unknown> {
-  return {
+/** The API shape parseApiUser() checks, and what the form itself finds wrong. */
+function userInput(form: ApiUserForm, existing: ApiUser | null): { input: Record<string, unknown>; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const input = {
     ...form,
     enabled: form.enabled ? '1' : '0',
     email_verified: form.email_verified ? '1' : '0',
     throttle_by_ip: form.throttle_by_ip ? '1' : '0',
     settings: {
       rate_limit_mode: form.settings.rate_limit_mode,
-      // The page posts its rows whatever the mode; only "Custom" may send them, as limits without a mode are stored as custom.
-      rate_limits: form.settings.rate_limit_mode.trim() === 'custom' ? form.settings.rate_limits.map(rateLimitInput) : [],
+      rate_limits: rateLimitRowsInput(form.settings.rate_limit_mode, form.settings.rate_limits, 'settings.rate_limits', errors),
       allowed_ips: splitLines(form.settings.allowed_ips),
       allowed_referers: splitLines(form.settings.allowed_referers),
     },
     registration_source: existing?.registration_source ?? 'web_admin',
   };
+  return { input, errors };
 }
