@@ -222,6 +222,25 @@ describe('API Backends', () => {
     expect(running.context.backends.list()).toHaveLength(0);
   });
 
+  it('moves a sub-URL setting or a URL rewrite up, unsaved, also past a row the page\'s script added (a key of letters)', async () => {
+    const rewrite = (key: string, matcher: string) => ({
+      [`rewrites[${key}][matcher_type]`]: 'regex',
+      [`rewrites[${key}][http_method]`]: 'any',
+      [`rewrites[${key}][frontend_matcher]`]: matcher,
+      [`rewrites[${key}][backend_replacement]`]: '/x',
+    });
+    const form = await client.post('/admin/apis', { ...BASIC, ...rewrite('0', '^/first'), ...rewrite('1', '^/second'), ...rewrite('lx9abc', '^/added'), _up: 'rewrites.lx9abc' });
+    expect(form.statusCode).toBe(200);
+    const order = [...form.body.matchAll(/name="rewrites\[(\d+)\]\[frontend_matcher\]" value="([^"]+)"/g)].map((match) => `${match[1]} ${match[2]}`);
+    expect(order).toEqual(['0 ^/first', '1 ^/added', '2 ^/second']);
+    const subs = await client.post('/admin/apis', { ...BASIC, 'sub_settings[0][http_method]': 'any', 'sub_settings[0][regex]': '^/broad', 'sub_settings[1][http_method]': 'any', 'sub_settings[1][regex]': '^/broad/narrow', _up: 'sub_settings.1' });
+    expect([...subs.body.matchAll(/name="sub_settings\[(\d+)\]\[regex\]" value="([^"]+)"/g)].map((match) => `${match[1]} ${match[2]}`)).toEqual(['0 ^/broad/narrow', '1 ^/broad']);
+    // The first row has nowhere to go.
+    const first = await client.post('/admin/apis', { ...BASIC, ...rewrite('0', '^/first'), ...rewrite('1', '^/second'), _up: 'rewrites.0' });
+    expect([...first.body.matchAll(/name="rewrites\[\d+\]\[frontend_matcher\]" value="([^"]+)"/g)].map((match) => match[1])).toEqual(['^/first', '^/second']);
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
   it('edits a backend: the form shows what is saved', async () => {
     await addBackend({ ...BASIC, 'settings[headers]': 'X-One: 1', 'settings[rate_limit_mode]': 'custom', 'settings[rate_limits][0][duration_value]': '2', 'settings[rate_limits][0][duration_unit]': 'hours', 'settings[rate_limits][0][limit_by]': 'api_key', 'settings[rate_limits][0][limit]': '500' });
     const [api] = running.context.backends.list();
