@@ -241,6 +241,12 @@ describe('API Backends', () => {
     expect(running.context.backends.list()).toHaveLength(0);
   });
 
+  it('gives a server without a port its protocol\'s, as API Umbrella\'s form fills one in', async () => {
+    await addBackend({ ...BASIC, backend_protocol: 'https', 'servers[0][port]': '', 'servers[1][host]': '10.0.0.6', 'servers[1][port]': '8443' });
+    await addBackend({ ...BASIC, name: 'Plain', 'url_matches[0][frontend_prefix]': '/plain/', 'servers[0][port]': '' });
+    expect(running.context.backends.list().map((api) => api.servers.map((server) => server.port))).toEqual([[443, 8443], [80]]);
+  });
+
   it('edits a backend: the form shows what is saved', async () => {
     await addBackend({ ...BASIC, 'settings[headers]': 'X-One: 1', 'settings[rate_limit_mode]': 'custom', 'settings[rate_limits][0][duration_value]': '2', 'settings[rate_limits][0][duration_unit]': 'hours', 'settings[rate_limits][0][limit_by]': 'api_key', 'settings[rate_limits][0][limit]': '500' });
     const [api] = running.context.backends.list();

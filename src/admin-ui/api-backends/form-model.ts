@@ -218,10 +218,16 @@ export function backendInput(form: ApiBackendForm): { input: Record<string, unkn
   const errors: FieldErrors = {};
   const input = {
     ...form,
+    // A server without a port takes the protocol's (API Umbrella's form fills in 443 for https).
+    servers: form.servers.map((server) => (server.port === '' && server.host !== '' ? { ...server, port: defaultPort(form.backend_protocol) } : server)),
     settings: settingsInput(form.settings, 'settings', errors),
     sub_settings: form.sub_settings.map((sub, index) => ({ ...sub, settings: settingsInput(sub.settings, `sub_settings[${index}].settings`, errors) })),
   };
   return { input, errors };
+}
+
+function defaultPort(protocol: string): string {
+  return protocol === 'https' ? '443' : '80';
 }
 
 function settingsInput(settings: SettingsForm, at: string, errors: FieldErrors): Record<string, unknown> {
