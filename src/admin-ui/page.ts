@@ -35,13 +35,14 @@ export async function renderAdminPage(context: AppContext, reply: FastifyReply, 
   const html = await reply.viewAsync(template, {
     section: null,
     path: request.url.split('?')[0],
+    // A page may show times its own way (analytics' pages, in analytics.timezone).
+    formatTime,
     ...data,
     admin,
     menu: admin === null ? null : menuOf(accessOf(context, request)),
     csrfToken: reply.generateCsrf(),
     flash: takeFlash(request, reply),
     pendingCount: admin === null ? 0 : unpublishedCount(context.publisher, accessOf(context, request)),
-    formatTime,
     curlExamples: curlExamples(context, request),
   });
   return reply.code(status).type('text/html; charset=utf-8').send(html);

@@ -41,7 +41,8 @@ const DRAIN_TIMEOUT_MS = 10_000;
 export interface AnalyticsLogOptions {
   readonly db: Db;
   readonly dataDir: string;
-  readonly config: Config['analytics'];
+  /** The writer's settings: analytics.timezone is the readers' alone, as rows and rollups are stored in UTC. */
+  readonly config: Omit<Config['analytics'], 'timezone'>;
   readonly logger: Logger;
   readonly clock: Clock;
 }

@@ -6,10 +6,11 @@
 // spreadsheet would run as a formula (=, +, -, @ first) gets a leading '.
 import { stringify } from 'csv-stringify/sync';
 import { Readable } from 'node:stream';
+import { isoDate, type TimeZoneName } from '../lib/time-zone.js';
 import { FIELDS } from './fields.js';
 import type { DrilldownResult } from './drilldown-queries.js';
 import type { LocationHits } from './location-queries.js';
-import type { LogQuery } from './query/log-query.js';
+import { zoneOf, type LogQuery } from './query/log-query.js';
 import type { UsersQuery } from './query/users-query.js';
 import type { CsvCursor, ReaderThread } from './reader-thread.js';
 import { USERS_CSV_COLUMNS } from './user-profiles.js';
@@ -83,13 +84,14 @@ export function locationsCsv(regions: readonly LocationHits[]): string {
   );
 }
 
-/** API Umbrella's name for a download of `kind` made at `now`: "api_users_2026-11-28.csv". */
-export function apiUmbrellaCsvFilename(kind: string, now: number): string {
-  return `api_${kind}_${new Date(now).toISOString().slice(0, 10)}.csv`;
+/** API Umbrella's name for a download of `kind` made at `now`: "api_users_2026-11-28.csv", today's date in `zone`. */
+export function apiUmbrellaCsvFilename(kind: string, now: number, zone: TimeZoneName): string {
+  return `api_${kind}_${isoDate(zone, now)}.csv`;
 }
 
+/** "logs-2026-11-01-to-2026-11-28.csv": the range's first and last days in the view's zone. */
 export function csvFilename(kind: string, query: LogQuery): string {
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const zone = zoneOf(query);
   // A kind may carry a region named in any script: the name keeps only what every client reads in a header.
-  return `${kind.replace(/[^A-Za-z0-9-]/g, '_')}-${day(query.range.startAt)}-to-${day(query.range.endAt - 1)}.csv`;
+  return `${kind.replace(/[^A-Za-z0-9-]/g, '_')}-${isoDate(zone, query.range.startAt)}-to-${isoDate(zone, query.range.endAt - 1)}.csv`;
 }

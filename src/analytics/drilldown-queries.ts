@@ -8,6 +8,7 @@ import type { Db } from '../store/db.js';
 import { breadcrumbs, childPrefix, MAX_DEPTH, type Breadcrumb, type DrilldownQuery } from './query/drilldown-prefix.js';
 import { hitsLabel, intervalLabel } from './interval-labels.js';
 import { buckets } from './query/intervals.js';
+import { zoneOf } from './query/log-query.js';
 import { whereSql } from './query/where-sql.js';
 
 export interface DrilldownResult {
@@ -54,6 +55,7 @@ const HIERARCHY =
 
 export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
   const { depth, text, base } = query.prefix;
+  const zone = zoneOf(query);
   const where = whereSql(query);
   // The next level of each matching row: the base, then the rest of its place up to and including the next "/".
   // Lengths are SQLite's (characters), measured on the bound text itself. LIMIT -1 keeps SQLite from
@@ -67,7 +69,7 @@ export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
   );
   const filters = where.params.slice(2);
   // One indexed range per interval; the buckets cover the range exactly, so their sums are the totals.
-  const perBucket = buckets(query.range, query.interval).map((bucket) => ({
+  const perBucket = buckets(query.range, query.interval, zone).map((bucket) => ({
     start: bucket.start,
     hits: new Map((statement.all(base, base, bucket.from, bucket.to, ...filters, text, text, base) as { path: string; hits: number }[]).map((row) => [row.path, row.hits])),
   }));
@@ -85,7 +87,7 @@ export function drilldown(db: Db, query: DrilldownQuery): Drilldown {
   const rows = perBucket.map(({ start, hits }) => {
     const values = charted.map((path) => hits.get(path) ?? 0);
     if (results.length > CHARTED) values.push([...hits.values()].reduce((sum, count) => sum + count, 0) - values.reduce((sum, count) => sum + count, 0));
-    return { c: [{ v: start, f: intervalLabel(query.interval, start) }, ...values.map((value) => ({ v: value, f: hitsLabel(value) }))] };
+    return { c: [{ v: start, f: intervalLabel(query.interval, start, zone) }, ...values.map((value) => ({ v: value, f: hitsLabel(value) }))] };
   });
   return { results, hits_over_time: { cols, rows }, breadcrumbs: breadcrumbs(query.prefix) };
 }

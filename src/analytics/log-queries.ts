@@ -10,7 +10,7 @@ import { type FilterRule, type SqlCondition } from './query/filter-rules.js';
 import { filtersSql, whereSql } from './query/where-sql.js';
 import { buckets } from './query/intervals.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
-import type { Direction, LogQuery } from './query/log-query.js';
+import { zoneOf, type Direction, type LogQuery } from './query/log-query.js';
 import type { MapQuery } from './query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UsersOrder, type UsersQuery } from './query/users-query.js';
 import { locationMap, locationRows, type LocationMap, type PlaceHits } from './location-queries.js';
@@ -179,7 +179,7 @@ export class AnalyticsQueries {
 
   /** The same statistics in API Umbrella's search.json shape. */
   search(query: LogQuery): SearchStats {
-    return searchStats(this.statistics(query), query.interval);
+    return searchStats(this.statistics(query), query.interval, zoneOf(query));
   }
 
   /** What summary() and search() answer: the view's hits, every user and IP with theirs, and hits per interval. */
@@ -252,7 +252,7 @@ export class AnalyticsQueries {
    */
   private chart(query: LogQuery): { points: ChartPoint[]; responseTimeTotal: number } {
     const filters = filtersSql(query);
-    const ranges = buckets(query.range, query.interval);
+    const ranges = buckets(query.range, query.interval, zoneOf(query));
     const statement = this.db
       .prepare(
         `SELECT (SELECT json_array(count(*), total(response_time)) FROM analytics_logs
@@ -298,6 +298,8 @@ function groupedSql(column: 'user_id' | 'request_ip', aggregates: string, perCon
  * The daily rollups answer a query over whole UTC days whose only filter is
  * on whether the gateway denied the request; anything else reads the rows.
  * So does a query limited to API scopes: the rollups know no hosts or paths.
+ * A day of another analytics.timezone is seldom a UTC day (Europe/London's
+ * are in winter), so views in such a zone mostly read the rows too.
  */
 function rollupSql(query: LogQuery): SqlCondition | null {
   const denied = rollupDenied(query.rules);

@@ -4,6 +4,7 @@
 // email) and IPs, each with its rounded share of the hits, then a
 // "Missing / Unknown" row for hits without one and an "Other" row, without a
 // share, for the rest, as API Umbrella's aggregation_result adds them.
+import { UTC, type TimeZoneName } from '../lib/time-zone.js';
 import { hitsLabel, intervalLabel } from './interval-labels.js';
 import type { Statistics } from './log-queries.js';
 import type { Interval } from './query/intervals.js';
@@ -32,11 +33,12 @@ const TOP = 10;
 const MISSING = 'Missing / Unknown';
 const OTHER = 'Other';
 
-export function searchStats(statistics: Statistics, interval: Interval): SearchStats {
+/** `zone`: the view's, whose clock and calendar label the intervals. */
+export function searchStats(statistics: Statistics, interval: Interval, zone: TimeZoneName = UTC): SearchStats {
   const { hits } = statistics;
   return {
     stats: { total_hits: hits, total_users: statistics.users.length, total_ips: statistics.ips.length, average_response_time: statistics.average_response_time },
-    hits_over_time: statistics.chart.map((point) => ({ c: [{ v: point.start_at, f: intervalLabel(interval, point.start_at) }, { v: point.hits, f: hitsLabel(point.hits) }] })),
+    hits_over_time: statistics.chart.map((point) => ({ c: [{ v: point.start_at, f: intervalLabel(interval, point.start_at, zone) }, { v: point.hits, f: hitsLabel(point.hits) }] })),
     aggregations: {
       // A user by the email of their last request in the view (API Umbrella counts by user_email), or their id without one.
       users: termCounts(statistics.users.map((user) => ({ key: user.user_email ?? user.user_id, count: user.hits })), hits),

@@ -2,6 +2,7 @@
 // how to parse an environment string, and how to say what it expected.
 import { AddressRanges } from '../lib/address-ranges.js';
 import { isEmailAddress, mailboxAddress } from '../lib/email-address.js';
+import { parseTimeZone, type TimeZoneName } from '../lib/time-zone.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import { describe, didYouMean, namesSpelledLike, orList } from './messages.js';
 
@@ -99,6 +100,11 @@ export function optionalFilePath(): Field<string | null> {
 
 function nonEmptyString(defaultValue: string, expected: string): Field<string> {
   return field(defaultValue, expected, (raw) => (typeof raw === 'string' && raw !== '' ? raw : undefined), identity);
+}
+
+/** An IANA time zone as Intl knows it, in any case or by an alias (US/Mountain), kept as Intl spells it (America/Denver). */
+export function timeZone(defaultValue: TimeZoneName): Field<TimeZoneName> {
+  return field(defaultValue, 'an IANA time zone name, such as UTC or America/Denver', (raw) => (typeof raw === 'string' ? (parseTimeZone(raw) ?? undefined) : undefined), identity);
 }
 
 /** One of `allowed`; an `aliases` value (another spelling of one) is taken as that one. */

@@ -4,6 +4,7 @@ import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } fr
 import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
+import { UTC } from '../lib/time-zone.js';
 import { isUserAgentPattern } from '../lib/user-agent-pattern.js';
 import {
   addressList,
@@ -23,6 +24,7 @@ import {
   Refusal,
   str,
   structured,
+  timeZone,
   type ConfigOf,
   type Schema,
 } from './fields.js';
@@ -138,6 +140,8 @@ export const configSchema = {
     retention_days: int(90, 1, 36_500),
     /** A GeoIP database (.mmdb) for Analytics › By Location; null: none. */
     geoip_file: optionalFilePath(),
+    /** The zone whose days, weeks, months and clock the analytics views are in (API Umbrella's key); the stored rows and rollups stay UTC. */
+    timezone: timeZone(UTC),
   },
   default_api_backend_settings: {
     /**

@@ -32,6 +32,15 @@ export function parseInstant(value: unknown, role: 'start' | 'end'): number | nu
   return instant + (role === 'end' ? 1 : 0);
 }
 
+/**
+ * Whether a date-time names its offset (Z, ±hh:mm): it is then an instant
+ * anywhere, where a date or a date-time without one is read as UTC above and
+ * may be meant on another zone's calendar (see analytics' date ranges).
+ */
+export function namesOffset(value: string): boolean {
+  return DATE_TIME.exec(value.trim())?.[8] !== undefined;
+}
+
 /** Minutes east of UTC of "Z", "±hh:mm" or "±hhmm"; null for an offset no clock has (+24:00, -05:60). */
 function zoneOffsetMinutes(zone: string): number | null {
   if (zone === 'Z') return 0;

@@ -1,9 +1,15 @@
-// How the admin pages and the emails show times: UTC, to the minute.
+// How the admin pages and the emails show times: to the minute, with the
+// zone's short name. UTC, but on the analytics pages, which follow
+// analytics.timezone.
+import { shortName, UTC, wallClock, type TimeZoneName } from './time-zone.js';
 
-/** "2026-01-31T12:34:56.789Z" → "2026-01-31 12:34 UTC"; unparsable values pass through. */
-export function formatTime(iso: string | null | undefined): string {
+/**
+ * "2026-01-31T12:34:56.789Z" (or its epoch ms) → "2026-01-31 12:34 UTC", or
+ * "2026-01-31 05:34 MST" in America/Denver; unparsable values pass through.
+ */
+export function formatTime(iso: string | number | null | undefined, zone: TimeZoneName = UTC): string {
   if (iso === null || iso === undefined || iso === '') return '—';
-  const time = new Date(iso);
-  if (Number.isNaN(time.getTime())) return iso;
-  return `${time.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const time = new Date(iso).getTime();
+  if (Number.isNaN(time)) return String(iso);
+  return `${new Date(wallClock(zone, time)).toISOString().slice(0, 16).replace('T', ' ')} ${shortName(zone, time)}`;
 }

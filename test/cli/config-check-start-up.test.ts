@@ -68,6 +68,14 @@ describe('config check refuses what start-up would', () => {
     expect((await parasol(['serve', '--config', config], { cwd: dir })).stderr).toBe(checked.stderr);
   });
 
+  it('an analytics.timezone no IANA database has, in one line naming the key, as serve stops', async () => {
+    const config = configFor(join(dir, 'data'), 'analytics:\n  timezone: America/Springfield\n');
+    const checked = await check(config);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toBe(`parasol: ${config}: analytics.timezone: expected an IANA time zone name, such as UTC or America/Denver, got "America/Springfield"\n`);
+    expect((await parasol(['serve', '--config', config], { cwd: dir })).stderr).toBe(checked.stderr);
+  });
+
   it('a truncated copy of the store, with the line every command stops with, and touches nothing', async () => {
     const good = madeStore('good');
     const damaged = join(dir, 'damaged');

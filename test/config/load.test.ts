@@ -97,6 +97,13 @@ describe('config precedence', () => {
     expect(off.config.listen.https_port).toBeNull();
   });
 
+  it('takes analytics.timezone in any case or by an alias, spelled as Intl spells it; UTC by default', () => {
+    const cwd = tempDir();
+    expect(loadConfig({ env: {}, cwd }).config.analytics.timezone).toBe('UTC');
+    expect(loadConfig({ configPath: writeConfig(cwd, 'analytics:\n  timezone: america/denver\n'), env: {}, cwd }).config.analytics.timezone).toBe('America/Denver');
+    expect(loadConfig({ env: { PARASOL_ANALYTICS_TIMEZONE: 'US/Mountain' }, cwd }).config.analytics.timezone).toBe('America/Denver');
+  });
+
   it('returns a frozen config', () => {
     const { config } = loadConfig({ env: {}, cwd: tempDir() });
     expect(Object.isFrozen(config.listen)).toBe(true);
@@ -117,6 +124,8 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a list where a string belongs', 'site_name: [a]\n', /parasol\.yml: site_name: expected a string, got a list$/],
     ['an empty homepage file path', 'homepage:\n  file: ""\n', /parasol\.yml: homepage\.file: expected a file path or null, got an empty string$/],
     ['an empty GeoIP file path', 'analytics:\n  geoip_file: ""\n', /parasol\.yml: analytics\.geoip_file: expected a file path or null, got an empty string$/],
+    ['an unknown time zone', 'analytics:\n  timezone: Mars/Olympus\n', /parasol\.yml: analytics\.timezone: expected an IANA time zone name, such as UTC or America\/Denver, got "Mars\/Olympus"$/],
+    ['an offset for a time zone', 'analytics:\n  timezone: "-07:00"\n', /parasol\.yml: analytics\.timezone: expected an IANA time zone name, such as UTC or America\/Denver, got "-07:00"$/],
     ['an empty certificate file path', 'tls:\n  cert_file: ""\n', /parasol\.yml: tls\.cert_file: expected a file path or null, got an empty string$/],
     ['an empty data_dir', 'data_dir: ""\n', /parasol\.yml: data_dir: expected a directory path, got an empty string$/],
     ['a cookie pattern that does not compile', "strip_cookies: ['^_ga$', '(unclosed']\n", /parasol\.yml: strip_cookies: expected a list of regular expressions \(cookie names\), got /],
@@ -209,6 +218,12 @@ describe('config errors name the source, the key and what was expected', () => {
 
   it('a missing named file', () => {
     expect(loadError(() => loadConfig({ configPath: '/nonexistent/parasol.yml', env: {} }))).toBe('/nonexistent/parasol.yml: config file not found');
+  });
+
+  it('an unknown time zone from the environment names the variable', () => {
+    expect(loadError(() => loadConfig({ env: { PARASOL_ANALYTICS_TIMEZONE: 'Denver' }, cwd: tempDir() }))).toBe(
+      'environment PARASOL_ANALYTICS_TIMEZONE: analytics.timezone: expected an IANA time zone name, such as UTC or America/Denver, got "Denver"',
+    );
   });
 
   it('a bad environment value names the variable', () => {

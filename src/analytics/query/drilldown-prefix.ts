@@ -1,6 +1,7 @@
 // API Umbrella's drilldown prefix: "depth/text". Depth 0 lists the hosts
 // (text, if any, is the start of a host name); depth n lists what follows
 // "host/" and n - 1 path segments, each ending in "/", which the text names.
+import type { TimeZoneName } from '../../lib/time-zone.js';
 import { parseLogQuery, type LogQuery, type ViewDefaults } from './log-query.js';
 
 export interface DrilldownPrefix {
@@ -16,8 +17,8 @@ export interface DrilldownQuery extends LogQuery {
 }
 
 /** The parameters of a view and its level: the query, or the one message for a 400. */
-export function parseDrilldownQuery(params: Record<string, unknown>, now: number, defaults?: ViewDefaults): { ok: true; query: DrilldownQuery } | { ok: false; error: string } {
-  const parsed = parseLogQuery(params, now, defaults);
+export function parseDrilldownQuery(params: Record<string, unknown>, now: number, defaults?: ViewDefaults, zone?: TimeZoneName): { ok: true; query: DrilldownQuery } | { ok: false; error: string } {
+  const parsed = parseLogQuery(params, now, defaults, zone);
   if (!parsed.ok) return parsed;
   const prefix = parseDrilldownPrefix(params.prefix);
   if (!prefix.ok) return prefix;

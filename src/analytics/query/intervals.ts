@@ -1,6 +1,8 @@
-// The chart's buckets: consecutive UTC minutes, hours, days, weeks (from
-// Monday) or calendar months covering a date range.
-import { DAY_MS } from '../../lib/iso-instant.js';
+// The chart's buckets: consecutive minutes, hours, days, weeks (from Monday)
+// or calendar months of analytics.timezone covering a date range. A day
+// across a DST change has 23 or 25 hours; an hour is always one, the clock
+// turned back making two that read alike (lib/time-zone.ts).
+import { nextPeriodStart, periodCount, periodStart, type TimeZoneName } from '../../lib/time-zone.js';
 import type { DateRange } from './date-range.js';
 
 export const INTERVALS = ['minute', 'hour', 'day', 'week', 'month'] as const;
@@ -17,44 +19,21 @@ export interface Bucket {
   readonly to: number;
 }
 
-const FIXED_WIDTH: Partial<Record<Interval, number>> = { minute: 60_000, hour: 3_600_000, day: DAY_MS, week: 7 * DAY_MS };
-/** 1970-01-01 was a Thursday; weeks start on the Monday after it, minus whole weeks. */
-const MONDAY_OFFSET = 4 * DAY_MS;
-
 export function isInterval(value: unknown): value is Interval {
   return typeof value === 'string' && (INTERVALS as readonly string[]).includes(value);
 }
 
 /** How many buckets the range has at this interval, without building them. */
-export function bucketCount(range: DateRange, interval: Interval): number {
-  const width = FIXED_WIDTH[interval];
-  if (width === undefined) return monthStarts(range).length;
-  const offset = interval === 'week' ? MONDAY_OFFSET : 0;
-  return Math.ceil((range.endAt - offset) / width) - Math.floor((range.startAt - offset) / width);
+export function bucketCount(range: DateRange, interval: Interval, zone: TimeZoneName): number {
+  return periodCount(zone, interval, range.startAt, range.endAt);
 }
 
-export function buckets(range: DateRange, interval: Interval): Bucket[] {
-  const width = FIXED_WIDTH[interval];
-  const starts = width === undefined ? monthStarts(range) : fixedStarts(range, width, interval === 'week' ? MONDAY_OFFSET : 0);
+export function buckets(range: DateRange, interval: Interval, zone: TimeZoneName): Bucket[] {
+  const starts: number[] = [];
+  for (let start = periodStart(zone, interval, range.startAt); start < range.endAt; start = nextPeriodStart(zone, interval, start)) starts.push(start);
   return starts.map((start, index) => ({
     start,
     from: Math.max(start, range.startAt),
     to: Math.min(starts[index + 1] ?? range.endAt, range.endAt),
   }));
-}
-
-function fixedStarts(range: DateRange, width: number, offset: number): number[] {
-  const starts: number[] = [];
-  for (let start = Math.floor((range.startAt - offset) / width) * width + offset; start < range.endAt; start += width) starts.push(start);
-  return starts;
-}
-
-function monthStarts(range: DateRange): number[] {
-  const first = new Date(range.startAt);
-  const starts: number[] = [];
-  for (let month = first.getUTCMonth(), year = first.getUTCFullYear(); ; month++) {
-    const start = Date.UTC(year, month, 1);
-    if (start >= range.endAt) return starts;
-    starts.push(start);
-  }
 }

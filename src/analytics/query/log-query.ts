@@ -2,6 +2,7 @@
 // range or start_at/end_at, interval, search, query (filters), start, length,
 // order. Anything wrong is one message for a 400.
 import type { ApiScope } from '../../admin-groups/model.js';
+import { UTC, type TimeZoneName } from '../../lib/time-zone.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { parseDateRange, type DateRange } from './date-range.js';
 import { parseRules, type FilterRule } from './filter-rules.js';
@@ -30,6 +31,17 @@ export interface LogQuery {
    * request (and whose views the daily rollups may answer).
    */
   readonly scopes?: readonly QueryScope[];
+  /**
+   * The zone whose days and clock the range, the chart's buckets and their
+   * labels are in (analytics.timezone); absent for UTC, so that a view in UTC
+   * is the same value it was before there was a choice.
+   */
+  readonly timeZone?: TimeZoneName;
+}
+
+/** The zone the view is in. */
+export function zoneOf(query: Pick<LogQuery, 'timeZone'>): TimeZoneName {
+  return query.timeZone ?? UTC;
 }
 
 /** What a query needs of an API scope; plain, to travel to the reader thread. */
@@ -52,12 +64,13 @@ export interface ViewDefaults {
   readonly rules?: readonly FilterRule[];
 }
 
-export function parseLogQuery(params: Record<string, unknown>, now: number, defaults: ViewDefaults = {}): LogQueryResult {
-  const range = parseDateRange(params, now);
+/** `zone`: analytics.timezone, whose days the dates and presets name. */
+export function parseLogQuery(params: Record<string, unknown>, now: number, defaults: ViewDefaults = {}, zone: TimeZoneName = UTC): LogQueryResult {
+  const range = parseDateRange(params, now, zone);
   if (!range.ok) return range;
   const interval = params.interval === undefined || params.interval === '' ? DEFAULT_INTERVAL : params.interval;
   if (!isInterval(interval)) return { ok: false, error: `Unknown interval "${String(interval)}"; use one of ${INTERVALS.join(', ')}` };
-  if (bucketCount(range.range, interval) > MAX_BUCKETS) {
+  if (bucketCount(range.range, interval, zone) > MAX_BUCKETS) {
     return { ok: false, error: `The interval ${interval} is too short for this date range (more than ${MAX_BUCKETS} points); choose a longer one` };
   }
   const rules = parseQueryParam(params.query, defaults.rules ?? []);
@@ -70,7 +83,7 @@ export function parseLogQuery(params: Record<string, unknown>, now: number, defa
   if (limit === null || limit < 1 || limit > MAX_PAGE_LENGTH) return { ok: false, error: `length must be a whole number from 1 to ${MAX_PAGE_LENGTH}` };
   const order = parseOrder(params.order);
   if (order === null) return { ok: false, error: `order must be a logged field, optionally followed by :asc or :desc (e.g. response_time:desc)` };
-  return { ok: true, query: { range: range.range, interval, rules: rules.rules, search: search.trim(), offset, limit, order } };
+  return { ok: true, query: { range: range.range, interval, rules: rules.rules, search: search.trim(), offset, limit, order, ...(zone === UTC ? {} : { timeZone: zone }) } };
 }
 
 /** Absent or empty means `absent`; "[]" means none. */

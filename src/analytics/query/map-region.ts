@@ -1,6 +1,7 @@
 // By Location's level, as API Umbrella's map.json `region` parameter names
 // it: "world" lists countries; "US" lists the states of the United States
 // and any other country code its cities; "US-CO" lists a state's cities.
+import type { TimeZoneName } from '../../lib/time-zone.js';
 import { parseLogQuery, type LogQuery, type ViewDefaults } from './log-query.js';
 
 export type MapRegion =
@@ -35,8 +36,8 @@ export function regionParam(region: MapRegion): string {
 }
 
 /** The parameters of a view and its level: the query, or the one message for a 400. */
-export function parseMapQuery(params: Record<string, unknown>, now: number, defaults?: ViewDefaults): { ok: true; query: MapQuery } | { ok: false; error: string } {
-  const parsed = parseLogQuery(params, now, defaults);
+export function parseMapQuery(params: Record<string, unknown>, now: number, defaults?: ViewDefaults, zone?: TimeZoneName): { ok: true; query: MapQuery } | { ok: false; error: string } {
+  const parsed = parseLogQuery(params, now, defaults, zone);
   if (!parsed.ok) return parsed;
   const region = parseMapRegion(params.region);
   if (!region.ok) return region;

@@ -2,6 +2,7 @@
 // _M.users: hits, last request or a user column), not on the logged fields
 // Filter Logs sorts on: its `order` is read here, the rest of the view by
 // parseLogQuery.
+import type { TimeZoneName } from '../../lib/time-zone.js';
 import { parseLogQuery, parseSortOrder, type LogQuery, type LogQueryResult, type SortOrder, type ViewDefaults } from './log-query.js';
 
 /** The columns of By Users (users.json, users.csv and the page's table). */
@@ -17,9 +18,9 @@ export interface UsersQuery extends LogQuery {
 /** Most hits first. */
 export const DEFAULT_USERS_ORDER: UsersOrder = { field: 'hits', direction: 'desc' };
 
-export function parseUsersQuery(params: Record<string, unknown>, now: number, defaults?: ViewDefaults): { ok: true; query: UsersQuery } | { ok: false; error: string } {
+export function parseUsersQuery(params: Record<string, unknown>, now: number, defaults?: ViewDefaults, zone?: TimeZoneName): { ok: true; query: UsersQuery } | { ok: false; error: string } {
   const { order, ...view } = params;
-  const parsed: LogQueryResult = parseLogQuery(view, now, defaults);
+  const parsed: LogQueryResult = parseLogQuery(view, now, defaults, zone);
   if (!parsed.ok) return parsed;
   const usersOrder = parseSortOrder(order, DEFAULT_USERS_ORDER, userColumnNamed);
   if (usersOrder === null) return { ok: false, error: `order must be a column of By Users (${USER_COLUMNS.join(', ')}), optionally followed by :asc or :desc (e.g. hits:desc)` };

@@ -2,6 +2,7 @@
 // level down, the trail of levels back up, and the chart of the prefix's hits.
 import { RESULTS_SHOWN, type Drilldown } from '../drilldown-queries.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
+import { zoneOf } from '../query/log-query.js';
 import { chartModel, viewUrl, type ChartModel } from './view-model.js';
 
 export const DRILLDOWN_PATH = '/admin/analytics/drilldown';
@@ -39,6 +40,6 @@ export function drilldownModel(query: DrilldownQuery, drilled: Drilldown): Drill
     rows: drilled.results.slice(0, RESULTS_SHOWN).map((result) => ({ path: result.path, hits: result.hits, url: result.terminal ? null : at(result.descendent_prefix) })),
     paths: drilled.results.length,
     crumbs: drilled.breadcrumbs.map((crumb, index, all) => ({ label: crumb.crumb, url: index === all.length - 1 ? null : at(crumb.prefix) })),
-    chart: chartModel(points, query.interval),
+    chart: chartModel(points, query.interval, zoneOf(query)),
   };
 }

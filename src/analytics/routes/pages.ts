@@ -6,11 +6,13 @@ import { accessOf } from '../../admin-groups/request-access.js';
 import { renderAdminPage, renderErrorPage } from '../../admin-ui/page.js';
 import { requireAdminSession } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
+import { formatTime } from '../../lib/time-format.js';
+import type { TimeZoneName } from '../../lib/time-zone.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-range.js';
 import { DEFAULT_RULES } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL } from '../query/intervals.js';
-import { parseLogQuery, type LogQuery, type ViewDefaults } from '../query/log-query.js';
+import { parseLogQuery, zoneOf, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import { parseUsersQuery, type UserColumn } from '../query/users-query.js';
@@ -23,12 +25,12 @@ import {
   chartModel,
   downloadUrl,
   FORM_OPTIONS,
-  formatTime,
   PAGE_DEFAULTS,
   paging,
   ruleRows,
   sortUrl,
   tabUrl,
+  timesNote,
   usersSortUrl,
   viewParams,
   type FormRow,
@@ -81,7 +83,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
     return renderAnalyticsPage(context, reply, LOGS_PATH, 'Filter Logs', view, {
       summary,
       entries,
-      chart: chartModel(summary.chart, view.interval),
+      chart: chartModel(summary.chart, view.interval, zoneOf(view)),
       columns: LOG_COLUMNS.map((name) => ({ name, label: fieldNamed(name)!.label, sortUrl: sortUrl(LOGS_PATH, view, name), sorted: view.order.field === name ? view.order.direction : null })),
       paging: paging(LOGS_PATH, view, entries.length, summary.hits),
       csvUrl: downloadUrl('/admin/stats/logs.csv', view),
@@ -143,7 +145,7 @@ async function viewOrError<Q extends LogQuery>(
   reply: FastifyReply,
   path: TabPath,
   title: string,
-  parse: (params: Record<string, unknown>, now: number, defaults: ViewDefaults) => { ok: true; query: Q } | { ok: false; error: string },
+  parse: (params: Record<string, unknown>, now: number, defaults: ViewDefaults, zone: TimeZoneName) => { ok: true; query: Q } | { ok: false; error: string },
 ): Promise<Q | null> {
   const access = accessOf(context, request);
   if (!access.has('analytics')) {
@@ -156,28 +158,31 @@ async function viewOrError<Q extends LogQuery>(
     await reply.redirect(canonical, 303);
     return null;
   }
-  const parsed = parse(params, context.clock.now(), PAGE_DEFAULTS);
+  const zone = context.config.analytics.timezone;
+  const parsed = parse(params, context.clock.now(), PAGE_DEFAULTS, zone);
   if (parsed.ok) return withinAnalyticsScopes(parsed.query, access);
-  await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: rawForm(params), error: parsed.error }, 400);
+  await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: rawForm(params), error: parsed.error }, 400);
   return null;
 }
 
 /** A view read well but for its level (the drilldown's prefix, the location's region): the message next to the filters, 400. */
 function renderLevelError(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, error: string): Promise<FastifyReply> {
-  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: viewForm(path, view), error }, 400);
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zoneOf(view)), form: viewForm(path, view), error }, 400);
 }
 
 function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
-  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title), form: viewForm(path, view), error: null, formatTime, ...data });
+  const zone = zoneOf(view);
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: viewForm(path, view), error: null, formatTime: (time: number) => formatTime(time, zone), ...data });
 }
 
 function templateFor(path: TabPath): string {
   return TABS.find((tab) => tab.path === path)!.template;
 }
 
-function layoutData(path: TabPath, title: string) {
+function layoutData(path: TabPath, title: string, zone: TimeZoneName) {
   return {
     title,
+    timesNote: timesNote(zone),
     section: 'analytics' as const,
     path,
     options: FORM_OPTIONS,
@@ -206,8 +211,8 @@ function viewForm(path: TabPath, view: LogQuery): FormState {
   const { prefix: _prefix, region: _region, ...shared } = view as Partial<DrilldownQuery & MapQuery> & LogQuery;
   return {
     range: view.range.preset ?? 'custom',
-    startAt: formatRangeStart(view.range),
-    endAt: formatRangeEnd(view.range),
+    startAt: formatRangeStart(view.range, zoneOf(view)),
+    endAt: formatRangeEnd(view.range, zoneOf(view)),
     interval: view.interval,
     search: view.search,
     rows: ruleRows(path, view),

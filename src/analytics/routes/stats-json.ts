@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.js';
 import { apiUmbrellaCsvFilename, csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
 import { RESULTS_SHOWN } from '../drilldown-queries.js';
 import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
-import { parseLogQuery, type LogQuery, type ViewDefaults } from '../query/log-query.js';
+import { parseLogQuery, zoneOf, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseMapQuery, regionParam, type MapQuery } from '../query/map-region.js';
 import { parseUsersQuery, type UsersQuery } from '../query/users-query.js';
 import type { ReaderThread } from '../reader-thread.js';
@@ -66,7 +66,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
     const query = usersOr400(context, request, reply);
     if (query === null) return reply;
-    return sendCsv(reply, apiUmbrellaCsvFilename('users', context.clock.now())).send(await usersCsv(reader, query));
+    return sendCsv(reply, apiUmbrellaCsvFilename('users', context.clock.now(), zoneOf(query))).send(await usersCsv(reader, query));
   });
 
   app.get('/admin/stats/map.json', authenticated, async (request, reply) => {
@@ -100,15 +100,15 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
 
 /** By Users' view: its `order` names one of its own columns. */
 function usersOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaults?: ViewDefaults): UsersQuery | null {
-  return queryOr400(context, request, reply, parseUsersQuery(request.query as Record<string, unknown>, context.clock.now(), defaults));
+  return queryOr400(context, request, reply, parseUsersQuery(request.query as Record<string, unknown>, context.clock.now(), defaults, context.config.analytics.timezone));
 }
 
 function mapOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): MapQuery | null {
-  return queryOr400(context, request, reply, parseMapQuery(request.query as Record<string, unknown>, context.clock.now()));
+  return queryOr400(context, request, reply, parseMapQuery(request.query as Record<string, unknown>, context.clock.now(), {}, context.config.analytics.timezone));
 }
 
 function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {
-  return queryOr400(context, request, reply, parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now()));
+  return queryOr400(context, request, reply, parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now(), {}, context.config.analytics.timezone));
 }
 
 /** The admin behind the token or the session (anyone else gets the admin API's 401), holding analytics somewhere (else 403). */
@@ -125,7 +125,7 @@ function requireAdmin(context: AppContext) {
 }
 
 function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaults?: ViewDefaults): LogQuery | null {
-  return queryOr400(context, request, reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaults));
+  return queryOr400(context, request, reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaults, context.config.analytics.timezone));
 }
 
 /** The parsed query within the admin's scopes, or null once its one message has gone out as a 400. */

@@ -1,13 +1,14 @@
 // What the analytics pages show, computed from a parsed query and its
 // results: URLs that keep the whole view (bookmarkable), sort and paging
 // links, the filter form's rows and the chart's geometry.
+import { UTC, wallClock, type TimeZoneName } from '../../lib/time-zone.js';
 import { FIELDS } from '../fields.js';
 import type { ChartPoint } from '../log-queries.js';
 import { formatRangeEnd, formatRangeStart, RANGE_PRESETS } from '../query/date-range.js';
 import { ROOT_PREFIX, type DrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
-import { DEFAULT_ORDER, formatOrder, type LogQuery, type SortOrder, type ViewDefaults } from '../query/log-query.js';
+import { DEFAULT_ORDER, formatOrder, zoneOf, type LogQuery, type SortOrder, type ViewDefaults } from '../query/log-query.js';
 import { regionParam, type MapQuery } from '../query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UserColumn, type UsersQuery } from '../query/users-query.js';
 
@@ -26,8 +27,8 @@ export function viewParams<Q extends LogQuery>(query: Q, changes: Partial<Q> = {
   if (view.range.preset !== null) params.set('range', view.range.preset);
   else {
     params.set('range', 'custom');
-    params.set('start_at', formatRangeStart(view.range));
-    params.set('end_at', formatRangeEnd(view.range));
+    params.set('start_at', formatRangeStart(view.range, zoneOf(view)));
+    params.set('end_at', formatRangeEnd(view.range, zoneOf(view)));
   }
   if (view.interval !== DEFAULT_INTERVAL) params.set('interval', view.interval);
   if (withRules || !sameRules(view.rules, DEFAULT_RULES)) params.set('query', JSON.stringify(view.rules));
@@ -151,8 +152,9 @@ export function paging(path: string, query: LogQuery, shown: number, total: numb
   };
 }
 
-export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+/** What the pages say of their times: "Times are UTC.", or the zone's name. */
+export function timesNote(zone: TimeZoneName): string {
+  return zone === UTC ? 'Times are UTC.' : `Times are ${zone} time.`;
 }
 
 export interface ChartBar {
@@ -176,8 +178,8 @@ export interface ChartModel {
 const CHART = { width: 960, height: 220, left: 56, right: 8, top: 10, bottom: 24 };
 const X_TICKS = 8;
 
-/** Geometry of the server-drawn SVG bar chart of hits per interval. */
-export function chartModel(points: readonly ChartPoint[], interval: Interval): ChartModel {
+/** Geometry of the server-drawn SVG bar chart of hits per interval, labelled on the zone's clock. */
+export function chartModel(points: readonly ChartPoint[], interval: Interval, zone: TimeZoneName): ChartModel {
   const plot = { left: CHART.left, top: CHART.top, right: CHART.width - CHART.right, bottom: CHART.height - CHART.bottom };
   const max = niceCeiling(Math.max(0, ...points.map((point) => point.hits)));
   const slot = (plot.right - plot.left) / Math.max(1, points.length);
@@ -187,7 +189,7 @@ export function chartModel(points: readonly ChartPoint[], interval: Interval): C
     y: plot.bottom - scale(point.hits),
     width: Math.max(0.5, slot * 0.8),
     height: scale(point.hits),
-    label: bucketLabel(point.start_at, interval),
+    label: bucketLabel(point.start_at, interval, zone),
     hits: point.hits,
   }));
   const every = Math.max(1, Math.ceil(points.length / X_TICKS));
@@ -208,8 +210,8 @@ function niceCeiling(value: number): number {
   return step * magnitude;
 }
 
-function bucketLabel(ms: number, interval: Interval): string {
-  const iso = new Date(ms).toISOString();
+function bucketLabel(ms: number, interval: Interval, zone: TimeZoneName): string {
+  const iso = new Date(wallClock(zone, ms)).toISOString();
   if (interval === 'month') return iso.slice(0, 7);
   if (interval === 'day' || interval === 'week') return iso.slice(0, 10);
   return `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
