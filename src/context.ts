@@ -82,7 +82,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     keyIndex,
     analytics,
     rateLimiter: createMemoryRateLimiter(clock),
-    proxyTrust: ProxyTrust.of(config.trusted_proxies),
+    proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
     close() {
       if (closed) return;
       closed = true;

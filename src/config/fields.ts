@@ -93,6 +93,11 @@ export function directoryPath(defaultValue: string): Field<string> {
   return nonEmptyString(defaultValue, 'a directory path');
 }
 
+/** null or an HTTP header name (RFC 9110's token); an empty environment variable is null. */
+export function optionalHeaderName(): Field<string | null> {
+  return optionalText('an HTTP header name or null', (value) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value));
+}
+
 /** null or a file path; an empty environment variable is null. */
 export function optionalFilePath(): Field<string | null> {
   return optionalText('a file path or null', (value) => value !== '');

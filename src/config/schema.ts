@@ -16,6 +16,7 @@ import {
   oneOf,
   optionalEmail,
   optionalFilePath,
+  optionalHeaderName,
   optionalInt,
   optionalMailbox,
   optionalOneOf,
@@ -72,6 +73,8 @@ export const configSchema = {
   contact_url: optionalUrl(['http', 'https', 'mailto']),
   contact_email: optionalEmail(),
   trusted_proxies: addressList([]),
+  /** A header a trusted proxy names the client in (True-Client-IP, CF-Connecting-IP), read instead of X-Forwarded-For; null: X-Forwarded-For. */
+  real_ip_header: optionalHeaderName(),
   /** API Umbrella's ban: clients answered `response` on every path, by client IP (after trusted_proxies) or User-Agent. */
   ban: {
     ips: addressList([]),

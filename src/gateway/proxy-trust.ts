@@ -3,8 +3,10 @@
 // (real_ip_recursive): X-Forwarded-For from the right while each hop is a
 // trusted proxy, a hop's port dropped (`203.0.113.9:50312`, as some cloud
 // load balancers write it), and a hop that is no address at all ends the walk
-// at the last trusted one. Host and protocol are Fastify's trustProxy rules.
-import type { IncomingMessage } from 'node:http';
+// at the last trusted one. With real_ip_header set (a CDN's True-Client-IP,
+// as API Umbrella's hosts[].real_ip_header), that header from a trusted peer
+// names the client instead. Host and protocol are Fastify's trustProxy rules.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { AddressRanges } from '../lib/address-ranges.js';
 import { peerAddress } from '../lib/peer-address.js';
@@ -22,13 +24,17 @@ export interface ClientAddress {
 }
 
 export class ProxyTrust {
-  private constructor(private readonly trusted: AddressRanges) {}
+  private constructor(
+    private readonly trusted: AddressRanges,
+    /** real_ip_header, lowercase as Node names headers; null: X-Forwarded-For. */
+    private readonly realIpHeader: string | null,
+  ) {}
 
-  /** `trusted_proxies` as the config has checked it: addresses and CIDR ranges. */
-  static of(trustedProxies: readonly string[]): ProxyTrust {
+  /** `trusted_proxies` as the config has checked it (addresses and CIDR ranges), and `real_ip_header`. */
+  static of(trustedProxies: readonly string[], realIpHeader: string | null = null): ProxyTrust {
     const trusted = AddressRanges.compile([...ALWAYS_TRUSTED, ...trustedProxies]);
     if (trusted === null) throw new Error('trusted_proxies: expected a list of IP addresses and CIDR ranges');
-    return new ProxyTrust(trusted);
+    return new ProxyTrust(trusted, realIpHeader?.toLowerCase() ?? null);
   }
 
   isTrusted(address: string | undefined): boolean {
@@ -43,7 +49,7 @@ export class ProxyTrust {
     const forwardedProto = peerTrusted ? text(headers['x-forwarded-proto']) : undefined;
     const forwardedPort = peerTrusted ? text(headers['x-forwarded-port']) : undefined;
     return {
-      ip: peerTrusted ? this.throughProxies(peer, text(headers['x-forwarded-for'])) : peer,
+      ip: peerTrusted ? this.forwardedIp(peer, headers) : peer,
       host: forwardedHost ? lastEntry(forwardedHost) : (headers.host ?? ''),
       protocol: forwardedProto ? (lastEntry(forwardedProto) as 'http' | 'https') : isEncrypted(request) ? 'https' : 'http',
       forwardedPort: forwardedPort ? portNumber(lastEntry(forwardedPort)) : null,
@@ -52,7 +58,14 @@ export class ProxyTrust {
 
   ipOf(request: IncomingMessage): string {
     const peer = peerAddress(request.socket);
-    return this.isTrusted(peer) ? this.throughProxies(peer, text(request.headers['x-forwarded-for'])) : peer;
+    return this.isTrusted(peer) ? this.forwardedIp(peer, request.headers) : peer;
+  }
+
+  /** The client a trusted peer names; the peer itself when it names none. */
+  private forwardedIp(peer: string, headers: IncomingHttpHeaders): string {
+    if (this.realIpHeader === null) return this.throughProxies(peer, text(headers['x-forwarded-for']));
+    const named = text(headers[this.realIpHeader]);
+    return (named === undefined ? null : addressOfHop(named.trim())) ?? peer;
   }
 
   private throughProxies(peer: string, forwardedFor: string | undefined): string {

@@ -76,6 +76,25 @@ describe('ProxyTrust', () => {
     await app.close();
   });
 
+  it('reads real_ip_header instead of X-Forwarded-For, from trusted peers only, as nginx realip with real_ip_header does', async () => {
+    const trust = ProxyTrust.of(TRUSTED, 'True-Client-IP');
+    const app = Fastify();
+    app.get('/', (request) => ({ ip: trust.clientOf(request.raw).ip, alone: trust.ipOf(request.raw) }));
+    const ipFrom = async (remoteAddress: string, headers: Record<string, string>) => {
+      const seen = (await app.inject({ url: '/', remoteAddress, headers: { host: 'gw.example', ...headers } })).json<{ ip: string; alone: string }>();
+      expect(seen.alone).toBe(seen.ip);
+      return seen.ip;
+    };
+    expect(await ipFrom('10.0.0.2', { 'true-client-ip': '52.52.118.192', 'x-forwarded-for': '8.8.8.8' })).toBe('52.52.118.192');
+    expect(await ipFrom('10.0.0.2', { 'true-client-ip': ' 2001:db8::7 ' })).toBe('2001:db8::7');
+    // Without the header, or with no address in it, the client is the peer: X-Forwarded-For is not read.
+    expect(await ipFrom('10.0.0.2', { 'x-forwarded-for': '8.8.8.8' })).toBe('10.0.0.2');
+    expect(await ipFrom('10.0.0.2', { 'true-client-ip': 'unknown' })).toBe('10.0.0.2');
+    // An untrusted peer names nobody.
+    expect(await ipFrom('203.0.113.5', { 'true-client-ip': '52.52.118.192' })).toBe('203.0.113.5');
+    await app.close();
+  });
+
   it('always trusts loopback', () => {
     const trust = ProxyTrust.of([]);
     expect(trust.isTrusted('127.0.0.1')).toBe(true);
