@@ -9,16 +9,16 @@ import fastifyStatic from '@fastify/static';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
 import { contactUrl } from '../contact/contact-url.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { packagePath } from '../lib/package-path.js';
+import { linkedAssetsVersion, PICO_CSS_FILE } from './asset-version.js';
 import { redirectPagesToHttps } from './https-only.js';
 
 // Pico CSS is served straight from its package, so there is no copy to keep in step.
-const PICO_CSS_DIR = dirname(createRequire(import.meta.url).resolve('@picocss/pico/css/pico.min.css'));
+const PICO_CSS_DIR = dirname(PICO_CSS_FILE);
 
 export type PageRoutes = (app: FastifyInstance, context: AppContext) => Promise<void>;
 
@@ -53,13 +53,16 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
       engine: { eta: new Eta() },
       root: packagePath('views'),
       viewExt: 'eta',
-      defaultContext: { siteName: context.config.site_name, contactUrl: contactUrl(context.config, '') },
+      defaultContext: { siteName: context.config.site_name, contactUrl: contactUrl(context.config, ''), assetVersion: linkedAssetsVersion() },
     });
-    await app.register(fastifyStatic, { root: packagePath('public'), prefix: '/assets/', maxAge: '1h' });
-    await app.register(fastifyStatic, { root: PICO_CSS_DIR, prefix: '/assets/pico/', maxAge: '1h', decorateReply: false });
+    // The layout links them by their content's version (asset-version.ts): kept a year, never revalidated.
+    const caching = { maxAge: '365d', immutable: true };
+    await app.register(fastifyStatic, { root: packagePath('public'), prefix: '/assets/', ...caching });
+    await app.register(fastifyStatic, { root: PICO_CSS_DIR, prefix: '/assets/pico/', ...caching, decorateReply: false });
     // Admin pages set it from the session (see src/admin-ui/session-auth.ts).
     app.decorateRequest('admin', null);
-    keepOutOfCaches(app, (request) => request.admin !== null);
+    // The admin's pages before sign-in too: they carry a CSRF token, which Back must not bring up stale.
+    keepOutOfCaches(app, (request) => request.admin !== null || request.url.startsWith('/admin/'));
     for (const area of areas) await area(app, context);
   };
 }

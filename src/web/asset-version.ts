@@ -1,0 +1,26 @@
+// The pages' stylesheets and script are linked with a version of their
+// content (/assets/css/parasol.css?v=…), so that a browser can keep them for
+// good and still fetches the new ones the first time a page of a new
+// release links them: with plain names and an hour's caching, an upgrade
+// showed the old look for up to an hour.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { packagePath } from '../lib/package-path.js';
+
+/** Ten URL-safe characters of a SHA-256 over the files the layout links. */
+export function assetVersion(files: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(readFileSync(file));
+  return hash.digest('base64url').slice(0, 10);
+}
+
+/** Pico's stylesheet, which the layout links beside Parasol's own. */
+export const PICO_CSS_FILE = createRequire(import.meta.url).resolve('@picocss/pico/css/pico.min.css');
+
+let linked: string | null = null;
+
+/** The version the layout links its assets by, worked out once. */
+export function linkedAssetsVersion(): string {
+  return (linked ??= assetVersion([PICO_CSS_FILE, packagePath('public', 'css', 'parasol.css'), packagePath('public', 'js', 'parasol.js')]));
+}
