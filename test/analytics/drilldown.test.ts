@@ -7,7 +7,7 @@ import { parseDrilldownPrefix, parseDrilldownQuery } from '../../src/analytics/q
 import { DEFAULT_RULES } from '../../src/analytics/query/filter-rules.js';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
-import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, shownDays, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 const NOW = T0 + 3_600_000;
 const at = (host: string, path: string, count: number, overrides: Partial<AnalyticsEntry> = {}) =>
@@ -159,7 +159,7 @@ describe('the drilldown endpoints and page', () => {
     expect(level.text).toContain('<strong aria-current="page">v1</strong>');
     expect(level.text).toContain('api.example.com/v1/&lt;b&gt;x&lt;b&gt;');
     expect(level.text).not.toContain('<b>x<b>');
-    expect(level.text).toContain(`href="/admin/stats/drilldown.csv?range=last_14_days&amp;${PAGE_DEFAULT_QUERY}&amp;prefix=2%2Fapi.example.com%2Fv1%2F"`);
+    expect(level.text).toContain(`href="/admin/stats/drilldown.csv?${shownDays(14)}&amp;${PAGE_DEFAULT_QUERY}&amp;prefix=2%2Fapi.example.com%2Fv1%2F"`);
     const bad = await fx.page('/admin/analytics/drilldown?prefix=9%2F');
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('data-testid="query-error"');

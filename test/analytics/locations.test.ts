@@ -15,7 +15,7 @@ import type { Db } from '../../src/store/db.js';
 import { tempDir } from '../helpers/config.js';
 import { dbipCountryFile } from '../helpers/geoip.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
-import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, shownDays, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 const COUNTRY_DB = dbipCountryFile('dbip-country.mmdb');
 const IPV6_ONLY_DB = dbipCountryFile('dbip-country-ipv6.mmdb');
@@ -200,7 +200,7 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     expect(table).toMatch(/<a href="\/admin\/analytics\/locations\?range=last_14_days&amp;region=US">United States<\/a> <span class="muted">US<\/span><\/td>\s*<td class="num">2<\/td>\s*<td class="num">66\.7%<\/td>/);
     expect(table).toContain('United Kingdom');
     expect(page.text).not.toContain('data-testid="geoip-missing"');
-    expect(page.text).toContain(`href="/admin/stats/map.csv?range=last_14_days&amp;${PAGE_DEFAULT_QUERY}"`);
+    expect(page.text).toContain(`href="/admin/stats/map.csv?${shownDays(14)}&amp;${PAGE_DEFAULT_QUERY}"`);
   });
 });
 

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entry } from './fixtures.js';
-import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, shownDays, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 let fx: AnalyticsFixture;
 const XSS = '<script>alert("ua")</script>';
@@ -33,7 +33,7 @@ describe('Analytics › Filter Logs', () => {
     expect(text).toMatch(/data-testid="total-hits">1</);
     expect(text).toContain('viewer@example.com');
     expect(text).not.toContain('/denied');
-    expect(text).toContain(`href="/admin/stats/logs.csv?range=last_14_days&amp;${PAGE_DEFAULT_QUERY}"`);
+    expect(text).toContain(`href="/admin/stats/logs.csv?${shownDays(14)}&amp;${PAGE_DEFAULT_QUERY}"`);
   });
 
   it('says a page past the last entry is empty, and links back to the last page', async () => {
@@ -165,7 +165,7 @@ describe('Analytics › By Users', () => {
     const { status, text } = await fx.page('/admin/analytics/users?range=last_7_days');
     expect(status).toBe(200);
     expect(text).toContain('viewer@example.com');
-    expect(text).toContain(`href="/admin/stats/users.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}"`);
+    expect(text).toContain(`href="/admin/stats/users.csv?${shownDays(7)}&amp;${PAGE_DEFAULT_QUERY}"`);
     expect(text).toContain('href="/admin/analytics/logs?range=last_7_days"');
   });
 });
@@ -189,7 +189,7 @@ describe('Analytics › By Location', () => {
     expect(text).toMatch(/data-testid="geoip-missing">No GeoIP database is set, so new requests are not placed: set <code>analytics\.geoip_file<\/code>/);
     expect(text).toContain('No request in this view has a known country.');
     expect(text).toContain('<strong aria-current="page">World</strong>');
-    expect(text).toContain(`href="/admin/stats/map.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}"`);
+    expect(text).toContain(`href="/admin/stats/map.csv?${shownDays(7)}&amp;${PAGE_DEFAULT_QUERY}"`);
     expect(text).toContain('href="/admin/analytics/users?range=last_7_days"');
   });
 

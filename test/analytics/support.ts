@@ -81,5 +81,14 @@ function getFrom(localAddress: string, url: string, headers: Record<string, stri
 /** All entries of the last 14 days, denied ones included, newest first. */
 export const EVERYTHING = { query: '[]' };
 
+/**
+ * The dates of a preset of the last `days` days (UTC) as the pages' download
+ * links spell them out, HTML-escaped: `range=custom&amp;start_at=…&amp;end_at=…`.
+ */
+export function shownDays(days: number, now = Date.now()): string {
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return `range=custom&amp;start_at=${date(now - (days - 1) * 86_400_000)}&amp;end_at=${date(now)}`;
+}
+
 /** The pages' default filter (denied requests hidden) as their links to the JSON and CSV endpoints spell it out: `query=…`. */
 export const PAGE_DEFAULT_QUERY = new URLSearchParams({ query: JSON.stringify(DEFAULT_RULES) }).toString();

@@ -7,7 +7,7 @@ import { AnalyticsQueries } from '../../src/analytics/log-queries.js';
 import { parseUsersQuery, type UsersQuery } from '../../src/analytics/query/users-query.js';
 import { AnalyticsWriter } from '../../src/analytics/writer.js';
 import { DAY, entry, T0, tempStore } from './fixtures.js';
-import { PAGE_DEFAULT_QUERY, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
+import { PAGE_DEFAULT_QUERY, shownDays, startAnalyticsFixture, type AnalyticsFixture } from './support.js';
 
 /**
  * Four users: u-b and u-c tie on hits; u-d has no email (NULL, first
@@ -121,7 +121,7 @@ describe('users.json, users.csv and the By Users page', () => {
       ['Hits', '/admin/analytics/users?range=last_7_days', 'class="num"'],
       ['Last Request', '/admin/analytics/users?range=last_7_days&order=last_request_at%3Adesc', ''],
     ]);
-    expect(text).toContain(`href="/admin/stats/users.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}&amp;order=user_email%3Aasc"`);
+    expect(text).toContain(`href="/admin/stats/users.csv?${shownDays(7)}&amp;${PAGE_DEFAULT_QUERY}&amp;order=user_email%3Aasc"`);
     expect(text).toContain('<input type="hidden" name="order" value="user_email:asc">');
     // The other views sort on other columns: their tabs start in their own default order.
     expect(text).toContain('href="/admin/analytics/logs?range=last_7_days"');
@@ -145,8 +145,8 @@ describe('Filter Logs: the Download CSV link', () => {
   it("carries the page's order (not its paging); the other tabs start in their own order", async () => {
     const { status, text } = await fx.page('/admin/analytics/logs?range=last_7_days&order=response_time%3Aasc&start=50&length=20');
     expect(status).toBe(200);
-    expect(text).toContain(`href="/admin/stats/logs.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}&amp;order=response_time%3Aasc"`);
+    expect(text).toContain(`href="/admin/stats/logs.csv?${shownDays(7)}&amp;${PAGE_DEFAULT_QUERY}&amp;order=response_time%3Aasc"`);
     expect(text).toContain('href="/admin/analytics/users?range=last_7_days"');
-    expect((await fx.page('/admin/analytics/logs?range=last_7_days')).text).toContain(`href="/admin/stats/logs.csv?range=last_7_days&amp;${PAGE_DEFAULT_QUERY}"`);
+    expect((await fx.page('/admin/analytics/logs?range=last_7_days')).text).toContain(`href="/admin/stats/logs.csv?${shownDays(7)}&amp;${PAGE_DEFAULT_QUERY}"`);
   });
 });

@@ -58,10 +58,12 @@ export function viewUrl<Q extends LogQuery>(path: string, query: Q, changes: Par
 /**
  * The same view without paging, in its order, at a JSON or CSV endpoint (a
  * download): its filters are always spelled out, since those endpoints apply
- * none when `query` is absent where the page hides denied requests.
+ * none when `query` is absent where the page hides denied requests, and so
+ * are the dates shown, as API Umbrella's links have them: a preset's link
+ * copied into a ticket, or followed after midnight, would download another period.
  */
 export function downloadUrl(path: string, query: LogQuery): string {
-  return `${path}?${viewParams(query, { offset: 0, limit: PAGE_LENGTH }, true).toString()}`;
+  return `${path}?${viewParams(query, { offset: 0, limit: PAGE_LENGTH, range: { ...query.range, preset: null } }, true).toString()}`;
 }
 
 /** The same range and filters from the top, in the default order: for the tabs (each view sorts on its own columns). */
