@@ -98,6 +98,10 @@ describe('analytics view parameters', () => {
     ]);
   });
 
+  it('takes text with a colon that names no field as free text', () => {
+    for (const search of ['https://example.com', 'session:42', ' urn:isbn:123']) expect(parseLogQuery({ search }, T0).ok, search).toBe(true);
+  });
+
   it.each([
     [{ query: '[{"field":"password","operator":"equal","value":"x"}]' }, 'Unknown filter field "password"'],
     [{ query: '[{"field":"request_path","operator":"like","value":"x"}]' }, 'Unknown filter operator "like"'],
@@ -128,6 +132,7 @@ describe('analytics view parameters', () => {
     [{ order: 'password:desc' }, 'order must be a logged field'],
     [{ order: 'request_at:sideways' }, 'order must be a logged field'],
     [{ search: ['a', 'b'] }, 'search must be text'],
+    [{ search: 'response_status:200' }, 'for "response_status:…" (API Umbrella\'s advanced search) add a filter on response_status instead'],
     // Names every object inherits are not operators.
     [{ query: '[{"field":"request_path","operator":"toString","value":"x"}]' }, 'Unknown filter operator "toString"'],
     [{ query: '[{"field":"request_path","operator":"__proto__","value":"x"}]' }, 'Unknown filter operator "__proto__"'],

@@ -16,6 +16,9 @@ export interface SortOrder<F extends string = FieldName> {
   readonly direction: Direction;
 }
 
+/** A search that starts with a field name and a colon. */
+const FIELD_SEARCH = /^\s*([a-z_]+):/;
+
 export interface LogQuery {
   readonly range: DateRange;
   readonly interval: Interval;
@@ -77,6 +80,11 @@ export function parseLogQuery(params: Record<string, unknown>, now: number, defa
   if (!rules.ok) return rules;
   const search = params.search === undefined ? '' : params.search;
   if (typeof search !== 'string' || search.length > MAX_SEARCH_LENGTH) return { ok: false, error: `search must be text of at most ${MAX_SEARCH_LENGTH} characters` };
+  // API Umbrella's advanced search ("response_status:200") would quietly match nothing as free text.
+  const fieldSearch = FIELD_SEARCH.exec(search)?.[1];
+  if (fieldSearch !== undefined && fieldNamed(fieldSearch) !== undefined) {
+    return { ok: false, error: `search is free text over the path, query, user email and IP; for "${fieldSearch}:…" (API Umbrella's advanced search) add a filter on ${fieldSearch} instead` };
+  }
   const offset = integerParam(params.start, 0);
   const limit = integerParam(params.length, defaults.length ?? 50);
   if (offset === null || offset < 0) return { ok: false, error: 'start must be a whole number, 0 or more' };
