@@ -54,3 +54,11 @@ const MAYBE_API_KEY = /api_key|%/i;
 export function redactApiKeys(url: string): string {
   return MAYBE_API_KEY.test(url) ? url.replace(API_KEY_PARAM, '$1[REDACTED]') : url;
 }
+
+/** One parameter of a query ("name=value" or "name") that is an api_key, as API_KEY_PARAM names it. */
+const API_KEY_PART = new RegExp(`^${[...'api_key'].map(nameCharacter).join('')}(?:(?:\\[|%5b)[^=&#;]*)?(?:=|$)`, 'i');
+
+/** "y=1&api_key=[REDACTED]" → "y=1": a query without its api_key parameters, as API Umbrella shows a request's URL. */
+export function withoutApiKeys(query: string): string {
+  return MAYBE_API_KEY.test(query) ? query.split('&').filter((part) => !API_KEY_PART.test(part)).join('&') : query;
+}

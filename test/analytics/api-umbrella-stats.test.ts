@@ -56,6 +56,13 @@ function createdAtOf(userId: string): string {
   return `${stored.slice(0, 19)}Z`;
 }
 
+describe('GET /admin/stats/logs.json', () => {
+  it("gives each entry API Umbrella's request_url: the path and query without the api_key", async () => {
+    const { body } = await fx.stats('/admin/stats/logs.json', { length: '1', query: JSON.stringify([{ field: 'user_id', operator: 'equal', value: ada.id }]) });
+    expect(body.data[0]).toMatchObject({ request_path: '/echo/au', request_url_query: 'api_key=[REDACTED]', request_url: '/echo/au' });
+  });
+});
+
 describe('GET /admin/stats/users.json', () => {
   it("answers API Umbrella's fields: the profile from api_users, ISO 8601 times, in DataTables' wrapper", async () => {
     const { status, body } = await fx.stats('/admin/stats/users.json', { start_at: today, end_at: today, length: '10' });

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { LOG_REDACT, redactApiKeys } from '../../src/lib/log-redaction.js';
+import { LOG_REDACT, redactApiKeys, withoutApiKeys } from '../../src/lib/log-redaction.js';
 
 function logged(fields: Record<string, unknown>): Record<string, any> {
   let line = '';
@@ -63,5 +63,11 @@ describe('log redaction', () => {
       expect(redactApiKeys(`x=1&${name}=SECRET&y=2`), name).toBe(`x=1&${name}=[REDACTED]&y=2`);
     }
     for (const kept of ['search=api_key', 'foo_api_key=bar', 'api_key_foo=bar', 'api%5Fkeys=bar', 'q=%20api_key']) expect(redactApiKeys(kept)).toBe(kept);
+  });
+
+  it('drops the api_key parameters of a query, as API Umbrella shows a request_url, and keeps the others', () => {
+    expect(withoutApiKeys('foo=bar&api_key=[REDACTED]')).toBe('foo=bar');
+    expect(withoutApiKeys('API_KEY=[REDACTED]&foo=bar&api%5Fkey=[REDACTED]&api_key[]=[REDACTED]&api_key')).toBe('foo=bar');
+    for (const kept of ['search=api_key', 'foo_api_key=bar', 'api_key_foo=bar', 'api%5Fkeys=bar', 'q=%20api_key', '']) expect(withoutApiKeys(kept)).toBe(kept);
   });
 });

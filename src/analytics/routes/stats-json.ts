@@ -10,8 +10,10 @@ import { drawOf } from '../../admin-api/data-tables.js';
 import { accessOf, sendForbidden } from '../../admin-groups/request-access.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
+import { withoutApiKeys } from '../../lib/log-redaction.js';
 import { apiUmbrellaCsvFilename, csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
 import { RESULTS_SHOWN } from '../drilldown-queries.js';
+import type { LoggedRow } from '../fields.js';
 import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseLogQuery, zoneOf, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseMapQuery, regionParam, type MapQuery } from '../query/map-region.js';
@@ -25,8 +27,9 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   app.get('/admin/stats/logs.json', authenticated, async (request, reply) => {
     const query = parsedOr400(context, request, reply, { length: 100 });
     if (query === null) return reply;
-    const [total, data] = await Promise.all([reader.count(query), reader.entries(query)]);
-    // As API Umbrella: both totals are the number of matching entries, and DataTables' draw comes back.
+    const [total, entries] = await Promise.all([reader.count(query), reader.entries(query)]);
+    // As API Umbrella: both totals are the number of matching entries, DataTables' draw comes back, and each entry has its request_url.
+    const data = entries.map((entry) => ({ ...entry, request_url: requestUrlOf(entry) }));
     return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: total, recordsFiltered: total, data };
   });
 
@@ -137,4 +140,10 @@ function queryOr400<Q extends LogQuery>(context: AppContext, request: FastifyReq
 
 export function sendCsv(reply: FastifyReply, filename: string): FastifyReply {
   return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${filename}"`);
+}
+
+/** API Umbrella's request_url of a logged entry: its path and query, without the api_key ("/x/?foo=bar"). */
+function requestUrlOf(entry: Pick<LoggedRow, 'request_path' | 'request_url_query'>): string {
+  const query = withoutApiKeys(entry.request_url_query);
+  return query === '' ? entry.request_path : `${entry.request_path}?${query}`;
 }
