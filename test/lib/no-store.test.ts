@@ -21,7 +21,16 @@ describe("what only admins see stays out of caches (Cache-Control: no-store)", (
       expect(page.statusCode, url).toBe(200);
       expect(page.headers['cache-control'], url).toBe('no-store');
     }
-    // Linked by their content's version (asset-version.ts), assets are kept for good.
+    // Linked by their content's version (asset-version.ts), assets are kept for good: so every page links each asset with it.
+    const pages = [
+      ...(await Promise.all(['/admin/apis', '/admin/analytics/logs'].map(async (url) => [url, (await client.get(url)).body] as const))),
+      ...(await Promise.all(['/admin/login', '/signup/'].map(async (url) => [url, (await running.app.inject({ url })).body] as const))),
+    ];
+    for (const [url, body] of pages) {
+      const links = [...body.matchAll(/(?:href|src)="(\/assets\/[^"]*)"/g)].map((match) => match[1]!);
+      expect(links.length, url).toBeGreaterThan(0);
+      for (const link of links) expect(link, url).toMatch(/\?v=[\w-]{10}$/);
+    }
     const asset = await client.get('/assets/css/parasol.css?v=1');
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     // The sign-in page's form carries a CSRF token: Back must not show a stale one, as in API Umbrella.
