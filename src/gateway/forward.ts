@@ -141,7 +141,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
     if (upstreamBody.transferCoded) {
       // Answered 502 in onError, and logged as the upstream's failure.
-      this.abortDispatch?.(new Error(`The upstream sent a body in a Transfer-Encoding the gateway cannot pass on`));
+      this.abortDispatch?.(codedTransferError());
       return false;
     }
     const addedType = defaultType(statusCode, upstreamBody);
@@ -401,6 +401,11 @@ function errorCodeFor(error: Error): UpstreamFailure['answered'] & ErrorCode {
   return 'BAD_GATEWAY';
 }
 
+/** Logged with its code, as undici's own errors are, so the operator sees why the client got 502. */
+function codedTransferError(): Error {
+  return Object.assign(new Error('The upstream sent a body in a Transfer-Encoding other than chunked, which the gateway cannot pass on'), { code: 'UPSTREAM_TRANSFER_CODING' });
+}
+
 /** The backend path and the edited query, then the backend's URL rewrites (last, as API Umbrella applies them). */
 export function upstreamPath(exchange: Exchange): string {
   let query = upstreamQuery(exchange.query, exchange.settings.queryAppend);
@@ -488,7 +493,8 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
     if (SPECIAL_NAME_LENGTHS.has(name.length)) {
       const lower = name.toLowerCase();
       if (lower === 'connection') connection = value;
-      else if (body !== null && lower === 'transfer-encoding') body.transferCoded = codedTransfer(value);
+      // Each header line counts: "gzip" on one and "chunked" on the next is the list "gzip, chunked".
+      else if (body !== null && lower === 'transfer-encoding') body.transferCoded ||= codedTransfer(value);
       // An empty Content-Type is none (nginx sends none): the body gets the default type instead, in onHeaders.
       if (HOP_BY_HOP.has(lower) || lower === SERVER || (value === '' && lower === 'content-type')) continue;
       caching?.note(lower, value);

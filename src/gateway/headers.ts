@@ -80,14 +80,15 @@ export function endsChunked(value: string): boolean {
 }
 
 /**
- * A Transfer-Encoding naming a coding besides chunked (`gzip, chunked`): the
- * body is still coded once de-chunked, and the gateway, which drops the
- * header as hop-by-hop, would pass it on as if it were not. nginx refuses
- * such messages in front of API Umbrella (501 for a request, 502 for a response).
+ * A Transfer-Encoding naming a coding besides chunked (`gzip, chunked`, or
+ * `gzip` alone): the body is still coded once de-chunked, and the gateway,
+ * which drops the header as hop-by-hop, would pass it on as if it were not.
+ * nginx refuses such messages in front of API Umbrella (501 for a request,
+ * 502 for a response).
  */
 export function codedTransfer(value: string): boolean {
-  // The common case, chunked alone, costs one comparison of lengths.
-  if (value.length <= CHUNKED.length) return false;
+  // The common case, chunked alone, costs a comparison of lengths and one of text.
+  if (value.length === CHUNKED.length && value.toLowerCase() === CHUNKED) return false;
   return value
     .toLowerCase()
     .split(',')
