@@ -21,7 +21,8 @@ export class Bans {
     private readonly trust: ProxyTrust,
   ) {
     const compiled = config.user_agents.map(compileUserAgentPattern);
-    this.exactAgents = new Set(compiled.filter((pattern) => typeof pattern === 'string'));
+    // nginx's map compares exact strings in any case.
+    this.exactAgents = new Set(compiled.filter((pattern) => typeof pattern === 'string').map((agent) => agent.toLowerCase()));
     this.agentPatterns = compiled.filter((pattern) => typeof pattern !== 'string');
     // As API Umbrella's nginx sends it: the message as one line.
     this.body = Buffer.from(`${config.response.message}\n`);
@@ -35,7 +36,7 @@ export class Bans {
 
   refuses(request: IncomingMessage): boolean {
     const agent = request.headers['user-agent'];
-    if (agent !== undefined && (this.exactAgents.has(agent) || this.agentPatterns.some((pattern) => pattern.test(agent)))) return true;
+    if (agent !== undefined && (this.exactAgents.has(agent.toLowerCase()) || this.agentPatterns.some((pattern) => pattern.test(agent)))) return true;
     return this.ips !== null && this.ips.has(this.trust.ipOf(request));
   }
 

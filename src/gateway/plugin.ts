@@ -72,9 +72,10 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
   app.server.removeListener('request', fastifyListener);
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     toOriginForm(request);
+    // A banned client gets the ban's answer whatever its request is like.
+    if (bans?.refuses(request)) return bans.answer(request, response);
     if (refuseCodedBody(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
-    if (bans?.refuses(request)) bans.answer(request, response);
-    else if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
+    if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
   });
 }

@@ -61,11 +61,9 @@ export class ProxyTrust {
     return this.isTrusted(peer) ? this.forwardedIp(peer, request.headers) : peer;
   }
 
-  /** The client a trusted peer names; the peer itself when it names none. */
+  /** The client a trusted peer names, read from the right as X-Forwarded-For is; the peer itself when it names none. */
   private forwardedIp(peer: string, headers: IncomingHttpHeaders): string {
-    if (this.realIpHeader === null) return this.throughProxies(peer, text(headers['x-forwarded-for']));
-    const named = text(headers[this.realIpHeader]);
-    return (named === undefined ? null : addressOfHop(named.trim())) ?? peer;
+    return this.throughProxies(peer, text(headers[this.realIpHeader ?? 'x-forwarded-for']));
   }
 
   private throughProxies(peer: string, forwardedFor: string | undefined): string {

@@ -1,6 +1,6 @@
 // User-Agent patterns as nginx's map takes them, in API Umbrella's config
 // (ban.user_agents): "~*text" a case-insensitive regular expression, "~text"
-// a case-sensitive one, anything else the whole User-Agent exactly.
+// a case-sensitive one, anything else the whole User-Agent in any case.
 import { pcreOnlySyntax } from './pcre-syntax.js';
 
 const REGEX_PREFIX = /^~\*?/;

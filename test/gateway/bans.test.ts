@@ -32,11 +32,20 @@ describe('banned User-Agents', () => {
     }
   });
 
-  it('match as nginx\'s map does: "~" case-sensitive, else the exact User-Agent', async () => {
+  it('match as nginx\'s map does: "~" case-sensitive, else the whole User-Agent in any case', async () => {
     expect((await get(fx, '/echo/info', { 'User-Agent': 'Exact client' })).status).toBe(403);
     expect((await get(fx, '/echo/info', { 'User-Agent': 'exact client' })).status).toBe(200);
     expect((await get(fx, '/echo/info', { 'User-Agent': 'BadBot/1.0' })).status).toBe(403);
+    expect((await get(fx, '/echo/info', { 'User-Agent': 'BADBOT/1.0' })).status).toBe(403);
     expect((await get(fx, '/echo/info', { 'User-Agent': 'BadBot/1.0 (compatible)' })).status).toBe(200);
+  });
+
+  it('get the ban\'s answer whatever the request is like: a body that never comes, a coded body', async () => {
+    for (const framing of ['Content-Length: 10\r\n\r\nabc', 'Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n']) {
+      const answer = await sendRaw(fx.gw.url, `POST /echo/info HTTP/1.1\r\nHost: localhost\r\nUser-Agent: naughty\r\nConnection: close\r\n${framing}`);
+      expect(statusOf(answer), framing).toBe(403);
+      expect(answer).toContain('Please contact us for assistance.');
+    }
   });
 
   it('cannot open a WebSocket either', async () => {

@@ -87,6 +87,8 @@ describe('ProxyTrust', () => {
     };
     expect(await ipFrom('10.0.0.2', { 'true-client-ip': '52.52.118.192', 'x-forwarded-for': '8.8.8.8' })).toBe('52.52.118.192');
     expect(await ipFrom('10.0.0.2', { 'true-client-ip': ' 2001:db8::7 ' })).toBe('2001:db8::7');
+    // A list is read from the right while its hops are trusted proxies, as X-Forwarded-For is.
+    expect(await ipFrom('10.0.0.2', { 'true-client-ip': '52.52.118.192, 10.0.0.9' })).toBe('52.52.118.192');
     // Without the header, or with no address in it, the client is the peer: X-Forwarded-For is not read.
     expect(await ipFrom('10.0.0.2', { 'x-forwarded-for': '8.8.8.8' })).toBe('10.0.0.2');
     expect(await ipFrom('10.0.0.2', { 'true-client-ip': 'unknown' })).toBe('10.0.0.2');

@@ -82,6 +82,8 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
       const afterId = textOf(decodeNestedForm(request.body), 'after_id');
       const moved = moveApiBackend(backends, api.id, afterId === '' ? null : afterId, { by: request.admin!.email, access: accessOf(context, request) });
       if (moved === 'not_found') return notFound(reply);
+      // Deleted since the page was shown: the page again, saying so.
+      if (moved === 'after_not_found') return redirectWithFlash(reply, `/admin/apis/${api.id}/edit`, 'error', 'The API backend chosen to move it after no longer exists. Choose again.');
       if (moved !== 'moved') return renderForbiddenPage(context, reply, BACK);
       return redirectWithFlash(reply, `/admin/apis/${api.id}/edit`, 'success', `Moved the API backend "${api.name}". Publish the change to make it live.`);
     });
