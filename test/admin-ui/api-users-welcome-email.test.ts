@@ -49,6 +49,18 @@ describe('Add API User, with a mailer', () => {
   });
 });
 
+describe('Add API User, with signup.send_notify_email', () => {
+  it('tells the operators of the new user, as API Umbrella does for users its admin adds', async () => {
+    smtp = await startLocalSmtp();
+    const client = await signedIn({ contact_email: 'ops@weather.example', signup: { send_notify_email: true }, mailer: { from: 'keys@weather.example', smtp: { host: '127.0.0.1', port: smtp.port } } });
+    await client.get('/admin/api_users/new');
+    expect((await addUser(client, 'ada@example.com')).statusCode).toBe(201);
+    const [notice] = await smtp.mails(1);
+    expect(notice).toMatchObject({ to: ['ops@weather.example'] });
+    expect(notice!.subject).toContain('Ada Lovelace just subscribed');
+  });
+});
+
 describe('Add API User, without a mailer', () => {
   it('offers no welcome e-mail and says what would', async () => {
     const client = await signedIn({});
