@@ -44,7 +44,8 @@ describe('GET /admin/stats/logs.json', () => {
     expect(body.recordsTotal).toBe(31);
     expect(body.recordsFiltered).toBe(31);
     expect(body.data).toHaveLength(5);
-    expect(Object.keys(body.data[0]).sort()).toEqual(FIELDS.map((info) => info.name).sort());
+    // Every logged field, and API Umbrella's request_url.
+    expect(Object.keys(body.data[0]).sort()).toEqual([...FIELDS.map((info) => info.name), 'request_url'].sort());
     expect(body.data.map((row: { request_id: string }) => row.request_id)).toEqual(['denied', 's0', 's1', 's2', 's3']);
     expect((await fx.stats('/admin/stats/logs.json', { query: '', length: '1' })).body.recordsTotal).toBe(31);
     // The pages' default filter, as their links spell it out.
