@@ -253,6 +253,9 @@ describe('API Backends', () => {
     const form = await client.get(`/admin/apis/${api!.id}/edit`);
     expect(form.body).toContain('value="api.example.com"');
     expect(form.body).toContain('X-One: 1</textarea>');
+    // As API Umbrella's form shows a prefix at work.
+    expect(textOf(form.body)).toContain('Example: a request to http://api.example.com/weather/example.json?param=value goes to http://weather.internal/v2/example.json?param=value');
+    expect(textOf((await client.get('/admin/apis/new')).body)).not.toContain('Example: a request to');
     expect(form.body).toMatch(/<option value="hours" selected>/);
     const renamed = await client.post(`/admin/apis/${api!.id}`, { ...BASIC, name: 'Weather v2' });
     expect(textOf((await client.follow(renamed)).body)).toContain('Saved the API backend "Weather v2"');

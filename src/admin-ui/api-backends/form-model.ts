@@ -81,6 +81,25 @@ export function blankSubSetting(): SubSettingForm {
   return { http_method: 'any', regex: '', settings: blankSettings() };
 }
 
+/** A request through the form's first URL prefix and where it goes, as API Umbrella's form shows them; null until host and prefixes are filled in. */
+export interface RequestExample {
+  readonly incoming: string;
+  readonly outgoing: string;
+}
+
+const EXAMPLE_PATH = 'example.json?param=value';
+
+export function requestExample(form: ApiBackendForm, frontendScheme: 'http' | 'https'): RequestExample | null {
+  const [match] = form.url_matches;
+  const backendHost = form.backend_host || form.servers[0]?.host;
+  if (match === undefined || form.frontend_host === '' || !backendHost || match.frontend_prefix === '' || match.backend_prefix === '') return null;
+  const frontendHost = form.frontend_host === '*' ? 'any-host.example' : form.frontend_host.replace(/^\*\./, 'sub.');
+  return {
+    incoming: `${frontendScheme}://${frontendHost}${match.frontend_prefix}${EXAMPLE_PATH}`,
+    outgoing: `${form.backend_protocol || 'http'}://${backendHost}${match.backend_prefix}${EXAMPLE_PATH}`,
+  };
+}
+
 export function emptyBackendForm(): ApiBackendForm {
   return {
     name: '',

@@ -20,7 +20,7 @@ import { renderAdminPage, renderErrorPage } from '../page.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
-import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, type ApiBackendForm } from './form-model.js';
+import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, requestExample, type ApiBackendForm } from './form-model.js';
 import { refusalErrors } from './refusal-errors.js';
 
 type IdParams = { Params: { id: string } };
@@ -145,7 +145,8 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     const errors = new FormErrors(readableMessages(besideTheirRows(data.errors ?? {})), backendFieldLabel);
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
     const position = data.id === null ? null : positionOf(data.id, accessOf(context, reply.request));
-    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position }, status);
+    const example = requestExample(data.form, context.config.listen.https_port === null ? 'http' : 'https');
+    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position, example }, status);
   }
 
   /** Where a backend stands in the list, and the places the admin may move it to: first, or after a backend they manage. */
