@@ -93,6 +93,11 @@ export function directoryPath(defaultValue: string): Field<string> {
   return nonEmptyString(defaultValue, 'a directory path');
 }
 
+/** null or a host name without a port; an empty environment variable is null. */
+export function optionalHostname(): Field<string | null> {
+  return optionalText('a host name (without a port) or null', (value) => /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value));
+}
+
 /** null or an HTTP header name (RFC 9110's token); an empty environment variable is null. */
 export function optionalHeaderName(): Field<string | null> {
   return optionalText('an HTTP header name or null', (value) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value));

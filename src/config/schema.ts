@@ -17,6 +17,7 @@ import {
   optionalEmail,
   optionalFilePath,
   optionalHeaderName,
+  optionalHostname,
   optionalInt,
   optionalMailbox,
   optionalOneOf,
@@ -73,6 +74,8 @@ export const configSchema = {
   contact_url: optionalUrl(['http', 'https', 'mailto']),
   contact_email: optionalEmail(),
   trusted_proxies: addressList([]),
+  /** API Umbrella's default host (hosts: [{hostname, default: true}]): requests to a host no backend names are matched as if sent to it. */
+  default_host: optionalHostname(),
   /** A header a trusted proxy names the client in (True-Client-IP, CF-Connecting-IP), read instead of X-Forwarded-For; null: X-Forwarded-For. */
   real_ip_header: optionalHeaderName(),
   /** API Umbrella's ban: clients answered `response` on every path, by client IP (after trusted_proxies) or User-Agent. */

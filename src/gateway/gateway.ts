@@ -51,7 +51,7 @@ export class Gateway {
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     context.publisher.subscribe((published) => {
-      this.table = compileRoutes(published, backendDefaultsOf(config.default_api_backend_settings), this.pools);
+      this.table = compileRoutes(published, backendDefaultsOf(config.default_api_backend_settings), this.pools, config.default_host);
     });
   }
 

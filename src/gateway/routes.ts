@@ -32,7 +32,8 @@ export interface GatewayRoute extends Routable {
 
 export type GatewayTable = RoutingTable<GatewayRoute>;
 
-export function compileRoutes(config: PublishedConfig, defaults: BackendDefaults, pools: UpstreamPools): GatewayTable {
+/** `defaultHost`: the config's default_host (see RoutingTable). */
+export function compileRoutes(config: PublishedConfig, defaults: BackendDefaults, pools: UpstreamPools, defaultHost: string | null = null): GatewayTable {
   const origins = new Set<string>();
   // Two backends may claim the same host and prefix: the first in the backends' order wins, whatever the published version's own order.
   const ordered = [...config.apis].sort(compareBackendOrder);
@@ -44,7 +45,7 @@ export function compileRoutes(config: PublishedConfig, defaults: BackendDefaults
       route: { backend, frontendPrefix: match.frontend_prefix, backendPrefix: match.backend_prefix, sortOrder: rank },
     }));
   });
-  const table = new RoutingTable(routes);
+  const table = new RoutingTable(routes, defaultHost);
   pools.retainOnly(origins);
   return table;
 }

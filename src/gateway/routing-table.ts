@@ -51,8 +51,18 @@ export class RoutingTable<T extends Routable> {
   private readonly subdomains = new Map<string, PrefixIndex<T>>();
   private readonly anyHost = new Map<string, PrefixIndex<T>>();
   private hasPorts = false;
+  /** Host names and ".domain" suffixes the routes name, without ports: what a default host stands in for is the rest. */
+  private readonly namedHosts = new Set<string>();
+  private readonly namedDomains = new Set<string>();
 
-  constructor(routes: Iterable<HostRoute<T>>) {
+  /**
+   * `defaultHost`: API Umbrella's default host (`hosts: [{hostname, default:
+   * true}]`): a request to a host no backend names is matched as if sent to it.
+   */
+  private readonly defaultHost: string | null;
+
+  constructor(routes: Iterable<HostRoute<T>>, defaultHost: string | null = null) {
+    this.defaultHost = defaultHost?.toLowerCase() ?? null;
     for (const { frontendHost, route } of routes) this.add(frontendHost.toLowerCase(), route);
   }
 
@@ -63,9 +73,23 @@ export class RoutingTable<T extends Routable> {
   match(host: string, path: string): T | null {
     const colon = portSeparator(host);
     const hostname = (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
-    let best = this.matchPort('', hostname, path, undefined);
-    if (colon >= 0 && this.hasPorts) best = this.matchPort(host.slice(colon), hostname, path, best);
-    return best ?? null;
+    const best = this.matchHost(host, colon, hostname, path);
+    if (best !== undefined) return best;
+    // Only on a miss, so the proxy's matches pay nothing for it.
+    if (this.defaultHost === null || this.names(hostname)) return null;
+    return this.matchHost(this.defaultHost, -1, this.defaultHost, path) ?? null;
+  }
+
+  private matchHost(host: string, colon: number, hostname: string, path: string): T | undefined {
+    const best = this.matchPort('', hostname, path, undefined);
+    return colon >= 0 && this.hasPorts ? this.matchPort(host.slice(colon), hostname, path, best) : best;
+  }
+
+  /** Whether a backend names the host, on any port, exactly or by a *.domain pattern (a backend on * names none). */
+  private names(hostname: string): boolean {
+    if (this.namedHosts.has(hostname)) return true;
+    for (let dot = hostname.indexOf('.'); dot >= 0; dot = hostname.indexOf('.', dot + 1)) if (this.namedDomains.has(hostname.slice(dot))) return true;
+    return false;
   }
 
   private matchPort(port: string, hostname: string, path: string, best: T | undefined): T | undefined {
@@ -84,12 +108,19 @@ export class RoutingTable<T extends Routable> {
     const port = colon < 0 ? '' : pattern.slice(colon);
     if (port !== '') this.hasPorts = true;
     if (name === '*') indexFor(this.anyHost, port).add(route);
-    else if (name.startsWith('*.')) indexFor(this.subdomains, name.slice(1) + port).add(route);
-    else if (name.startsWith('.')) {
+    else if (name.startsWith('*.')) {
+      indexFor(this.subdomains, name.slice(1) + port).add(route);
+      this.namedDomains.add(name.slice(1));
+    } else if (name.startsWith('.')) {
       // ".example.com": the apex and every subdomain.
       indexFor(this.exact, name.slice(1) + port).add(route);
       indexFor(this.subdomains, name + port).add(route);
-    } else indexFor(this.exact, name + port).add(route);
+      this.namedHosts.add(name.slice(1));
+      this.namedDomains.add(name);
+    } else {
+      indexFor(this.exact, name + port).add(route);
+      this.namedHosts.add(name);
+    }
   }
 }
 

@@ -136,6 +136,7 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a banned IP that is no address', 'ban:\n  ips: [7.4.2.2, somewhere]\n', /parasol\.yml: ban\.ips: expected a list of IP addresses and CIDR ranges, got "somewhere" in the list$/],
     ['a ban status that is no HTTP status', 'ban:\n  response:\n    status_code: 99\n', /parasol\.yml: ban\.response\.status_code: expected an integer from 200 to 599, got 99$/],
     ['a real-IP header that is no header name', 'real_ip_header: "True Client IP"\n', /parasol\.yml: real_ip_header: expected an HTTP header name or null, got "True Client IP"$/],
+    ['a default host with a port', 'default_host: api.example.com:8080\n', /parasol\.yml: default_host: expected a host name \(without a port\) or null, got "api\.example\.com:8080"$/],
     ['a negative cache size', 'cache:\n  max_size_mb: -1\n', /parasol\.yml: cache\.max_size_mb: expected an integer from 0 to 1048576, got -1$/],
     ['a contact address that is not one', 'contact_email: ops at example.com\n', /parasol\.yml: contact_email: expected an email address or null, got "ops at example\.com"$/],
     ['a public_url without a scheme', 'public_url: api.example.com\n', /parasol\.yml: public_url: expected an http or https URL or null, got "api\.example\.com"$/],

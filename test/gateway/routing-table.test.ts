@@ -22,6 +22,21 @@ describe('RoutingTable', () => {
     expect(matchName(table, 'other.example.com', '/x')).toBeNull();
   });
 
+  it("sends a host no backend names to the default host's backends, as API Umbrella's default host, and nothing else", () => {
+    const routes = [route('default.example.com', '/', 'default'), route('other.example.com', '/', 'other'), route('*.team.example.com', '/', 'team'), route('*', '/open/', 'any')];
+    const table = new RoutingTable(routes, 'Default.example.com');
+    expect(matchName(table, 'unknown.example.com', '/info/')).toBe('default');
+    expect(matchName(table, '10.0.0.5:8080', '/info/')).toBe('default');
+    expect(matchName(table, 'other.example.com', '/info/')).toBe('other');
+    // A host a backend names keeps its own misses, on any port, and so does one a *.domain backend covers.
+    const ported = new RoutingTable([route('default.example.com', '/', 'default'), route('other.example.com:8080', '/v1/', 'other')], 'default.example.com');
+    expect(matchName(ported, 'other.example.com', '/v2/')).toBeNull();
+    expect(matchName(table, 'a.team.example.com', '/info/')).toBe('team');
+    // A backend on * names no host: its prefixes match everywhere, and the rest falls back.
+    expect(matchName(table, 'unknown.example.com', '/open/x')).toBe('any');
+    expect(matchName(new RoutingTable(routes), 'unknown.example.com', '/info/')).toBeNull();
+  });
+
   it('requires the port written in frontend_host', () => {
     const table = new RoutingTable([route('api.example.com:8080', '/', 'with-port')]);
     expect(matchName(table, 'api.example.com:8080', '/')).toBe('with-port');
