@@ -78,6 +78,15 @@ export const configSchema = {
   default_host: optionalHostname(),
   /** A header a trusted proxy names the client in (True-Client-IP, CF-Connecting-IP), read instead of X-Forwarded-For; null: X-Forwarded-For. */
   real_ip_header: optionalHeaderName(),
+  /** API Umbrella's router.global_rate_limits, by client IP (after trusted_proxies): null turns a limit off, as by default. */
+  global_rate_limits: {
+    /** Requests in flight at once. */
+    ip_connections: optionalInt(1, 1_000_000),
+    /** Requests a second, on average. */
+    ip_rate: optionalInt(1, 1_000_000),
+    /** Requests over ip_rate let through at once. */
+    ip_burst: int(0, 0, 1_000_000),
+  },
   /** API Umbrella's ban: clients answered `response` on every path, by client IP (after trusted_proxies) or User-Agent. */
   ban: {
     ips: addressList([]),

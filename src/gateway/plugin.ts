@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Bans } from './bans.js';
 import { BodyPauseWatch } from './body-pauses.js';
+import { ClientLimits } from './client-limits.js';
 import { answerStalledBody, refuseCodedBody } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
@@ -38,7 +39,9 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
     const bodies = new BodyPauseWatch(context.config.proxy.client_body_timeout_ms, answerStalledBody);
     app.addHook('onClose', () => bodies.stop());
     const bans = Bans.compile(context.config.ban, context.proxyTrust);
-    takeMatchedRequestsFirst(app, gateway, { bodies, bans });
+    const limits = ClientLimits.compile(context.config, context.proxyTrust);
+    app.addHook('onClose', () => limits?.stop());
+    takeMatchedRequestsFirst(app, gateway, { bodies, bans, limits });
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       toOriginForm(request);
       if (bans?.refuses(request)) {
@@ -57,6 +60,8 @@ interface Gatekeeping {
   readonly bodies: BodyPauseWatch;
   /** Refuses banned clients; null when there are none. */
   readonly bans: Bans | null;
+  /** Refuses clients over the global per-IP limits; null when none is set. */
+  readonly limits: ClientLimits | null;
 }
 
 /**
@@ -65,7 +70,7 @@ interface Gatekeeping {
  * Fastify is created with its listener as the server's only 'request'
  * listener; this one takes its place.
  */
-function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodies, bans }: Gatekeeping): void {
+function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodies, bans, limits }: Gatekeeping): void {
   const listeners = app.server.listeners('request');
   if (listeners.length !== 1) throw new Error(`The gateway expects Fastify's server to have one request listener, not ${listeners.length}`);
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
@@ -74,6 +79,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
     toOriginForm(request);
     // A banned client gets the ban's answer whatever its request is like.
     if (bans?.refuses(request)) return bans.answer(request, response);
+    if (limits !== null && !limits.admit(request, response)) return;
     if (refuseCodedBody(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
     if (!gateway.handleDirect(request, response)) fastifyListener(request, response);

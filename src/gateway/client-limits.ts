@@ -1,0 +1,105 @@
+// API Umbrella's router.global_rate_limits (its nginx's limit_conn and
+// limit_req, by client IP): before anything else reads a request, a client
+// with too many requests in flight, or sending faster than ip_rate a second
+// beyond a burst of ip_burst, gets 429 OVER_RATE_LIMIT. Off unless set, as in
+// API Umbrella. They guard the gateway and its backends from one client's
+// flood; the backends' own rate limits (per key and IP, by window) are the
+// ones developers see in their headers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Config } from '../config/schema.js';
+import { nextRequestId } from './request-id.js';
+import { parseRequestTarget } from './request-url.js';
+import type { ProxyTrust } from './proxy-trust.js';
+import { writeError } from './respond.js';
+
+export type ClientLimitsConfig = Config['global_rate_limits'];
+
+/** A client's allowance under ip_rate: nginx's leaky bucket, as tokens. */
+interface Allowance {
+  tokens: number;
+  /** performance.now() when `tokens` was counted. */
+  at: number;
+}
+
+/** How often clients whose allowance is whole again are forgotten. */
+const FORGET_EVERY_MS = 10_000;
+
+export class ClientLimits {
+  private readonly inFlight = new Map<string, number>();
+  private readonly allowances = new Map<string, Allowance>();
+  private readonly capacity: number;
+  private readonly timer: NodeJS.Timeout | null;
+
+  private constructor(
+    private readonly limits: ClientLimitsConfig,
+    private readonly trust: ProxyTrust,
+    private readonly config: Config,
+  ) {
+    // nginx lets the request at the rate through, and ip_burst more at once.
+    this.capacity = limits.ip_burst + 1;
+    this.timer = limits.ip_rate === null ? null : setInterval(() => this.forgetWhole(), FORGET_EVERY_MS);
+    this.timer?.unref();
+  }
+
+  /** null when neither limit is set: requests then pay one null check. */
+  static compile(config: Config, trust: ProxyTrust): ClientLimits | null {
+    const limits = config.global_rate_limits;
+    return limits.ip_connections === null && limits.ip_rate === null ? null : new ClientLimits(limits, trust, config);
+  }
+
+  /** Answers 429 and returns false for a request over a limit; otherwise counts it (until its response closes) and returns true. */
+  admit(request: IncomingMessage, response: ServerResponse): boolean {
+    const client = this.trust.clientOf(request);
+    if (!this.withinRate(client.ip) || !this.withinConnections(client.ip, response)) {
+      const target = parseRequestTarget(request.url ?? '/') ?? { path: '/', query: '' };
+      const errorRequest = { method: request.method ?? 'GET', headers: request.headers, url: request.url ?? '/', ...target, protocol: client.protocol, host: client.host, requestId: nextRequestId() };
+      writeError(response, this.config, errorRequest, 'OVER_RATE_LIMIT');
+      return false;
+    }
+    return true;
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+  }
+
+  private withinRate(ip: string): boolean {
+    const rate = this.limits.ip_rate;
+    if (rate === null) return true;
+    const now = performance.now();
+    const allowance = this.allowances.get(ip);
+    if (allowance === undefined) {
+      this.allowances.set(ip, { tokens: this.capacity - 1, at: now });
+      return true;
+    }
+    allowance.tokens = Math.min(this.capacity, allowance.tokens + ((now - allowance.at) * rate) / 1000);
+    allowance.at = now;
+    if (allowance.tokens < 1) return false;
+    allowance.tokens -= 1;
+    return true;
+  }
+
+  private withinConnections(ip: string, response: ServerResponse): boolean {
+    const most = this.limits.ip_connections;
+    if (most === null) return true;
+    const count = this.inFlight.get(ip) ?? 0;
+    if (count >= most) return false;
+    this.inFlight.set(ip, count + 1);
+    response.once('close', () => {
+      const left = this.inFlight.get(ip)! - 1;
+      if (left === 0) this.inFlight.delete(ip);
+      else this.inFlight.set(ip, left);
+    });
+    return true;
+  }
+
+  /** Clients whose allowance has filled up again are as good as new: they are not kept. */
+  private forgetWhole(): void {
+    const now = performance.now();
+    const rate = this.limits.ip_rate!;
+    for (const [ip, allowance] of this.allowances) {
+      if (allowance.tokens + ((now - allowance.at) * rate) / 1000 >= this.capacity) this.allowances.delete(ip);
+    }
+  }
+}

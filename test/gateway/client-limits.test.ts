@@ -1,0 +1,57 @@
+// global_rate_limits (API Umbrella's router.global_rate_limits, its
+// test_nginx_global_rate_limits.rb): per client IP, requests in flight and
+// requests a second beyond a burst; 429 OVER_RATE_LIMIT past either.
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomHandler } from '../helpers/echo-upstream.js';
+import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture, type Reply } from './support.js';
+
+/** Responses the upstream holds until released, and a callback per arrival. */
+const held: ServerResponse[] = [];
+let arrived: () => void = () => undefined;
+const upstream: CustomHandler = (request, response) => {
+  if (!request.url!.startsWith('/backend/held')) return false;
+  held.push(response);
+  arrived();
+  return true;
+};
+
+let connections: ProxyFixture;
+let rate: ProxyFixture;
+beforeAll(async () => {
+  connections = await startProxyFixture({ upstream, config: { global_rate_limits: { ip_connections: 2 } } });
+  rate = await startProxyFixture({ config: { global_rate_limits: { ip_rate: 1, ip_burst: 2 } } });
+  for (const fixture of [connections, rate]) await fixture.gw.publishBackend(echoBackend(fixture.echo));
+});
+afterAll(async () => {
+  await connections.close();
+  await rate.close();
+});
+
+function call(fixture: ProxyFixture, path: string, ip: string): Promise<Reply> {
+  return send(fixture.gw.url, path, { headers: { 'X-Api-Key': fixture.apiKey, 'X-Forwarded-For': ip } });
+}
+
+describe('global_rate_limits.ip_connections', () => {
+  it('refuses a client with that many requests in flight, others not, and takes it again once one ends', async () => {
+    const bothArrived = new Promise<void>((resolve) => (arrived = () => held.length === 2 && resolve()));
+    const first = [call(connections, '/echo/held/1', '198.51.100.1'), call(connections, '/echo/held/2', '198.51.100.1')];
+    await bothArrived;
+    const third = await call(connections, '/echo/info', '198.51.100.1');
+    expect(third.status).toBe(429);
+    expect(errorCode(third)).toBe('OVER_RATE_LIMIT');
+    expect((await call(connections, '/echo/info', '198.51.100.2')).status).toBe(200);
+    held.splice(0).forEach((response) => response.end('done'));
+    expect((await Promise.all(first)).map((reply) => reply.status)).toEqual([200, 200]);
+    expect((await call(connections, '/echo/info', '198.51.100.1')).status).toBe(200);
+  });
+});
+
+describe('global_rate_limits.ip_rate and ip_burst', () => {
+  it('lets a client send the burst and one more at once, then refuses it until its rate allows; others are counted apart', async () => {
+    const statuses = [];
+    for (let index = 0; index < 4; index++) statuses.push((await call(rate, '/echo/info', '198.51.100.7')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await call(rate, '/echo/info', '198.51.100.8')).status).toBe(200);
+  });
+});
