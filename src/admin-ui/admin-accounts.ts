@@ -21,6 +21,9 @@ type IdParams = { Params: { id: string } };
 
 interface AdminForm {
   email: string;
+  /** API Umbrella's free texts; blank is none. */
+  name: string;
+  notes: string;
   superuser: boolean;
   enabled: boolean;
   group_ids: string[];
@@ -28,7 +31,7 @@ interface AdminForm {
 
 const LIST_PATH = '/admin/admins';
 const BACK = { backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' } as const;
-const LABELS: Record<string, string> = { email: 'Email', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups', groups: 'Groups', superuser: 'Superuser' };
+const LABELS: Record<string, string> = { email: 'Email', name: 'Name', notes: 'Notes', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups', groups: 'Groups', superuser: 'Superuser' };
 
 export function adminAccountPages(app: FastifyInstance, context: AppContext): void {
   const { adminGroups } = context;
@@ -48,33 +51,35 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     });
 
     managers.get('/admins/new', async (request, reply) =>
-      renderForm(reply, managePolicyOf(context, request), { form: { email: '', superuser: false, enabled: true, group_ids: [] }, target: null }),
+      renderForm(reply, managePolicyOf(context, request), { form: { email: '', name: '', notes: '', superuser: false, enabled: true, group_ids: [] }, target: null }),
     );
 
     managers.post('/admins', async (request, reply) => {
       const policy = managePolicyOf(context, request);
       const form = formFromBody(request.body);
       const password = formString(request.body, 'password');
-      const errors = { ...accountErrors(context, form, null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
+      const errors = { ...accountErrors(context, accountChanges(form), null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
       if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target: null, errors }, 422);
       if (!mayBecomeAccount(context, policy, null, form)) return renderForm(reply, policy, { form, target: null, errors: { base: [policy.refusal().refused] } }, 403);
       // A new admin is enabled: the form has no such box (a post without the field is no request to disable).
-      const created = await createAccount(context, { ...form, enabled: true, password });
+      const created = await createAccount(context, { ...accountChanges(form), enabled: true, password });
       if (!created.ok) return renderForm(reply, policy, { form, target: null, errors: created.errors }, 422);
       return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. They can sign in with the password you set.`);
     });
 
     managers.get<IdParams>('/admins/:id/edit', async (request, reply) =>
-      withTarget(request, reply, (target, policy) => renderForm(reply, policy, { form: { ...target, group_ids: adminGroups.groupIdsOf(target.id) }, target })),
+      withTarget(request, reply, (target, policy) =>
+        renderForm(reply, policy, { form: { ...target, name: target.name ?? '', notes: target.notes ?? '', group_ids: adminGroups.groupIdsOf(target.id) }, target }),
+      ),
     );
 
     managers.post<IdParams>('/admins/:id', async (request, reply) =>
       withTarget(request, reply, async (target, policy) => {
         const form = formFromBody(request.body);
-        const errors = accountErrors(context, form, target);
+        const errors = accountErrors(context, accountChanges(form), target);
         if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target, errors }, 422);
         if (!mayBecomeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, errors: { base: [policy.refusal().refused] } }, 403);
-        const saved = updateAccount(context, target.id, form);
+        const saved = updateAccount(context, target.id, accountChanges(form));
         if (saved === null) return notFound(reply);
         if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors }, 422);
         return redirectWithFlash(reply, LIST_PATH, 'success', `Saved the admin ${form.email}.`);
@@ -128,8 +133,15 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
 function formFromBody(body: FastifyRequest['body']): AdminForm {
   return {
     email: adminEmail(formString(body, 'email')),
+    name: formString(body, 'name').trim(),
+    notes: formString(body, 'notes'),
     superuser: formString(body, 'superuser') !== '',
     enabled: formString(body, 'enabled') !== '',
     group_ids: formStrings(body, 'group_ids'),
   };
+}
+
+/** The form as the accounts take it: blank name and notes are none. */
+function accountChanges(form: AdminForm) {
+  return { ...form, name: form.name === '' ? null : form.name, notes: form.notes.trim() === '' ? null : form.notes };
 }

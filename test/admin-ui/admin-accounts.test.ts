@@ -24,6 +24,22 @@ describe('Admin Accounts', () => {
     expect(running.context.admins.findByEmail('older-form@example.com')?.enabled).toBe(true);
   });
 
+  it("keeps API Umbrella's name and notes, which the admin API has: set on adding, shown and changed on editing, blank for none", async () => {
+    await client.get('/admin/admins/new');
+    await client.post('/admin/admins', { email: 'named@example.com', name: ' Ada Lovelace ', notes: 'Runs the weather APIs.', password: PASSWORD, password_confirmation: PASSWORD, superuser: '1' });
+    const named = running.context.admins.findByEmail('named@example.com')!;
+    expect([named.name, named.notes]).toEqual(['Ada Lovelace', 'Runs the weather APIs.']);
+    const edit = await client.get(`/admin/admins/${named.id}/edit`);
+    expect(edit.body).toContain('value="Ada Lovelace"');
+    expect(edit.body).toContain('Runs the weather APIs.</textarea>');
+    const tooLong = await client.post(`/admin/admins/${named.id}`, { email: 'named@example.com', name: 'x'.repeat(256), notes: '', superuser: '1', enabled: '1' });
+    expect(tooLong.statusCode).toBe(422);
+    expect(textOf(tooLong.body)).toContain('Name is too long (maximum is 255 characters)');
+    await client.post(`/admin/admins/${named.id}`, { email: 'named@example.com', name: '', notes: ' ', superuser: '1', enabled: '1' });
+    const cleared = running.context.admins.findByEmail('named@example.com')!;
+    expect([cleared.name, cleared.notes]).toEqual([null, null]);
+  });
+
   it('refuses an admin who is neither a superuser nor in a group, and taking the last group away', async () => {
     await client.get('/admin/admins/new');
     const refused = await client.post('/admin/admins', { email: 'nobody@example.com', password: PASSWORD, password_confirmation: PASSWORD, enabled: '1' });
