@@ -50,6 +50,9 @@ function entry(index: number, client: number, at: number): AnalyticsEntry {
     user_email: `user${client}@example.com`,
     api_key_preview: `k${client.toString(36).padStart(5, '0')}...`,
     gatekeeper_denied_code: null,
+    response_custom1: null,
+    response_custom2: null,
+    response_custom3: null,
   };
 }
 

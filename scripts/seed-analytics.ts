@@ -96,6 +96,9 @@ function syntheticEntry(index: number, requestAt: number, random: () => number):
     user_email: known ? `user${user}@example.com` : null,
     api_key_preview: known ? `k${user.toString(36).padStart(4, '0')}…` : null,
     gatekeeper_denied_code: denied,
+    response_custom1: null,
+    response_custom2: null,
+    response_custom3: null,
   };
 }
 

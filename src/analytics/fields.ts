@@ -90,6 +90,9 @@ export const FIELDS: readonly FieldInfo[] = [
   field('user_email', 'User Email'),
   field('api_key_preview', 'API Key'),
   field('gatekeeper_denied_code', 'Denied Code'),
+  field('response_custom1', 'Custom Dimension 1'),
+  field('response_custom2', 'Custom Dimension 2'),
+  field('response_custom3', 'Custom Dimension 3'),
 ];
 
 const BY_NAME = new Map<string, FieldInfo>(FIELDS.map((info) => [info.name, info]));
@@ -109,4 +112,8 @@ export const FIELD_CAPS: ReadonlyArray<readonly [EntryField, number]> = [
   ['request_origin', 1024],
   ['response_content_type', 255],
   ['user_email', 255],
+  // API Umbrella's.
+  ['response_custom1', 400],
+  ['response_custom2', 400],
+  ['response_custom3', 400],
 ];

@@ -33,6 +33,10 @@ export interface AnalyticsEntry {
   readonly api_key_preview: string | null;
   /** Lowercase error code (api_key_missing, over_rate_limit, …) when the gateway refused the request. */
   readonly gatekeeper_denied_code: string | null;
+  /** What the backend's X-Api-Umbrella-Analytics-Custom1..3 response headers said (API Umbrella's custom dimensions); not sent on to the client. */
+  readonly response_custom1: string | null;
+  readonly response_custom2: string | null;
+  readonly response_custom3: string | null;
 }
 
 /** Where the proxy hands entries; it must return at once and never throw. */

@@ -4,11 +4,12 @@
 // context (request-contexts.ts); analytics_logs is their view. Rows go in
 // ROWS_PER_INSERT at a time with positional parameters, strings as their
 // UTF-8 bytes (CAST to TEXT in SQL), which matters because the writer shares
-// the CPU with the proxy.
+// the CPU with the proxy. The rare entry with custom dimensions goes alone,
+// its dimensions into analytics_request_dimensions on its row's id.
 import type { Transaction } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { DailyRollups } from './daily-rollups.js';
-import { batchOf, NUMBER_FIELDS, OWN_STRING_FIELDS, readOwnAsUtf8, type EntryBatch } from './entry-batch.js';
+import { anyCustom, batchOf, CUSTOM_FIELDS, NUMBER_FIELDS, OWN_STRING_FIELDS, readCustomAsUtf8, readOwnAsUtf8, type EntryBatch } from './entry-batch.js';
 import type { GeoIpDatabase } from './geoip.js';
 import { IpLocations } from './ip-locations.js';
 import type { AnalyticsEntry } from './log-entry.js';
@@ -21,6 +22,8 @@ const WIDTH = ROW.length;
 const CONTEXT_ID = WIDTH - 1;
 /** Numbers bind as they are; the strings come as UTF-8 bytes (or null) and are stored as TEXT. */
 const PLACEHOLDERS = ROW.map((_, column) => (column < NUMBER_FIELDS.length || column === CONTEXT_ID ? '?' : 'CAST(? AS TEXT)')).join(', ');
+/** A row of analytics_request_dimensions: the request's row id, then its custom dimensions (readCustomAsUtf8). */
+const DIMENSIONS_ROW = ['request_row', ...CUSTOM_FIELDS];
 
 export class AnalyticsWriter {
   private readonly writeBatch: Transaction<(batch: EntryBatch) => void>;
@@ -32,8 +35,20 @@ export class AnalyticsWriter {
       db.prepare(`INSERT INTO analytics_requests (${ROW.join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${PLACEHOLDERS})`).join(', ')}`);
     const many = insert(ROWS_PER_INSERT);
     const one = insert(1);
+    const dimensions = db.prepare(`INSERT INTO analytics_request_dimensions (${DIMENSIONS_ROW.join(', ')}) VALUES (?${', CAST(? AS TEXT)'.repeat(CUSTOM_FIELDS.length)})`);
     const manyValues: unknown[] = new Array(ROWS_PER_INSERT * WIDTH);
     const oneValues: unknown[] = new Array(WIDTH);
+    const dimensionValues: unknown[] = new Array(DIMENSIONS_ROW.length);
+    /** One entry alone, and its custom dimensions when it has any, on its row's id. */
+    const insertOne = (batch: EntryBatch, index: number, contextId: number): void => {
+      readOwnAsUtf8(batch, index, oneValues);
+      oneValues[CONTEXT_ID] = contextId;
+      const { lastInsertRowid } = one.run(...oneValues);
+      if (!anyCustom(batch, index, index + 1)) return;
+      dimensionValues[0] = lastInsertRowid;
+      readCustomAsUtf8(batch, index, dimensionValues, 1);
+      dimensions.run(...dimensionValues);
+    };
     const contexts = new RequestContexts(db);
     const rollups = new DailyRollups(db);
     const locations = geoip === null ? null : new IpLocations(db, geoip);
@@ -43,17 +58,18 @@ export class AnalyticsWriter {
       const whole = batch.count - (batch.count % ROWS_PER_INSERT);
       // As arguments, not one array: better-sqlite3 reads an array's items through V8's generic element lookup, which was a third of the binding.
       for (let first = 0; first < whole; first += ROWS_PER_INSERT) {
+        // Rows with custom dimensions are rare: their fifty go one by one.
+        if (anyCustom(batch, first, first + ROWS_PER_INSERT)) {
+          for (let index = first; index < first + ROWS_PER_INSERT; index++) insertOne(batch, index, contextOf[index]!.id);
+          continue;
+        }
         for (let slot = 0; slot < ROWS_PER_INSERT; slot++) {
           readOwnAsUtf8(batch, first + slot, manyValues, slot * WIDTH);
           manyValues[slot * WIDTH + CONTEXT_ID] = contextOf[first + slot]!.id;
         }
         many.run(...manyValues);
       }
-      for (let index = whole; index < batch.count; index++) {
-        readOwnAsUtf8(batch, index, oneValues);
-        oneValues[CONTEXT_ID] = contextOf[index]!.id;
-        one.run(...oneValues);
-      }
+      for (let index = whole; index < batch.count; index++) insertOne(batch, index, contextOf[index]!.id);
       const ipRows = rollups.add(batch, contextOf);
       locations?.add(ipRows);
     });

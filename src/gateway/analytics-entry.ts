@@ -44,6 +44,9 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
     user_email: user?.email ?? null,
     api_key_preview: user?.api_key_preview ?? null,
     gatekeeper_denied_code: exchange.deniedCode,
+    response_custom1: exchange.responseCustom?.[0] ?? null,
+    response_custom2: exchange.responseCustom?.[1] ?? null,
+    response_custom3: exchange.responseCustom?.[2] ?? null,
   };
 }
 

@@ -99,6 +99,8 @@ export class Exchange implements ErrorRequest, CodingRequest {
   deniedCode: string | null = null;
   /** The Content-Type the client was sent, for analytics; null until a response head goes out with one. */
   responseContentType: string | null = null;
+  /** The backend's analytics dimensions (X-Api-Umbrella-Analytics-Custom1..3), as its response named them. */
+  responseCustom: [string | null, string | null, string | null] | null = null;
   rateLimit: RateLimitHeaders | null = null;
   upstreamStartedAt = 0;
   upstreamEndedAt = 0;

@@ -473,7 +473,10 @@ export function upstreamHeaders(exchange: Exchange): string[] {
 /** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body or caching. */
 /** The upstream's own name and version: nginx hides it in front of API Umbrella (proxy_hide_header's default), and so does the gateway. */
 const SERVER = 'server';
-const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, SERVER, 'location', ...BODY_HEADER_NAMES, ...CACHE_HEADER_NAMES].map((name) => name.length));
+/** X-Api-Umbrella-Analytics-Custom1..3: a backend's analytics dimensions, logged and kept from the client, as API Umbrella does. */
+const CUSTOM_DIMENSION = 'x-api-umbrella-analytics-custom';
+const CUSTOM_DIMENSIONS = 3;
+const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, SERVER, 'location', `${CUSTOM_DIMENSION}1`, ...BODY_HEADER_NAMES, ...CACHE_HEADER_NAMES].map((name) => name.length));
 
 /**
  * The upstream's headers minus hop-by-hop ones, Server and Surrogate-Control
@@ -497,6 +500,7 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       else if (body !== null && lower === 'transfer-encoding') body.transferCoded ||= codedTransfer(value);
       // An empty Content-Type is none (nginx sends none): the body gets the default type instead, in onHeaders.
       if (HOP_BY_HOP.has(lower) || lower === SERVER || (value === '' && lower === 'content-type')) continue;
+      if (lower.startsWith(CUSTOM_DIMENSION) && noteCustomDimension(exchange, lower, value)) continue;
       caching?.note(lower, value);
       if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort, exchange.queryKey);
@@ -513,6 +517,14 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
   if (exchange.rateLimit !== null) kept.push(...rateLimitHeaders(exchange.rateLimit));
   const { responseHeaders: settings } = exchange.settings;
   return settings === null ? kept : applyResponseHeaders(kept, settings, body);
+}
+
+/** Whether the header is one of the custom dimensions (Custom1..3), noted on the exchange; a Custom0 or Custom4 is an ordinary header. */
+function noteCustomDimension(exchange: Exchange, lowerName: string, value: string): boolean {
+  const slot = lowerName.charCodeAt(CUSTOM_DIMENSION.length) - 0x31; /* "1" */
+  if (slot < 0 || slot >= CUSTOM_DIMENSIONS) return false;
+  (exchange.responseCustom ??= [null, null, null])[slot] = value;
+  return true;
 }
 
 /** strip_response_cookies: every Set-Cookie goes when each names a listed cookie, else none does. */

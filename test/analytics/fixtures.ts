@@ -18,6 +18,9 @@ export function asReceived(recorded: AnalyticsEntry): AnalyticsEntry {
     request_referer: header(recorded.request_referer),
     request_origin: header(recorded.request_origin),
     response_content_type: header(recorded.response_content_type),
+    response_custom1: header(recorded.response_custom1),
+    response_custom2: header(recorded.response_custom2),
+    response_custom3: header(recorded.response_custom3),
   };
 }
 
@@ -47,6 +50,9 @@ export function entry(overrides: Partial<AnalyticsEntry> = {}): AnalyticsEntry {
     user_email: 'one@example.com',
     api_key_preview: 'abcd…',
     gatekeeper_denied_code: null,
+    response_custom1: null,
+    response_custom2: null,
+    response_custom3: null,
     ...overrides,
   };
 }

@@ -39,6 +39,20 @@ describe('analytics retention', () => {
     expect(db.prepare("SELECT request_ip, user_id, user_email FROM analytics_logs WHERE request_id = 'back'").get()).toEqual(old);
   });
 
+  it("deletes an entry's custom dimensions with it, and keeps those of the entries it keeps", async () => {
+    const db = tempStore();
+    const writer = new AnalyticsWriter(db);
+    const midnight = T0 - (T0 % DAY);
+    // 60 entries: the dimensions ride on a 50-row insert's neighbours and on a lone row alike.
+    writer.writeEntries(Array.from({ length: 60 }, (_, index) => entry({ request_id: `old-${index}`, request_at: midnight - 11 * DAY + index, response_custom1: index % 20 === 0 ? `dimension ${index}` : null })));
+    writer.writeEntries([entry({ request_id: 'kept', request_at: T0, response_custom2: 'kept', response_custom3: 'too' })]);
+    const dimensions = () => db.prepare('SELECT response_custom1, response_custom2, response_custom3 FROM analytics_request_dimensions ORDER BY request_row').raw().all();
+    expect(dimensions()).toEqual([['dimension 0', null, null], ['dimension 20', null, null], ['dimension 40', null, null], [null, 'kept', 'too']]);
+    expect(db.prepare("SELECT response_custom1 FROM analytics_logs WHERE request_id = 'old-40'").pluck().get()).toBe('dimension 40');
+    await new RetentionPruner(db, () => writer.contextsDeleted()).prune(retentionCutoff(T0, 10));
+    expect(dimensions()).toEqual([[null, 'kept', 'too']]);
+  });
+
   it('runs one pruning at a time and stops when the store closes', async () => {
     const db = tempStore();
     const writer = new AnalyticsWriter(db);

@@ -115,8 +115,8 @@ describe('store', () => {
     for (const row of rows) insert.run(row);
 
     migrate(db, migrations);
-    // Migration 17's fields are null for entries stored before it.
-    const later = { request_origin: null, response_content_type: null };
+    // Migration 17's and 26's fields are null for entries stored before them.
+    const later = { request_origin: null, response_content_type: null, response_custom1: null, response_custom2: null, response_custom3: null };
     expect(db.prepare('SELECT * FROM analytics_logs ORDER BY id').all()).toEqual(rows.map((row) => ({ ...row, ...later, context_id: expect.any(Number) })));
     expect(db.prepare('SELECT user_id, last_day FROM analytics_contexts ORDER BY last_day').raw().all()).toEqual([[null, 4], ['u1', 5]]);
     const plan = db.prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM analytics_logs WHERE request_at >= 0 AND request_at < 1 AND (gatekeeper_denied_code IS NULL OR gatekeeper_denied_code = '')").all() as { detail: string }[];
