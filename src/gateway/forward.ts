@@ -470,12 +470,12 @@ export function upstreamHeaders(exchange: Exchange): string[] {
   return out;
 }
 
-/** Lengths of the response header names that need a closer look: hop-by-hop ones, Location and those about the body or caching. */
 /** The upstream's own name and version: nginx hides it in front of API Umbrella (proxy_hide_header's default), and so does the gateway. */
 const SERVER = 'server';
 /** X-Api-Umbrella-Analytics-Custom1..3: a backend's analytics dimensions, logged and kept from the client, as API Umbrella does. */
 const CUSTOM_DIMENSION = 'x-api-umbrella-analytics-custom';
 const CUSTOM_DIMENSIONS = 3;
+/** Lengths of the response header names that need a closer look: hop-by-hop ones, Server, Location, the custom dimensions and those about the body or caching. */
 const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, SERVER, 'location', `${CUSTOM_DIMENSION}1`, ...BODY_HEADER_NAMES, ...CACHE_HEADER_NAMES].map((name) => name.length));
 
 /**
