@@ -8,10 +8,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config/schema.js';
-import { nextRequestId } from './request-id.js';
 import { parseRequestTarget } from './request-url.js';
 import type { ProxyTrust } from './proxy-trust.js';
-import { writeError } from './respond.js';
+import { errorRequestOf, writeError } from './respond.js';
 
 export type ClientLimitsConfig = Config['global_rate_limits'];
 
@@ -52,9 +51,8 @@ export class ClientLimits {
   admit(request: IncomingMessage, response: ServerResponse): boolean {
     const client = this.trust.clientOf(request);
     if (!this.withinRate(client.ip) || !this.withinConnections(client.ip, response)) {
-      const target = parseRequestTarget(request.url ?? '/') ?? { path: '/', query: '' };
-      const errorRequest = { method: request.method ?? 'GET', headers: request.headers, url: request.url ?? '/', ...target, protocol: client.protocol, host: client.host, requestId: nextRequestId() };
-      writeError(response, this.config, errorRequest, 'OVER_RATE_LIMIT');
+      const target = parseRequestTarget(request.url!) ?? { path: '/', query: '' };
+      writeError(response, this.config, errorRequestOf(request, target, client.protocol, client.host), 'OVER_RATE_LIMIT');
       return false;
     }
     return true;

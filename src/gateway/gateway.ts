@@ -11,9 +11,8 @@ import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
-import { nextRequestId } from './request-id.js';
 import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-url.js';
-import { writeError, type ErrorRequest } from './respond.js';
+import { errorRequestOf, writeError } from './respond.js';
 import { ResponseCache } from './response-cache.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { backendDefaultsOf } from './settings.js';
@@ -176,10 +175,6 @@ export function refuseMalformedUrl(config: Config, request: FastifyRequest, repl
 }
 
 /** With a request id of its own, as every answer of API Umbrella has one a client can quote. */
-function errorRequestOf(raw: IncomingMessage, target: RequestTarget, protocol: string, host: string): ErrorRequest {
-  return { method: raw.method!, headers: raw.headers, url: raw.url!, path: target.path, query: target.query, protocol, host, requestId: nextRequestId() };
-}
-
 function isReserved(path: string): boolean {
   for (const prefix of RESERVED_PREFIXES) {
     if (path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f /* / */)) return true;

@@ -1,12 +1,13 @@
 // Writes the gateway's own error responses onto the raw Node response, in
 // the format the client asked for, with the headers API Umbrella adds.
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { RateLimitHeaders } from '../rate-limit/limiter.js';
 import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type ErrorFormat } from './errors.js';
 import { renderCustomError, type ErrorResponses, type ErrorUrls, type RenderedError } from './error-templates.js';
 import { REQUEST_ID_HEADER } from './headers.js';
-import { hostnameOf, httpsPortSuffix } from './request-url.js';
+import { nextRequestId } from './request-id.js';
+import { hostnameOf, httpsPortSuffix, type RequestTarget } from './request-url.js';
 import { baseUrl } from '../lib/base-url.js';
 import { contactUrl } from '../contact/contact-url.js';
 
@@ -32,6 +33,11 @@ export interface ErrorExtras {
 
 /** What every error of the gateway carries besides its body's headers, as API Umbrella's do: [name, value, …]. */
 export const ERROR_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'X-Content-Type-Options', 'nosniff', 'X-Frame-Options', 'DENY'];
+
+/** A request the gateway answers before it has an exchange (a refusal, a failure of its own), with a request id of its own. */
+export function errorRequestOf(raw: IncomingMessage, target: RequestTarget, protocol: string, host: string): ErrorRequest {
+  return { method: raw.method!, headers: raw.headers, url: raw.url!, path: target.path, query: target.query, protocol, host, requestId: nextRequestId() };
+}
 
 /** Answers the Content-Type it sent. */
 export function writeError(res: ServerResponse, config: Config, request: ErrorRequest, code: ErrorCode, extras: ErrorExtras = {}): string {

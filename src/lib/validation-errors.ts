@@ -9,7 +9,7 @@ export class ErrorCollector {
   }
 
   get isEmpty(): boolean {
-    return Object.keys(this.errors).length === 0;
+    return !hasErrors(this.errors);
   }
 }
 
