@@ -12,6 +12,7 @@ import { resolveSecretKey, secretKeyFile } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
 import { ProxyTrust } from './gateway/proxy-trust.js';
+import { ResponseCache } from './gateway/response-cache.js';
 import { Publisher } from './publish/publisher.js';
 import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -37,6 +38,8 @@ export interface AppContext {
   readonly rateLimiter: RateLimiter;
   /** trusted_proxies: the client's IP, host and protocol behind them. */
   readonly proxyTrust: ProxyTrust;
+  /** The shared response cache (API Umbrella's Traffic Server); null when cache.max_size_mb is 0. */
+  readonly responseCache: ResponseCache | null;
   /** Closes what the context opened; idempotent. */
   close(): void;
 }
@@ -83,6 +86,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     analytics,
     rateLimiter: createMemoryRateLimiter(clock),
     proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
+    responseCache: responseCacheOf(config, clock),
     close() {
       if (closed) return;
       closed = true;
@@ -92,6 +96,28 @@ export function createContext(config: Config, options: ContextOptions = {}): App
       db.close();
     },
   };
+}
+
+/**
+ * The context an app built on a reloaded config runs with: the store, the
+ * analytics writer, the rate limiters' counts and the response cache stay
+ * the running ones (a changed cache size starts an empty cache); what is read
+ * from the config is read from the new one. Closing it closes nothing: the
+ * context the process started with owns what is shared.
+ */
+export function withConfig(context: AppContext, config: Config): AppContext {
+  const sameCache = config.cache.max_size_mb === context.config.cache.max_size_mb;
+  return {
+    ...context,
+    config,
+    proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
+    responseCache: sameCache ? context.responseCache : responseCacheOf(config, context.clock),
+    close() {},
+  };
+}
+
+function responseCacheOf(config: Config, clock: Clock): ResponseCache | null {
+  return config.cache.max_size_mb === 0 ? null : new ResponseCache(config.cache.max_size_mb * 1024 * 1024, clock);
 }
 
 /** How soon a user written by another process (the CLI) is known to the gateway. */

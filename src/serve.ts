@@ -2,30 +2,39 @@
 // requests finish (bounded by proxy.shutdown_timeout_ms), close the store.
 // Plain HTTP on listen.port; HTTPS too on listen.https_port when set, its
 // certificate picked up again when renewed (tls-certificate-reload.ts).
-import type { Server } from 'node:http';
+// SIGHUP reads the config again and applies it without closing the
+// listeners (live-app.ts).
+import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { ConfigValueError } from './config/load.js';
+import { ConfigValueError, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { readTlsFiles, tlsPairKeys, tlsPairsOf } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
+import { openHttpListener, type HttpListener } from './http-listener.js';
+import { LiveApp, type ReloadOutcome } from './live-app.js';
 import { turnOffPretenuring } from './lib/pretenuring.js';
 import { guardProcess } from './lib/process-guards.js';
-import { buildServer } from './server.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
 import { CertificateReloader, fingerprintOf, type CertificateInUse } from './tls-certificate-reload.js';
-import { openTlsListener, type TlsListener } from './tls-listener.js';
+import { openTlsListener, type TlsListener, type TlsListenOptions } from './tls-listener.js';
 
 const IDLE_SWEEP_MS = 50;
 
 export interface RunningServer {
+  /** The app answering requests now: a reload replaces it. */
   readonly app: FastifyInstance;
+  /** That app's context: the reloaded config, with the store and the rest of the process's own. */
   readonly context: AppContext;
+  /** The plain-HTTP listener's server: it outlives the apps, whose listeners it calls (app-switch.ts). */
+  readonly server: HttpServer;
   /** The bound address, e.g. http://127.0.0.1:8080. */
   readonly url: string;
   /** The HTTPS listener's address, e.g. https://127.0.0.1:8443; null without listen.https_port. */
   readonly httpsUrl: string | null;
   /** Looks at the TLS certificates' files now rather than at the next minute's check; nothing without HTTPS. */
   checkCertificates(): void;
+  /** Applies a config read again (SIGHUP); throws, keeping the running app, when no app can be built on it. */
+  reload(config: Config): Promise<ReloadOutcome>;
   stop(): Promise<void>;
 }
 
@@ -40,20 +49,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   turnOffPretenuring();
   const lock = acquireInstanceLock(config.data_dir);
   let context: AppContext | null = null;
-  let app: FastifyInstance | null = null;
-  let url: string;
+  let live: LiveApp | null = null;
+  let http: HttpListener | null = null;
   let tls: TlsListener | null = null;
   let reloader: CertificateReloader | null = null;
   try {
     context = createContext(config, options);
     // Started now rather than by the first entry, which would wait for it: an entry is queryable within a second from the first one on, and pruning runs 5 s after the start.
     context.analytics.start();
-    app = await buildServer(context);
-    url = await app.listen({ host: config.listen.host, port: config.listen.port }).catch((error: unknown) => {
-      throw listenError(error, 'listen.port', config.listen.host, config.listen.port);
+    const started = await LiveApp.start(context);
+    live = started;
+    const { host, port } = config.listen;
+    const serve = (server: Parameters<LiveApp['serveOn']>[0]) => started.serveOn(server);
+    http = await openHttpListener({ host, port, maxHeaderSize: config.proxy.max_header_size, serve }).catch((error: unknown) => {
+      throw listenError(error, 'listen.port', host, port);
     });
-    const https = await openHttpsListener(app, config).catch((error: unknown) => {
-      throw listenError(error, 'listen.https_port', config.listen.host, config.listen.https_port!);
+    const https = await openHttpsListener(config, serve).catch((error: unknown) => {
+      throw listenError(error, 'listen.https_port', host, config.listen.https_port!);
     });
     if (https !== null) {
       tls = https.listener;
@@ -62,34 +74,49 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
   } catch (error) {
     await tls?.close();
-    await app?.close();
+    await http?.close();
+    await live?.close();
     context?.close();
     lock.release();
     throw error;
   }
-  const running = context;
-  const listening = app;
-  const servers: Server[] = tls === null ? [app.server] : [app.server, tls.server];
+  const root = context;
+  const app = live;
+  const listeners = tls === null ? [http] : [http, tls];
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), config.proxy.shutdown_timeout_ms);
+      const servers = listeners.map((listener) => listener.server);
+      const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), app.context.config.proxy.shutdown_timeout_ms);
       // Keep-alive connections that finish their request while we stop would otherwise linger until their idle timeout.
       const sweeper = setInterval(() => servers.forEach((server) => server.closeIdleConnections()), IDLE_SWEEP_MS);
       reloader?.stop();
       try {
-        // Both stop accepting at once; the app's close also closes open upgrades on either.
-        await Promise.all([listening.close(), tls?.close()]);
+        // Both listeners stop accepting at once; the app answers 503 from now on and closes open upgrades.
+        await Promise.all([...listeners.map((listener) => listener.close()), app.close()]);
       } finally {
         clearTimeout(deadline);
         clearInterval(sweeper);
-        running.close();
+        root.close();
         lock.release();
       }
     })();
     return stopping;
   };
-  return { app, context: running, url, httpsUrl: tls?.url ?? null, checkCertificates: () => reloader?.check(), stop };
+  return {
+    get app() {
+      return app.app;
+    },
+    get context() {
+      return app.context;
+    },
+    server: http.server,
+    url: http.url,
+    httpsUrl: tls?.url ?? null,
+    checkCertificates: () => reloader?.check(),
+    reload: (next) => app.reload(next),
+    stop,
+  };
 }
 
 /** Also what `parasol config check` says of such a host (cli/start-up-checks.ts). */
@@ -125,7 +152,7 @@ interface HttpsListener {
 }
 
 /** null without listen.https_port. The files were checked when the config was loaded; this reads them again in case they changed since. */
-async function openHttpsListener(app: FastifyInstance, config: Config): Promise<HttpsListener | null> {
+async function openHttpsListener(config: Config, serve: TlsListenOptions['serve']): Promise<HttpsListener | null> {
   if (config.listen.https_port === null) return null;
   const inUse = tlsPairsOf(config.tls).map((pair) => {
     const fingerprint = fingerprintOf(pair);
@@ -133,12 +160,13 @@ async function openHttpsListener(app: FastifyInstance, config: Config): Promise<
     if (!read.ok) throw new ConfigValueError(tlsPairKeys(pair), read.problem);
     return { pair, files: read.files, fingerprint };
   });
-  const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size };
-  return { listener: await openTlsListener(app.server, inUse.map((each) => each.files), options), inUse };
+  const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size, serve };
+  return { listener: await openTlsListener(inUse.map((each) => each.files), options), inUse };
 }
 
-/** For `parasol serve`: start, log where, and stop cleanly on a signal. */
-export async function serveUntilSignalled(config: Config): Promise<void> {
+/** For `parasol serve`: start, log where, stop cleanly on SIGTERM or SIGINT, reload on SIGHUP. */
+export async function serveUntilSignalled(loaded: LoadedConfig): Promise<void> {
+  const { config } = loaded;
   const server = await startServer(config);
   const { logger } = server.context;
   guardProcess(logger);
@@ -162,20 +190,29 @@ export async function serveUntilSignalled(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  // Node's default for SIGHUP is to die at once, dropping requests in flight: the habit of `kill -HUP`
-  // (nginx, API Umbrella) or a closed terminal must not take the gateway down.
-  process.on('SIGHUP', () => {
-    logger.info({ signal: 'SIGHUP' }, SIGHUP_MESSAGE);
-    server.checkCertificates();
-  });
+  // Node's default for SIGHUP is to die at once, dropping requests in flight; for Parasol, as for nginx
+  // and API Umbrella, it means a reload (and a closed terminal must not take the gateway down).
+  process.on('SIGHUP', () => void reloadOnSignal(server, loaded));
 }
 
 /**
- * What a SIGHUP does. Backends, users and admins live in the store and take
- * effect as they are saved or published; the config is read at start only.
+ * SIGHUP: the TLS certificates looked at again, and the config read again
+ * and applied (backends, users and admins live in the store and need no
+ * reload). A config that cannot be read, or an app that cannot be built on
+ * it, leaves the running one serving.
  */
-const SIGHUP_MESSAGE =
-  'SIGHUP: TLS certificates looked at again; the config is read at start, so restart Parasol to apply a changed one (systemctl reload parasol checks it first, then restarts)';
+async function reloadOnSignal(server: RunningServer, loaded: LoadedConfig): Promise<void> {
+  const { logger } = server.context;
+  logger.info({ signal: 'SIGHUP' }, 'SIGHUP: reading the config again and looking at the TLS certificates');
+  server.checkCertificates();
+  try {
+    const { applied, needRestart } = await server.reload(loaded.reload().config);
+    logger.info({ changed: applied }, applied.length === 0 ? 'config reloaded: nothing to apply' : 'config reloaded');
+    if (needRestart.length > 0) logger.warn({ keys: needRestart }, `config keys read at start only, still at their running values: restart Parasol to apply ${needRestart.join(', ')}`);
+  } catch (error) {
+    logger.error(`config not reloaded, the running one stays: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 /**
  * Admins who are not superusers act only through admin groups; after an

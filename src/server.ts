@@ -12,11 +12,15 @@ import { gatewayPlugin } from './gateway/plugin.js';
 import { contactApiPlugin } from './contact/contact-api.js';
 import { contactPage } from './contact/contact-page.js';
 import { homepageHandler } from './homepage/homepage.js';
+import type { OpenWork } from './lib/open-work.js';
 import { signupArea } from './signup/plugin.js';
 import { webPlugin } from './web/plugin.js';
 
-export async function buildServer(context: AppContext): Promise<FastifyInstance> {
+/** `work` counts what the app serves while it runs (serve.ts retires a reloaded app once it is idle). */
+export async function buildServer(context: AppContext, work?: OpenWork): Promise<FastifyInstance> {
   const { config } = context;
+  // Before the app is made: a homepage file that cannot be read leaves nothing open (a reload keeps the running app).
+  const homepage = await homepageHandler(context);
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     // The proxy logs every request as analytics; per-request log lines would only cost time.
@@ -38,6 +42,6 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
   await app.register(contactApiPlugin(context, signup.mailer), { prefix: '/api-umbrella/v1' });
   await app.register(webPlugin(context, [adminUiRoutes(signup.signups), signup.pages, contactPage, analyticsRoutes]));
-  await app.register(gatewayPlugin(context, { homepage: await homepageHandler(context) }));
+  await app.register(gatewayPlugin(context, { homepage, work }));
   return app;
 }

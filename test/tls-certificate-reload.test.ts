@@ -6,7 +6,6 @@ import { copyFileSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer } from 'node:http';
 import { readTlsFiles } from '../src/config/tls-files.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { startServer, type RunningServer } from '../src/serve.js';
@@ -122,7 +121,7 @@ describe('a renewed TLS certificate', () => {
     const end = Date.parse(new X509Certificate(read.files.cert).validTo);
     const clock = new ManualClock(end - 15 * 86_400_000);
     const log = capturingLogger();
-    listener = await openTlsListener(createServer(), [read.files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    listener = await openTlsListener([read.files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384, serve: () => undefined });
     // Checked by hand here, with the clock moved, rather than by the interval.
     const pair = { at: 'tls', cert_file: CERT_FILE, key_file: KEY_FILE, byName: false };
     const reloader = new CertificateReloader(listener, [{ pair, files: read.files, fingerprint: fingerprintOf(pair) }], { logger: log.logger, clock, checkEveryMs: 86_400_000 });

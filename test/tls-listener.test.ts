@@ -1,7 +1,7 @@
-// The HTTPS listener takes the plain server's connection limits, and relays
-// what arrives on it to the plain server's listeners.
+// The HTTPS listener: TLS with a certificate per host named (SNI), in front of
+// the listeners the app puts on it.
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { get } from 'node:https';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -39,21 +39,9 @@ afterEach(async () => {
 });
 
 describe('openTlsListener', () => {
-  it('has the keep-alive, header and request timeouts of the plain server (max_header_size: see proxy-https.test.ts)', async () => {
-    const main: Server = createServer();
-    main.keepAliveTimeout = 72_000;
-    main.headersTimeout = 12_345;
-    main.requestTimeout = 0;
-    main.maxRequestsPerSocket = 7;
-    main.setTimeout(9_000);
-    listener = await openTlsListener(main, [files], { host: '127.0.0.1', port: 0, maxHeaderSize: 32_768 });
-    const { server } = listener;
-    expect([server.keepAliveTimeout, server.headersTimeout, server.requestTimeout, server.maxRequestsPerSocket, server.timeout]).toEqual([72_000, 12_345, 0, 7, 9_000]);
-  });
-
-  it('hands its requests to the plain server\'s request listeners, whose socket is encrypted', async () => {
-    const main = createServer((request, response) => response.end(`encrypted: ${(request.socket as { encrypted?: boolean }).encrypted === true}`));
-    listener = await openTlsListener(main, [files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+  it("answers with the listeners put on it (app-switch.ts), on an encrypted socket", async () => {
+    const answer = (request: IncomingMessage, response: ServerResponse) => response.end(`encrypted: ${(request.socket as { encrypted?: boolean }).encrypted === true}`);
+    listener = await openTlsListener([files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384, serve: (server) => server.on('request', answer) });
     expect(listener.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const request = get(`${listener.url}/`, { ca: TEST_CA, agent: false });
     const [response] = (await once(request, 'response')) as [NodeJS.ReadableStream];
@@ -63,13 +51,13 @@ describe('openTlsListener', () => {
   });
 
   it('refuses to start on a port that is taken', async () => {
-    listener = await openTlsListener(createServer(), [files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    listener = await openTlsListener([files], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384, serve: () => undefined });
     const port = Number(new URL(listener.url).port);
-    await expect(openTlsListener(createServer(), [files], { host: '127.0.0.1', port, maxHeaderSize: 16_384 })).rejects.toThrow(/EADDRINUSE/);
+    await expect(openTlsListener([files], { host: '127.0.0.1', port, maxHeaderSize: 16_384, serve: () => undefined })).rejects.toThrow(/EADDRINUSE/);
   });
 
   it('shows each client the certificate for the host it names (SNI): exact names and one-label wildcards, else the first', async () => {
-    listener = await openTlsListener(createServer(), [files, readPair(SITES_CERT_FILE, SITES_KEY_FILE)], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384 });
+    listener = await openTlsListener([files, readPair(SITES_CERT_FILE, SITES_KEY_FILE)], { host: '127.0.0.1', port: 0, maxHeaderSize: 16_384, serve: () => undefined });
     const sites = fingerprintOf(SITES_CERT_FILE);
     const first = fingerprintOf(CERT_FILE);
     for (const [name, expected] of [['api.example.org', sites], ['API.Example.ORG', sites], ['api.example.org.', sites], ['a.example.net', sites], ['example.net', first], ['a.b.example.net', first], ['localhost', first], ['other.example.com', first], [undefined, first]] as const) {

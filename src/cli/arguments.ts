@@ -14,6 +14,7 @@ import { UsageError } from './usage-error.js';
 /** Each command's own options: all take a value and all are required. Every command also takes --config and --help. */
 export const COMMAND_OPTIONS = {
   serve: [],
+  reload: [],
   'config check': [],
   'admins create': ['email', 'password'],
   'admins reset-password': ['email', 'password'],

@@ -8,6 +8,7 @@ import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { serveUntilSignalled } from '../serve.js';
 import { BackupError, backupStore } from '../store/backup.js';
+import { runningInstancePid } from '../store/instance-lock.js';
 import type { Invocation } from './arguments.js';
 import { startUpProblem } from './start-up-checks.js';
 import { UsageError } from './usage-error.js';
@@ -18,6 +19,7 @@ export const USAGE = `Usage: parasol [--config PATH] COMMAND
 
 Commands:
   serve                                        run the gateway (what npm start runs)
+  reload                                       check the config, then have the gateway running on its data_dir apply it (SIGHUP)
   config check                                 validate the configuration; exit 0 or 1
   admins create --email E --password P         create a superuser admin; prints its API token once
   admins reset-password --email E --password P set an admin's password
@@ -33,8 +35,10 @@ Any other option or argument is refused (exit 2).
 export async function runCommand(invocation: Invocation, loaded: LoadedConfig): Promise<number> {
   switch (invocation.command) {
     case 'serve':
-      await serveUntilSignalled(loaded.config);
+      await serveUntilSignalled(loaded);
       return -1;
+    case 'reload':
+      return reload(loaded);
     case 'config check':
       return checkConfig(loaded);
     case 'admins create':
@@ -64,6 +68,22 @@ async function checkConfig(loaded: LoadedConfig): Promise<number> {
   const problem = await startUpProblem(loaded.config);
   if (problem !== null) throw problem;
   print({ ok: true, config_file: loaded.path });
+  return 0;
+}
+
+/**
+ * API Umbrella's `api-umbrella reload`, for a Parasol the packages' service
+ * does not run (from source, in a container): the checks of `config check`,
+ * then SIGHUP to the Parasol that holds the data_dir's lock. What it applied
+ * is in that Parasol's log.
+ */
+async function reload(loaded: LoadedConfig): Promise<number> {
+  const problem = await startUpProblem(loaded.config);
+  if (problem !== null) throw problem;
+  const pid = runningInstancePid(loaded.config.data_dir);
+  if (pid === null) throw new Error(`no Parasol is running with data_dir ${loaded.config.data_dir}; nothing to reload`);
+  process.kill(pid, 'SIGHUP');
+  print({ reload_requested: true, pid, config_file: loaded.path });
   return 0;
 }
 

@@ -37,6 +37,8 @@ export interface LoadedConfig {
    * cannot be made).
    */
   readonly sourceOf: (keys: readonly string[]) => string;
+  /** Reads the config again as it was read this time (same file, the environment as it is now), for a reload. */
+  readonly reload: () => LoadedConfig;
 }
 
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
@@ -48,7 +50,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const sources = new KeySources(path, fileValues, applyEnvironment(config, env));
   const problem = crossKeyProblem(config as unknown as Config);
   if (problem !== null) throw new ConfigError(`${sources.of(problem.keys)}: ${problem.message}`);
-  return { config: deepFreeze(config) as unknown as Config, path, sourceOf: (keys) => sources.of(keys) };
+  return { config: deepFreeze(config) as unknown as Config, path, sourceOf: (keys) => sources.of(keys), reload: () => loadConfig(options) };
 }
 
 function configFilePath(requested: string | undefined, cwd: string): string | null {

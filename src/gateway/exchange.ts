@@ -10,6 +10,7 @@ import type { KeyIndex } from '../api-users/key-index.js';
 import type { KeyHolder } from '../api-users/model.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
+import type { OpenWork } from '../lib/open-work.js';
 import type { RateLimitDecision, RateLimiter, RateLimitHeaders } from '../rate-limit/limiter.js';
 import { analyticsEntry } from './analytics-entry.js';
 import { authorizationCarries, extractApiKey } from './api-key.js';
@@ -42,6 +43,8 @@ export interface ExchangeDeps {
   /** null: strip_response_cookies is empty. */
   readonly responseCookieStripper: CookieStripper | null;
   readonly upstreamFailures: UpstreamFailureLog;
+  /** Counts the exchange from its start to its response's close: a retiring app waits for it. */
+  readonly work: OpenWork;
 }
 
 /** The request as the gateway read it before matching. */
@@ -134,6 +137,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
     this.settings = route.backend.settings.choose(this.method, this.backendPath, this.query);
     // A response closes once: 'on' spares the wrapper 'once' would allocate per request.
     this.res.on('close', this.onClose);
+    deps.work.begin();
   }
 
   /** proxy.gzip: read from the config, not copied into every exchange. */
@@ -252,6 +256,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
   }
 
   private readonly onClose = (): void => {
+    this.deps.work.end();
     // A client that leaves mid-request stops the upstream call too.
     this.call?.abort();
     if (this.deps.analytics.enabled && !this.settings.disableAnalytics) this.deps.analytics.record(analyticsEntry(this));

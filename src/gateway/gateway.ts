@@ -7,13 +7,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RESERVED_PREFIXES } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
+import type { OpenWork } from '../lib/open-work.js';
 import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-url.js';
 import { errorRequestOf, writeError } from './respond.js';
-import { ResponseCache } from './response-cache.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { backendDefaultsOf } from './settings.js';
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
@@ -29,10 +29,12 @@ export class Gateway {
   private readonly trust: ProxyTrust;
   private closing = false;
   private readonly upgrades = new OpenUpgrades();
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly context: AppContext,
     private readonly homepage: PageHandler,
+    work: OpenWork,
   ) {
     const { config } = context;
     this.pools = new UpstreamPools(config.proxy);
@@ -43,13 +45,14 @@ export class Gateway {
       rateLimiter: context.rateLimiter,
       analytics: context.analytics,
       clock: context.clock,
-      cache: config.cache.max_size_mb === 0 ? null : new ResponseCache(config.cache.max_size_mb * 1024 * 1024, context.clock),
+      cache: context.responseCache,
       cookieStripper: CookieStripper.compile(config.strip_cookies),
       responseCookieStripper: CookieStripper.compile(config.strip_response_cookies),
       upstreamFailures: new UpstreamFailureLog(context.logger, context.clock),
+      work,
     };
     // Requests already matched keep the table they started with; new ones see the new table.
-    context.publisher.subscribe((published) => {
+    this.unsubscribe = context.publisher.subscribe((published) => {
       this.table = compileRoutes(published, backendDefaultsOf(config.default_api_backend_settings), this.pools, config.default_host);
     });
   }
@@ -152,6 +155,7 @@ export class Gateway {
   }
 
   close(): Promise<void> {
+    this.unsubscribe();
     return this.pools.close();
   }
 }

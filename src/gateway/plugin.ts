@@ -4,6 +4,7 @@ import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { OpenWork } from '../lib/open-work.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Bans } from './bans.js';
 import { BodyPauseWatch } from './body-pauses.js';
@@ -18,11 +19,14 @@ import { responseOnUpgrade } from './upgrade-tunnel.js';
 export interface GatewayPluginOptions {
   /** Serves GET/HEAD "/" when no backend matches it; a plain built-in page when absent. */
   readonly homepage?: PageHandler;
+  /** Counts what the app serves, for a reload to retire it once idle; a count of its own when absent. */
+  readonly work?: OpenWork;
 }
 
 export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions = {}) {
   return async (app: FastifyInstance): Promise<void> => {
-    const gateway = new Gateway(context, options.homepage ?? builtInHomepage(context.config));
+    const work = options.work ?? new OpenWork();
+    const gateway = new Gateway(context, options.homepage ?? builtInHomepage(context.config), work);
     // Every proxied request makes several ticks: keep their entries on V8's fast path (see tick-shape.ts).
     holdTickEntryShape();
     app.addHook('onClose', () => gateway.close());
@@ -41,7 +45,7 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
     const bans = Bans.compile(context.config.ban, context.proxyTrust);
     const limits = ClientLimits.compile(context.config, context.proxyTrust);
     app.addHook('onClose', () => limits?.stop());
-    takeMatchedRequestsFirst(app, gateway, { bodies, bans, limits });
+    takeMatchedRequestsFirst(app, gateway, { bodies, bans, limits, work });
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       toOriginForm(request);
       if (bans?.refuses(request)) {
@@ -62,6 +66,8 @@ interface Gatekeeping {
   readonly bans: Bans | null;
   /** Refuses clients over the global per-IP limits; null when none is set. */
   readonly limits: ClientLimits | null;
+  /** Counts the requests Fastify answers (the gateway counts its own exchanges). */
+  readonly work: OpenWork;
 }
 
 /**
@@ -70,7 +76,7 @@ interface Gatekeeping {
  * Fastify is created with its listener as the server's only 'request'
  * listener; this one takes its place.
  */
-function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodies, bans, limits }: Gatekeeping): void {
+function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodies, bans, limits, work }: Gatekeeping): void {
   const listeners = app.server.listeners('request');
   if (listeners.length !== 1) throw new Error(`The gateway expects Fastify's server to have one request listener, not ${listeners.length}`);
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
@@ -82,6 +88,9 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
     if (limits !== null && !limits.admit(request, response)) return;
     if (refuseCodedBody(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
-    if (!gateway.handleDirect(request, response)) fastifyListener(request, response);
+    if (gateway.handleDirect(request, response)) return;
+    work.begin();
+    response.on('close', work.end);
+    fastifyListener(request, response);
   });
 }

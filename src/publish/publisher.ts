@@ -39,10 +39,14 @@ export class Publisher {
     return this.live;
   }
 
-  /** Calls the listener now with the live config, and again after every publish. */
-  subscribe(listener: (config: PublishedConfig) => void): void {
+  /** Calls the listener now with the live config, and again after every publish until the returned function is called. */
+  subscribe(listener: (config: PublishedConfig) => void): () => void {
     this.listeners.push(listener);
     listener(this.live);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index !== -1) this.listeners.splice(index, 1);
+    };
   }
 
   pendingChanges(): PendingChanges {

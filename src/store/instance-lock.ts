@@ -59,6 +59,33 @@ export function acquireInstanceLock(dataDir: string): InstanceLock {
   };
 }
 
+/**
+ * The pid of the Parasol that holds data_dir's lock, or null when none does
+ * (for `parasol reload`). Looks without taking the lock or writing a file.
+ */
+export function runningInstancePid(dataDir: string): number | null {
+  const { lockPath, pidPath } = lockFilesOf(dataDir);
+  if (!existsSync(lockPath)) return null;
+  let probe: Database.Database;
+  try {
+    probe = new Database(lockPath, { timeout: 0, fileMustExist: true });
+  } catch (error) {
+    throw new LockFileError(`${lockPath}: ${lockFileProblem(error)}`);
+  }
+  try {
+    probe.exec('BEGIN EXCLUSIVE');
+    probe.exec('ROLLBACK');
+    return null;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw new LockFileError(`${lockPath}: ${lockFileProblem(error)}`);
+    const pid = Number(holderOf(pidPath));
+    if (!Number.isSafeInteger(pid) || pid <= 0) throw new LockFileError(`${pidPath}: names no pid while Parasol runs with data_dir ${dataDir}; try again once it has started`);
+    return pid;
+  } finally {
+    probe.close();
+  }
+}
+
 function lockFilesOf(dataDir: string): { lockPath: string; pidPath: string } {
   return { lockPath: join(dataDir, 'parasol.lock'), pidPath: join(dataDir, 'parasol.pid') };
 }

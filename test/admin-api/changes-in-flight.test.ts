@@ -43,7 +43,7 @@ async function slowCall(method: string, path: string, body: unknown, meanwhile: 
     );
     req.on('error', reject);
     // The onRequest checks run in the turn the server gets the request; the next turn is after them.
-    gw.app.server.once('request', () =>
+    gw.server.once('request', () =>
       setImmediate(() => {
         meanwhile();
         req.end(text.slice(10));

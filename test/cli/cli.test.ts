@@ -335,31 +335,58 @@ describe('parasol serve signals', () => {
 });
 
 describe('parasol serve and SIGHUP', () => {
-  it('keeps serving, says what a reload needs, and looks at the TLS certificates at once', async () => {
+  it('reloads the config without a restart, names the keys that need one, keeps a broken one out, and looks at the TLS certificates', async () => {
     const serveDir = tempDir();
     const serveConfig = join(serveDir, 'parasol.yml');
     const [certFile, keyFile] = [join(serveDir, 'cert.pem'), join(serveDir, 'key.pem')];
     copyFileSync(CERT_FILE, certFile);
     copyFileSync(KEY_FILE, keyFile);
-    writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n  https_port: 0\ntls:\n  cert_file: ${certFile}\n  key_file: ${keyFile}\n`);
+    const configText = `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n  https_port: 0\ntls:\n  cert_file: ${certFile}\n  key_file: ${keyFile}\n`;
+    writeFileSync(serveConfig, configText);
     const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitFor(() => output.includes('Parasol is listening'));
+    const pid = server.pid;
     const url = (JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
     // A renewal (certbot replaces both files), seen on the signal rather than at the next minute's check.
     copyFileSync(RENEWED_CERT_FILE, certFile);
     copyFileSync(RENEWED_KEY_FILE, keyFile);
+    writeFileSync(serveConfig, `${configText}ban:\n  user_agents: ["~*^probe/"]\nproxy:\n  max_header_size: 32768\n`);
 
     server.kill('SIGHUP');
-    await waitFor(() => output.includes('TLS certificate reloaded'));
-    expect(output).toContain('SIGHUP: TLS certificates looked at again; the config is read at start, so restart Parasol to apply a changed one');
-    expect(server.exitCode).toBeNull();
+    await waitFor(() => output.includes('"msg":"config reloaded"'));
+    expect(output).toContain('TLS certificate reloaded');
+    expect(output).toContain('"changed":["ban.user_agents"]');
+    expect(output).toContain('restart Parasol to apply proxy.max_header_size');
+    expect((await fetch(`${url}/api-umbrella/v1/health`, { headers: { 'User-Agent': 'Probe/1.0' } })).status).toBe(403);
     expect((await fetch(`${url}/api-umbrella/v1/health`)).status).toBe(200);
+
+    writeFileSync(serveConfig, `${configText}ban:\n  user_agents: 7\n`);
+    server.kill('SIGHUP');
+    await waitFor(() => output.includes('config not reloaded'));
+    expect(output).toMatch(/config not reloaded, the running one stays: [^"]*parasol\.yml: ban\.user_agents/);
+    expect((await fetch(`${url}/api-umbrella/v1/health`, { headers: { 'User-Agent': 'Probe/1.0' } })).status).toBe(403);
+    expect([server.exitCode, server.pid]).toEqual([null, pid]);
+
+    // `parasol reload` (API Umbrella's `api-umbrella reload`) checks the file before it signals.
+    const signalsBefore = output.split('"signal":"SIGHUP"').length;
+    const refused = await parasol(['reload', '--config', serveConfig]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('ban.user_agents');
+    writeFileSync(serveConfig, configText);
+    const requested = await parasol(['reload', '--config', serveConfig]);
+    expect(requested.code).toBe(0);
+    expect(JSON.parse(requested.stdout)).toEqual({ reload_requested: true, pid, config_file: serveConfig });
+    await waitFor(() => output.split('"msg":"config reloaded"').length === 3);
+    expect(output.split('"signal":"SIGHUP"').length).toBe(signalsBefore + 1);
+    expect((await fetch(`${url}/api-umbrella/v1/health`, { headers: { 'User-Agent': 'Probe/1.0' } })).status).toBe(200);
 
     server.kill('SIGTERM');
     const [code] = (await once(server, 'exit')) as [number];
     expect(code).toBe(0);
+    const nothingRunning = await parasol(['reload', '--config', serveConfig]);
+    expect(nothingRunning).toMatchObject({ code: 1, stderr: `parasol: no Parasol is running with data_dir ${join(serveDir, 'data')}; nothing to reload\n` });
   });
 });
 

@@ -1,58 +1,13 @@
 // WebSockets through the gateway: the handshake is checked like any request,
 // an allowed one is joined to a real WebSocket upstream byte for byte.
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { connect as connectTcp, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocket } from 'ws';
 import type { AnalyticsEntry } from '../../src/analytics/log-entry.js';
 import { startTestGateway } from '../helpers/gateway.js';
+import { connect, listenOnLoopback, startWebSocketUpstream, type WebSocketUpstream } from '../helpers/websocket-upstream.js';
 import { echoBackend, sendRaw, startProxyFixture, statusOf, type ProxyFixture } from './support.js';
-
-/** A WebSocket upstream: its first message tells the handshake it saw, then it echoes. */
-interface WebSocketUpstream {
-  readonly port: number;
-  readonly handshakes: { url: string; headers: IncomingHttpHeaders }[];
-  close(): Promise<void>;
-}
-
-async function startWebSocketUpstream(): Promise<WebSocketUpstream> {
-  const server: Server = createServer((_request, response) => response.writeHead(426).end());
-  const sockets = new WebSocketServer({ server });
-  const handshakes: WebSocketUpstream['handshakes'] = [];
-  sockets.on('connection', (socket, request) => {
-    handshakes.push({ url: request.url!, headers: request.headers });
-    socket.send(JSON.stringify({ url: request.url, headers: request.headers }));
-    socket.on('message', (data, binary) => socket.send(data, { binary }));
-  });
-  const listening = await listenOnLoopback(server, () => {
-    for (const client of sockets.clients) client.terminate();
-    sockets.close();
-  });
-  return { ...listening, handshakes };
-}
-
-/** Starts `server` on a free loopback port; its close() first runs `beforeClose`, then waits for the server to close. */
-async function listenOnLoopback(server: Server | TcpServer, beforeClose: () => void): Promise<{ port: number; close(): Promise<void> }> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as AddressInfo).port,
-    async close() {
-      beforeClose();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
-
-/** Opens a client and waits for the upstream's handshake report (its first message). */
-async function connect(url: string, headers: Record<string, string> = {}): Promise<{ socket: WebSocket; seen: { url: string; headers: IncomingHttpHeaders }; upgradeHeaders: IncomingHttpHeaders }> {
-  const socket = new WebSocket(url, { headers });
-  // The first message can come in the same tick as the upgrade: listen for both at once.
-  const [[response], [first]] = (await Promise.all([once(socket, 'upgrade'), once(socket, 'message')])) as [[{ headers: IncomingHttpHeaders }], [Buffer]];
-  return { socket, seen: JSON.parse(first.toString()) as { url: string; headers: IncomingHttpHeaders }, upgradeHeaders: response.headers };
-}
 
 /** An upstream that takes connections and reads requests but never answers them; `requested` is the connection the first request came on. */
 async function startSilentUpstream(): Promise<{ port: number; requested: Promise<Socket>; close(): Promise<void> }> {

@@ -45,8 +45,7 @@ export async function startWithConfig(config: Config, options: ContextOptions = 
   };
   const adminApi = (method: string, path: string, body?: unknown) => adminApiAs(adminToken, method, path, body);
 
-  return {
-    ...server,
+  const helpers: Omit<TestGateway, keyof RunningServer> = {
     adminToken,
     adminApi,
     adminApiAs,
@@ -63,4 +62,6 @@ export async function startWithConfig(config: Config, options: ContextOptions = 
       return { id: created.id, apiKey };
     },
   };
+  // Onto the server itself: its app and context are getters that follow a reload.
+  return Object.assign(server, helpers);
 }

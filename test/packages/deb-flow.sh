@@ -112,8 +112,13 @@ echo 'no_such_key: 1' >>"$ROOT/etc/parasol/parasol.yml"
 check_exit "reload with an invalid config exits 6" 6 in_root $INIT reload
 check_exit "... and leaves the service running" 0 in_root $INIT status
 cp "$ROOT/tmp/parasol.yml.good" "$ROOT/etc/parasol/parasol.yml"
+RELOAD_PID=$(service_pid)
+sed -i 's/^site_name: Parasol /site_name: Reloaded site /' "$ROOT/etc/parasol/parasol.yml"
 check "$INIT reload exits 0" in_root $INIT reload
+check "reload kept the process (SIGHUP, no restart)" bash -c "[[ \$(cat $ROOT/run/parasol.pid) == $RELOAD_PID ]]"
+check_http "the reloaded config applies (site_name on the homepage)" 200 'Reloaded site' GET "$BASE/"
 check "the health endpoint answers after reload" wait_healthy 80
+cp "$ROOT/tmp/parasol.yml.good" "$ROOT/etc/parasol/parasol.yml"
 
 echo "== .deb: the init script where systemd is the init"
 # The script hands actions to systemd when /run/systemd/system exists; a
@@ -126,7 +131,7 @@ echo 'no_such_key: 1' >>"$ROOT/etc/parasol/parasol.yml"
 check_exit "reload with an invalid config exits 6" 6 in_root $INIT reload
 check "... and does not restart the unit" test ! -e "$ROOT/tmp/systemctl.calls"
 cp "$ROOT/tmp/parasol.yml.good" "$ROOT/etc/parasol/parasol.yml"
-check "reload of a valid config restarts the unit" bash -c "in_root $INIT reload && grep -qx 'restart parasol.service' '$ROOT/tmp/systemctl.calls'"
+check "reload of a valid config reloads the unit" bash -c "in_root $INIT reload && grep -qx 'reload parasol.service' '$ROOT/tmp/systemctl.calls'"
 check "PARASOL_INIT_NO_SYSTEMD=1 keeps the script's own restart (the variable is not taken for a config key)" \
   in_root env PARASOL_INIT_NO_SYSTEMD=1 $INIT restart
 check "the health endpoint answers after that restart" wait_healthy 80

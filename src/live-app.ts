@@ -1,0 +1,115 @@
+// The app that answers requests, and its replacement when the config is
+// reloaded (SIGHUP): the next app is built and made ready beside the running
+// one, takes over the listeners in one step (app-switch.ts), and the one it
+// replaced is closed once it has finished what it was serving, requests and
+// WebSocket tunnels alike, or after proxy.shutdown_timeout_ms. What outlives
+// an app (the store, the analytics writer, the rate limiters' counts, the
+// response cache) is shared (context.ts, withConfig).
+import type { FastifyInstance } from 'fastify';
+import { AppSwitch } from './app-switch.js';
+import { configChange } from './config/reload-keys.js';
+import type { Config } from './config/schema.js';
+import { withConfig, type AppContext } from './context.js';
+import { OpenWork } from './lib/open-work.js';
+import { buildServer } from './server.js';
+
+export interface ReloadOutcome {
+  /** Changed keys now applied. */
+  readonly applied: readonly string[];
+  /** Changed keys that keep their running values until a restart (config/reload-keys.ts). */
+  readonly needRestart: readonly string[];
+  /** Resolves once the app it replaced has closed (at once when no app was replaced). */
+  readonly retired: Promise<void>;
+}
+
+interface Generation {
+  readonly app: FastifyInstance;
+  readonly context: AppContext;
+  readonly work: OpenWork;
+}
+
+export class LiveApp {
+  private readonly switcher: AppSwitch;
+  private readonly retiring = new Set<Promise<void>>();
+  /** Reloads run one after the other, each against the config the one before left. */
+  private reloading: Promise<unknown> = Promise.resolve();
+  private stopping = false;
+  private stopNow: () => void = () => {};
+  private readonly stopped = new Promise<void>((resolve) => (this.stopNow = resolve));
+
+  private constructor(private live: Generation) {
+    this.switcher = new AppSwitch(live.app);
+  }
+
+  static async start(context: AppContext): Promise<LiveApp> {
+    return new LiveApp(await generationOf(context));
+  }
+
+  get app(): FastifyInstance {
+    return this.live.app;
+  }
+
+  get context(): AppContext {
+    return this.live.context;
+  }
+
+  /** Puts the app's listeners on a listening server, and each reloaded app's after them. */
+  serveOn(server: Parameters<AppSwitch['serveOn']>[0]): void {
+    this.switcher.serveOn(server);
+  }
+
+  /** Builds an app on `config` and serves with it from now on; throws (the running app stays) when it cannot be built. */
+  reload(config: Config): Promise<ReloadOutcome> {
+    const reloaded = this.reloading.then(() => this.replaceWith(config));
+    this.reloading = reloaded.catch(() => undefined);
+    return reloaded;
+  }
+
+  /** For a stop: the app and any still retiring close, bounded by their drain (proxy.shutdown_timeout_ms). */
+  async close(): Promise<void> {
+    this.stopping = true;
+    await this.reloading;
+    this.stopNow();
+    await Promise.all([this.live.app.close(), ...this.retiring]);
+  }
+
+  private async replaceWith(next: Config): Promise<ReloadOutcome> {
+    if (this.stopping) throw new Error('Parasol is stopping');
+    const running = this.live.context;
+    const change = configChange(running.config, next);
+    if (change.applied.length === 0) return { applied: [], needRestart: change.needRestart, retired: Promise.resolve() };
+    const generation = await generationOf(withConfig(running, change.config));
+    const previous = this.live;
+    this.switcher.switchTo(generation.app);
+    this.live = generation;
+    if (change.config.log_level !== running.config.log_level) running.logger.level = change.config.log_level;
+    const retired = this.retire(previous);
+    return { applied: change.applied, needRestart: change.needRestart, retired };
+  }
+
+  private retire(generation: Generation): Promise<void> {
+    const { logger, config } = generation.context;
+    const retired = Promise.race([generation.work.idle(config.proxy.shutdown_timeout_ms), this.stopped])
+      .then(() => generation.app.close())
+      .catch((error: unknown) => logger.error({ err: error }, 'closing the app a reload replaced failed'))
+      .finally(() => this.retiring.delete(retired));
+    this.retiring.add(retired);
+    return retired;
+  }
+}
+
+/** An app ready to serve; closed when it cannot be made ready. */
+async function generationOf(context: AppContext): Promise<Generation> {
+  const work = new OpenWork();
+  const app = await buildServer(context, work);
+  // Runs once the app stops taking requests (it answers 503 from then on) and before its plugins close
+  // what requests in flight use (upstream pools, the mailer): onClose hooks run last-added first.
+  app.addHook('onClose', () => work.idle(context.config.proxy.shutdown_timeout_ms).then(() => undefined));
+  try {
+    await app.ready();
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return { app, context, work };
+}

@@ -1,0 +1,196 @@
+// A reload (SIGHUP; RunningServer.reload) applies a changed config without
+// closing the listeners: open connections carry on with the next app, what
+// was in flight finishes on the app it started on, and what outlives an app
+// (rate limit counts, analytics) is shared. Keys read at start keep their
+// running values and are named.
+import { once } from 'node:events';
+import { writeFileSync, rmSync } from 'node:fs';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import { tempDir, testConfig } from '../helpers/config.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { connect, startWebSocketUpstream, type WebSocketUpstream } from '../helpers/websocket-upstream.js';
+import { echoBackend, send, startProxyFixture, type ProxyFixture } from '../gateway/support.js';
+
+let fx: ProxyFixture | null = null;
+let sockets: WebSocketUpstream | null = null;
+afterEach(async () => {
+  await fx?.close();
+  await sockets?.close();
+  fx = sockets = null;
+});
+
+/** The running config with `changes` (whole sections) in place, read through the real loader as a reload reads the file. */
+function reloaded(gw: TestGateway, changes: Record<string, unknown>): Config {
+  return testConfig({ ...structuredClone(gw.context.config), ...changes });
+}
+
+/** A GET on `agent`'s connection; `reused`: whether it went on a connection opened before. */
+function get(url: string, agent: Agent, headers: Record<string, string>): Promise<{ status: number; body: string; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { agent, headers }, (response: IncomingMessage) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, body, reused: sent.reusedSocket }));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+describe('a reload', () => {
+  it('applies the changed keys to the next request, on a connection opened before it too', async () => {
+    fx = await startProxyFixture();
+    await fx.gw.publishBackend(echoBackend(fx.echo));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const headers = { 'X-Api-Key': fx.apiKey, 'User-Agent': 'Probe/1.0' };
+    expect((await get(`${fx.gw.url}/echo/before`, agent, headers)).status).toBe(200);
+
+    const outcome = await fx.gw.reload(reloaded(fx.gw, { ban: { user_agents: ['~*^probe/'] } }));
+    expect(outcome).toMatchObject({ applied: ['ban.user_agents'], needRestart: [] });
+    const banned = await get(`${fx.gw.url}/echo/after`, agent, headers);
+    expect(banned).toMatchObject({ status: 403, reused: true });
+    expect(banned.body).toContain('Please contact us for assistance.');
+    expect((await get(`${fx.gw.url}/echo/after`, agent, { ...headers, 'User-Agent': 'Other/1.0' })).status).toBe(200);
+    expect(fx.gw.context.config.ban.user_agents).toEqual(['~*^probe/']);
+    agent.destroy();
+    await outcome.retired;
+  });
+
+  it('lets a request in flight finish on the app it started on, which closes after it; both are logged', async () => {
+    let release: () => void = () => undefined;
+    let arrived: () => void = () => undefined;
+    const slowArrived = new Promise<void>((resolve) => (arrived = resolve));
+    fx = await startProxyFixture({
+      upstream: (req, res) => {
+        if (req.url !== '/backend/slow') return false;
+        arrived();
+        release = () => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('finished');
+        return true;
+      },
+    });
+    await fx.gw.publishBackend(echoBackend(fx.echo));
+    const headers = { 'X-Api-Key': fx.apiKey };
+    const inFlight = send(fx.gw.url, '/echo/slow', { headers });
+    await slowArrived;
+
+    const outcome = await fx.gw.reload(reloaded(fx.gw, { site_name: 'Reloaded' }));
+    let retired = false;
+    void outcome.retired.then(() => (retired = true));
+    expect((await send(fx.gw.url, '/echo/fast', { headers })).status).toBe(200);
+    expect(retired).toBe(false);
+    release();
+    expect(await inFlight).toMatchObject({ status: 200, text: 'finished' });
+    await outcome.retired;
+    fx.gw.context.analytics.flush();
+    const paths = fx.gw.context.db.prepare('SELECT request_path FROM analytics_logs ORDER BY request_path').pluck().all();
+    expect(paths).toEqual(['/echo/fast', '/echo/slow']);
+  });
+
+  it('serves every request of clients that keep sending through several reloads', async () => {
+    fx = await startProxyFixture();
+    await fx.gw.publishBackend(echoBackend(fx.echo));
+    const gw = fx.gw;
+    const headers = { 'X-Api-Key': fx.apiKey };
+    let sending = true;
+    const statuses: number[] = [];
+    const client = async (agent: Agent | false): Promise<void> => {
+      while (sending) statuses.push((await get(`${gw.url}/echo/load`, agent as Agent, headers)).status);
+    };
+    const keepingAlive = new Agent({ keepAlive: true, maxSockets: 2 });
+    const clients = [client(keepingAlive), client(keepingAlive), client(false), client(false)];
+    for (let round = 1; round <= 5; round++) {
+      const countBefore = statuses.length;
+      const outcome = await gw.reload(reloaded(gw, { site_name: `Round ${round}` }));
+      expect(outcome.applied).toEqual(['site_name']);
+      // Each app serves some of the requests before the next reload replaces it.
+      await expect.poll(() => statuses.length, { interval: 5 }).toBeGreaterThan(countBefore + 20);
+    }
+    sending = false;
+    await Promise.all(clients);
+    keepingAlive.destroy();
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(statuses.length).toBeGreaterThan(100);
+  });
+
+  it("keeps the rate limits' counts", async () => {
+    fx = await startProxyFixture();
+    const oncePerMinute = [{ duration: 60_000, limit_by: 'ip', limit: 1, response_headers: true }];
+    await fx.gw.publishBackend(echoBackend(fx.echo, { settings: { rate_limit_mode: 'custom', rate_limits: oncePerMinute } }));
+    const headers = { 'X-Api-Key': fx.apiKey };
+    expect((await send(fx.gw.url, '/echo/one', { headers })).status).toBe(200);
+    await fx.gw.reload(reloaded(fx.gw, { site_name: 'Reloaded' }));
+    expect((await send(fx.gw.url, '/echo/two', { headers })).status).toBe(429);
+  });
+
+  it('keeps the running values of keys read at start, and names them', async () => {
+    fx = await startProxyFixture();
+    const running = fx.gw.context.config;
+    const next = reloaded(fx.gw, {
+      listen: { host: '127.0.0.1', port: 8 },
+      proxy: { ...running.proxy, max_header_size: 32_768, response_timeout_ms: 5_000 },
+      analytics: { ...running.analytics, retention_days: 7, timezone: 'America/Denver' },
+    });
+    const outcome = await fx.gw.reload(next);
+    expect(outcome.applied).toEqual(['proxy.response_timeout_ms', 'analytics.timezone']);
+    expect(outcome.needRestart).toEqual(['listen.port', 'proxy.max_header_size', 'analytics.retention_days']);
+    const now = fx.gw.context.config;
+    expect([now.listen.port, now.proxy.max_header_size, now.analytics.retention_days]).toEqual([0, 16_384, 90]);
+    expect([now.proxy.response_timeout_ms, now.analytics.timezone]).toEqual([5_000, 'America/Denver']);
+    expect((await fetch(`${fx.gw.url}/api-umbrella/v1/health`)).status).toBe(200);
+  });
+
+  it('changes nothing when no key changed', async () => {
+    fx = await startProxyFixture();
+    const app = fx.gw.app;
+    expect(await fx.gw.reload(reloaded(fx.gw, {}))).toMatchObject({ applied: [], needRestart: [] });
+    expect(fx.gw.app).toBe(app);
+  });
+
+  it('keeps the running app when the next one cannot be built', async () => {
+    fx = await startProxyFixture();
+    const homepage = join(tempDir(), 'home.html');
+    writeFileSync(homepage, '<h1>Home</h1>');
+    const next = reloaded(fx.gw, { site_name: 'Never', homepage: { file: homepage } });
+    rmSync(homepage);
+    await expect(fx.gw.reload(next)).rejects.toThrow(/home\.html/);
+    expect(fx.gw.context.config.site_name).toBe('Parasol');
+    expect((await fetch(`${fx.gw.url}/`)).status).toBe(200);
+  });
+});
+
+describe('a WebSocket tunnel open at a reload', () => {
+  async function tunnelThroughGateway(shutdownTimeoutMs: number) {
+    sockets = await startWebSocketUpstream();
+    fx = await startProxyFixture({ config: { proxy: { shutdown_timeout_ms: shutdownTimeoutMs } } });
+    await fx.gw.publishBackend(echoBackend(fx.echo, { servers: [{ host: '127.0.0.1', port: sockets.port }], url_matches: [{ frontend_prefix: '/live/', backend_prefix: '/socket/' }] }));
+    return (await connect(`${fx.gw.url.replace('http', 'ws')}/live/?api_key=${fx.apiKey}`)).socket;
+  }
+
+  it('carries on through it, and is closed once proxy.shutdown_timeout_ms has passed', async () => {
+    const socket = await tunnelThroughGateway(300);
+    const outcome = await fx!.gw.reload(reloaded(fx!.gw, { site_name: 'Reloaded' }));
+    socket.send('still there');
+    const [echoed] = (await once(socket, 'message')) as [Buffer];
+    expect(echoed.toString()).toBe('still there');
+    const closed = once(socket, 'close');
+    await outcome.retired;
+    await closed;
+    // The next app takes new tunnels.
+    const again = await connect(`${fx!.gw.url.replace('http', 'ws')}/live/?api_key=${fx!.apiKey}`);
+    again.socket.close();
+  });
+
+  it('is closed by a stop that comes before the timeout', async () => {
+    const socket = await tunnelThroughGateway(60_000);
+    await fx!.gw.reload(reloaded(fx!.gw, { site_name: 'Reloaded' }));
+    const closed = once(socket, 'close');
+    const started = Date.now();
+    await fx!.close();
+    fx = null;
+    await closed;
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
