@@ -6,13 +6,12 @@
 // parsed from then on, on new and open connections alike, reach the next
 // app, and no connection is refused or closed for it.
 import type { Server as HttpServer } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
+import type { ListeningServer } from './http-listener.js';
 
 /** Events a client's connection raises on an HTTP server that the app's listeners answer. */
 const SERVED_EVENTS = ['request', 'upgrade', 'clientError'] as const;
 
-type ListeningServer = HttpServer | HttpsServer;
 type Listener = (...args: unknown[]) => void;
 type Listeners = Record<(typeof SERVED_EVENTS)[number], Listener[]>;
 

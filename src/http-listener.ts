@@ -3,42 +3,50 @@
 // socket stays open and no connection is refused while the config changes.
 import { once } from 'node:events';
 import { createServer, type Server as HttpServer } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
+import { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-export interface HttpListener {
-  readonly server: HttpServer;
+export type ListeningServer = HttpServer | HttpsServer;
+
+export interface Listener<S extends ListeningServer> {
+  readonly server: S;
   /** e.g. http://127.0.0.1:8080 */
   readonly url: string;
   /** Stops accepting connections; resolves when every open one has ended. */
   close(): Promise<void>;
 }
 
-export interface HttpListenOptions {
+export type HttpListener = Listener<HttpServer>;
+
+export interface ListenOptions<S extends ListeningServer> {
   readonly host: string;
   readonly port: number;
   readonly maxHeaderSize: number;
   /** Puts the app's listeners on the server before it listens, so that no early request goes unanswered. */
-  readonly serve: (server: HttpServer) => void;
+  readonly serve: (server: S) => void;
 }
 
-export async function openHttpListener(options: HttpListenOptions): Promise<HttpListener> {
+export function openHttpListener(options: ListenOptions<HttpServer>): Promise<HttpListener> {
   // The gateway answers a request without Host itself, in the client's format (request-url.ts), not Node's empty 400.
-  const server = createServer({ maxHeaderSize: options.maxHeaderSize, requireHostHeader: false });
+  return listen(createServer({ maxHeaderSize: options.maxHeaderSize, requireHostHeader: false }), options);
+}
+
+/** Serves and listens on a server made for `options` (its maxHeaderSize among them). */
+export async function listen<S extends ListeningServer>(server: S, options: ListenOptions<S>): Promise<Listener<S>> {
   options.serve(server);
   server.listen({ host: options.host, port: options.port });
   await once(server, 'listening');
-  return { server, url: urlOf(server, 'http'), close: () => closeServer(server) };
+  return { server, url: urlOf(server), close: () => closeServer(server) };
 }
 
 /** Where a client on this machine reaches the server: a wildcard address is named by its loopback. */
-export function urlOf(server: HttpServer | HttpsServer, scheme: 'http' | 'https'): string {
+function urlOf(server: ListeningServer): string {
   const { address, family, port } = server.address() as AddressInfo;
   const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '[::1]' : family === 'IPv6' ? `[${address}]` : address;
-  return `${scheme}://${host}:${port}`;
+  return `${server instanceof HttpsServer ? 'https' : 'http'}://${host}:${port}`;
 }
 
-export function closeServer(server: HttpServer | HttpsServer): Promise<void> {
+function closeServer(server: ListeningServer): Promise<void> {
   return new Promise((resolve) => {
     // An error here only says the server was not listening any more: closed is closed.
     server.close(() => resolve());

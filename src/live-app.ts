@@ -10,6 +10,7 @@ import { AppSwitch } from './app-switch.js';
 import { configChange } from './config/reload-keys.js';
 import type { Config } from './config/schema.js';
 import { withConfig, type AppContext } from './context.js';
+import type { ListeningServer } from './http-listener.js';
 import { OpenWork } from './lib/open-work.js';
 import { buildServer } from './server.js';
 
@@ -54,7 +55,7 @@ export class LiveApp {
   }
 
   /** Puts the app's listeners on a listening server, and each reloaded app's after them. */
-  serveOn(server: Parameters<AppSwitch['serveOn']>[0]): void {
+  serveOn(server: ListeningServer): void {
     this.switcher.serveOn(server);
   }
 

@@ -10,7 +10,7 @@ import { ConfigValueError, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { readTlsFiles, tlsPairKeys, tlsPairsOf } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
-import { openHttpListener, type HttpListener } from './http-listener.js';
+import { openHttpListener, type HttpListener, type ListeningServer } from './http-listener.js';
 import { LiveApp, type ReloadOutcome } from './live-app.js';
 import { turnOffPretenuring } from './lib/pretenuring.js';
 import { guardProcess } from './lib/process-guards.js';
@@ -60,7 +60,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const started = await LiveApp.start(context);
     live = started;
     const { host, port } = config.listen;
-    const serve = (server: Parameters<LiveApp['serveOn']>[0]) => started.serveOn(server);
+    const serve = (server: ListeningServer) => started.serveOn(server);
     http = await openHttpListener({ host, port, maxHeaderSize: config.proxy.max_header_size, serve }).catch((error: unknown) => {
       throw listenError(error, 'listen.port', host, port);
     });

@@ -6,30 +6,18 @@
 // for require_https, Secure cookies and X-Forwarded-Proto. With several
 // certificates, each connection gets the one for the host it names (SNI,
 // tls-server-names.ts).
-import { once } from 'node:events';
 import { createServer, type Server as HttpsServer } from 'node:https';
 import type { SecureContext } from 'node:tls';
 import type { TlsFiles } from './config/tls-files.js';
-import { closeServer, urlOf } from './http-listener.js';
+import { listen, type Listener, type ListenOptions } from './http-listener.js';
 import { ServerNameChooser } from './tls-server-names.js';
 
-export interface TlsListener {
-  readonly server: HttpsServer;
-  /** e.g. https://127.0.0.1:8443 */
-  readonly url: string;
+export interface TlsListener extends Listener<HttpsServer> {
   /** Connections from now on get this certificate in place of the index-th (0: tls.cert_file); open ones keep theirs. */
   useCertificate(index: number, files: TlsFiles): void;
-  /** Stops accepting connections; resolves when every open one has ended. */
-  close(): Promise<void>;
 }
 
-export interface TlsListenOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly maxHeaderSize: number;
-  /** Puts the app's listeners on the server before it listens. */
-  readonly serve: (server: HttpsServer) => void;
-}
+export type TlsListenOptions = ListenOptions<HttpsServer>;
 
 /** Listens on options.host:options.port; `pairs[0]` is the certificate for every host no other one names. */
 export async function openTlsListener(pairs: readonly TlsFiles[], options: TlsListenOptions): Promise<TlsListener> {
@@ -44,17 +32,12 @@ export async function openTlsListener(pairs: readonly TlsFiles[], options: TlsLi
     // As on the main server: the gateway answers a missing Host itself.
     requireHostHeader: false,
   });
-  options.serve(server);
-  server.listen({ host: options.host, port: options.port });
-  await once(server, 'listening');
   return {
-    server,
-    url: urlOf(server, 'https'),
+    ...(await listen(server, options)),
     useCertificate: (index, files) => {
       chooser?.replace(index, files);
       // Also what a client that names no host gets.
       if (index === 0) server.setSecureContext({ cert: files.cert, key: files.key });
     },
-    close: () => closeServer(server),
   };
 }
