@@ -2,7 +2,8 @@
 // Filter Logs view takes (14 days, first page, highlights and chart) through
 // the reader thread, how long the main event loop was held meanwhile, the
 // same view for an admin limited to an API scope (read from the rows), API
-// Drilldown and By Location, and how much RSS grows while a CSV of 100,000
+// Drilldown, By Location and By Users (a page of users with their details
+// from api_users), and how much RSS grows while a CSV of 100,000
 // rows streams: newest first (the time index's order), then sorted on a
 // field of the row and on a field found by lookup (the IP's country), which
 // no index keeps.
@@ -20,8 +21,10 @@ import { parseDrilldownQuery } from '../src/analytics/query/drilldown-prefix.js'
 import { ReaderThread } from '../src/analytics/reader-thread.js';
 import { openStore, type Db } from '../src/store/db.js';
 import { DEFAULT_RULES } from '../src/analytics/query/filter-rules.js';
-import { SEEDED_BACKENDS, seedAnalytics, seedLocations } from '../scripts/seed-analytics.js';
+import { SEEDED_BACKENDS, seedAnalytics, seedLocations, seedUserProfiles } from '../scripts/seed-analytics.js';
 import { parseMapQuery } from '../src/analytics/query/map-region.js';
+import { parseUsersQuery } from '../src/analytics/query/users-query.js';
+import { PAGE_DEFAULTS } from '../src/analytics/routes/view-model.js';
 
 const ENTRIES = 1_000_000;
 const DAYS = 30;
@@ -58,6 +61,8 @@ for (const region of ['world', 'US']) {
   const located = await locationTimings(region, runs);
   console.log(`By Location at ${region} (14 days): median ${ms(median(located))}, max ${ms(Math.max(...located))}`);
 }
+const byUsers = await byUsersTimings(runs);
+console.log(`By Users (14 days, first page with the users' details): median ${ms(median(byUsers))}, max ${ms(Math.max(...byUsers))}`);
 for (const order of [undefined, 'response_time:desc', 'request_ip_country:asc']) await csvMemory(order);
 await reader.stop();
 db.close();
@@ -67,6 +72,8 @@ function ensureSeeded(store: Db): void {
   if (n >= ENTRIES) {
     // Seeded before By Location existed.
     if (store.prepare('SELECT 1 FROM analytics_ip_locations LIMIT 1').get() === undefined) seedLocations(store);
+    // Seeded before By Users showed the users' details.
+    if (store.prepare('SELECT 1 FROM api_users LIMIT 1').get() === undefined) seedUserProfiles(store);
     return;
   }
   console.log(`seeding ${ENTRIES} entries over ${DAYS} days into ${dataDir} (once)…`);
@@ -81,6 +88,16 @@ function locationTimings(region: string, count: number): Promise<number[]> {
     if (!parsed.ok) throw new Error(parsed.error);
     const located = await reader.locations(parsed.query);
     return `${located.regions.length} locations, the first ${located.regions[0]?.name} with ${located.regions[0]?.hits} hits`;
+  });
+}
+
+/** By Users as its page reads it: the view's users in its order, the page's with their details. */
+function byUsersTimings(count: number): Promise<number[]> {
+  return timed(count, async () => {
+    const parsed = parseUsersQuery({}, now, PAGE_DEFAULTS);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const { total, data } = await reader.usersPage(parsed.query);
+    return `${total} users, ${data.length} on the first page, the first ${data[0]?.email} (${data[0]?.first_name} ${data[0]?.last_name}) with ${data[0]?.hits} hits`;
   });
 }
 

@@ -49,6 +49,45 @@ export function seedAnalytics(db: Db, options: SeedOptions): void {
     writer.writeEntries(batch);
   }
   seedLocations(db);
+  seedUserProfiles(db);
+}
+
+/**
+ * Gives every seeded user the record By Users joins for its details (an
+ * API user as signup makes one, its key unusable), so that reading them is
+ * measured; users already there are kept.
+ */
+export function seedUserProfiles(db: Db): void {
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
+       use_description, registration_source, created_at, updated_at)
+     VALUES (@id, @id, x'00', @preview, @email, 'Seeded', @last_name, 'https://example.org', @use_description, 'web', @created_at, @created_at)`,
+  );
+  db.transaction(() => {
+    for (let user = 0; user < USERS; user++) {
+      insert.run({
+        id: seededUserId(user),
+        preview: seededKeyPreview(user),
+        email: seededEmail(user),
+        last_name: `User ${user}`,
+        // About as long as migration 021 counts them on average.
+        use_description: `Seeded user ${user} calls the weather, energy and transit APIs from a dashboard that refreshes every few minutes.`,
+        created_at: new Date(Date.UTC(2025, 0, 1) + user * 60_000).toISOString(),
+      });
+    }
+  })();
+}
+
+function seededUserId(user: number): string {
+  return `user-${user.toString().padStart(5, '0')}`;
+}
+
+function seededEmail(user: number): string {
+  return `user${user}@example.com`;
+}
+
+function seededKeyPreview(user: number): string {
+  return `k${user.toString(36).padStart(4, '0')}…`;
 }
 
 /** Places every seeded IP, most of them in the United States. */
@@ -92,9 +131,9 @@ function syntheticEntry(index: number, requestAt: number, random: () => number):
     upstream_time: upstreamTime,
     gateway_overhead: upstreamTime === null ? responseTime : responseTime - upstreamTime,
     api_backend_id: SEEDED_BACKENDS[index % SEEDED_BACKENDS.length]!,
-    user_id: known ? `user-${user.toString().padStart(5, '0')}` : null,
-    user_email: known ? `user${user}@example.com` : null,
-    api_key_preview: known ? `k${user.toString(36).padStart(4, '0')}…` : null,
+    user_id: known ? seededUserId(user) : null,
+    user_email: known ? seededEmail(user) : null,
+    api_key_preview: known ? seededKeyPreview(user) : null,
     gatekeeper_denied_code: denied,
     response_custom1: null,
     response_custom2: null,

@@ -1,7 +1,7 @@
 // Renders an admin page inside the shared layout with what every page shows:
 // the navigation, the signed-in admin, the unpublished-changes counter, the
 // one-shot flash message and a CSRF token for its forms; and helpers its
-// template may call (times, the gateway's curl examples).
+// template may call (times, long texts, the gateway's curl examples).
 import type { FastifyReply } from 'fastify';
 import type { AdminAccess } from '../admin-groups/admin-access.js';
 import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
@@ -11,6 +11,7 @@ import { pendingChangesFor } from '../publish/admin-changes.js';
 import type { Publisher } from '../publish/publisher.js';
 import { curlExamples } from './curl-examples.js';
 import { takeFlash } from './flash.js';
+import { shortText } from '../lib/short-text.js';
 import { formatTime } from '../lib/time-format.js';
 
 /** Which menu entry is highlighted. */
@@ -37,6 +38,7 @@ export async function renderAdminPage(context: AppContext, reply: FastifyReply, 
     path: request.url.split('?')[0],
     // A page may show times its own way (analytics' pages, in analytics.timezone).
     formatTime,
+    shortText,
     ...data,
     admin,
     menu: admin === null ? null : menuOf(accessOf(context, request)),

@@ -3,6 +3,7 @@
 // columns, bound values.
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
+import type { Direction } from '../lib/sort-order.js';
 import { drilldown, type Drilldown } from './drilldown-queries.js';
 import { FIELDS, fieldNamed, type LoggedRow } from './fields.js';
 import type { DateRange } from './query/date-range.js';
@@ -10,7 +11,7 @@ import { type FilterRule, type SqlCondition } from './query/filter-rules.js';
 import { filtersSql, whereSql } from './query/where-sql.js';
 import { buckets } from './query/intervals.js';
 import type { DrilldownQuery } from './query/drilldown-prefix.js';
-import { zoneOf, type Direction, type LogQuery } from './query/log-query.js';
+import { zoneOf, type LogQuery } from './query/log-query.js';
 import type { MapQuery } from './query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UsersOrder, type UsersQuery } from './query/users-query.js';
 import { locationMap, locationRows, type LocationMap, type PlaceHits } from './location-queries.js';

@@ -16,6 +16,18 @@ function addUser(email: string, overrides: Partial<ApiUserInput> = {}) {
   return running.context.users.create(apiUserInput({ email, first_name: 'Ada', last_name: 'Lovelace', ...overrides }), 'test');
 }
 
+/** The emails the list at `url` shows, in its order. */
+async function listedEmails(url: string): Promise<string[]> {
+  const page = await client.get(url);
+  expect(page.statusCode).toBe(200);
+  return [...page.body.matchAll(/<td><a href="\/admin\/api_users\/[^"]+">([^<]+)<\/a><\/td>/g)].map((match) => match[1]!);
+}
+
+/** Each column header: its text, where its link leads (null: no link) and its aria-sort. */
+function headersOf(html: string): [string, string | null, string][] {
+  return [...html.matchAll(/<th((?:\s[^>]*)?)>(?:<a href="([^"]+)">)?([^<]+)/g)].map((match) => [match[3]!, match[2]?.replaceAll('&amp;', '&') ?? null, match[1]!.trim()]);
+}
+
 describe('API Users', () => {
   it('starts with an empty state that says what to do next', async () => {
     const text = textOf((await client.get('/admin/api_users')).body);
@@ -23,19 +35,83 @@ describe('API Users', () => {
     expect(text).toContain('Add API User');
   });
 
-  it('lists email, name, key preview, roles, created and enabled; searches; pages by 25', async () => {
+  it("lists API Umbrella's columns (email, first and last name, purpose, created, registration source, key preview), then roles and status; searches; pages by 25", async () => {
     for (let n = 0; n < 30; n++) addUser(`user${String(n).padStart(2, '0')}@example.com`, { roles: n === 0 ? ['beta'] : [] });
-    const { user: special } = addUser('needle@example.org', { enabled: false });
+    const { user: special } = addUser('needle@example.org', { enabled: false, use_description: 'Maps', registration_source: 'web' });
     const first = textOf((await client.get('/admin/api_users')).body);
+    expect(first).toContain('Email First Name Last Name Purpose Created ▼ Registration Source API Key Roles Status');
     expect(first).toContain('Showing 1–25 of 31');
-    expect(first).toMatch(/needle@example\.org Ada Lovelace \S{6}\.\.\. .* Disabled/);
+    expect(first).toMatch(/needle@example\.org Ada Lovelace Maps \d{4}-\d\d-\d\d \d\d:\d\d UTC web \S{6}\.\.\. Disabled/);
     const second = textOf((await client.get('/admin/api_users?page=2')).body);
     expect(second).toContain('Showing 26–31 of 31');
-    expect(second).toMatch(/user00@example\.com Ada Lovelace \S{6}\.\.\. beta .* Enabled/);
+    expect(second).toMatch(/user00@example\.com Ada Lovelace \d{4}-\d\d-\d\d \d\d:\d\d UTC test \S{6}\.\.\. beta Enabled/);
     const found = textOf((await client.get('/admin/api_users?search=needle')).body);
     expect(found).toContain('Showing 1–1 of 1');
     expect(found).toContain(special.api_key_preview);
     expect(textOf((await client.get('/admin/api_users?search=nothing-like-this')).body)).toContain('No API users match “nothing-like-this”');
+  });
+
+  it('sorts on the columns API Umbrella sorts on, either way, ties and NULLs as the admin API sorts them', async () => {
+    addUser('b@example.com', { first_name: 'Bea', last_name: 'Zed', use_description: 'beta', registration_source: 'web' });
+    addUser('a@example.com', { first_name: 'cy', last_name: 'Young', use_description: 'Alpha', registration_source: 'api' });
+    addUser('c@example.com', { first_name: 'Al', last_name: 'xu', use_description: null, registration_source: 'cli' });
+    const expected: Record<string, string[]> = {
+      email: ['a', 'b', 'c'],
+      // Ignoring case, as the indexes of migration 021 hold them.
+      first_name: ['c', 'b', 'a'],
+      last_name: ['c', 'a', 'b'],
+      // No purpose comes first.
+      use_description: ['c', 'a', 'b'],
+      registration_source: ['a', 'c', 'b'],
+    };
+    for (const [column, letters] of Object.entries(expected)) {
+      expect(await listedEmails(`/admin/api_users?order=${column}:asc`), column).toEqual(letters.map((letter) => `${letter}@example.com`));
+      expect(await listedEmails(`/admin/api_users?order=${column}:desc`), column).toEqual(letters.map((letter) => `${letter}@example.com`).reverse());
+    }
+  });
+
+  it('links each sortable header to its order, flipping the current one, keeping the search and status; the API key does not sort', async () => {
+    addUser('one@example.com');
+    const page = (await client.get('/admin/api_users?search=example&status=enabled&order=first_name:asc')).body;
+    expect(headersOf(page)).toEqual([
+      ['Email', '/admin/api_users?search=example&status=enabled&order=email%3Aasc', ''],
+      ['First Name ▲', '/admin/api_users?search=example&status=enabled&order=first_name%3Adesc', 'aria-sort="ascending"'],
+      ['Last Name', '/admin/api_users?search=example&status=enabled&order=last_name%3Aasc', ''],
+      ['Purpose', '/admin/api_users?search=example&status=enabled&order=use_description%3Aasc', ''],
+      // Times newest first.
+      ['Created', '/admin/api_users?search=example&status=enabled&order=created_at%3Adesc', ''],
+      ['Registration Source', '/admin/api_users?search=example&status=enabled&order=registration_source%3Aasc', ''],
+      ['API Key', null, ''],
+      ['Roles', null, ''],
+      ['Status', null, ''],
+    ]);
+    // A new search keeps the order.
+    expect(page).toContain('<input type="hidden" name="order" value="first_name:asc">');
+    // Without an order the list is newest first, marked so; an order it does not know (an old link) is that too, not an error.
+    for (const url of ['/admin/api_users', '/admin/api_users?order=api_key_preview:asc']) {
+      const plain = await client.get(url);
+      expect(plain.statusCode).toBe(200);
+      expect(headersOf(plain.body)[4]).toEqual(['Created ▼', '/admin/api_users?order=created_at%3Aasc', 'aria-sort="descending"']);
+      expect(plain.body).not.toContain('name="order"');
+    }
+    // Keys about to end are listed soonest first: no column is the order.
+    expect(headersOf((await client.get('/admin/api_users?status=expiring')).body).filter(([, , sort]) => sort !== '')).toEqual([]);
+  });
+
+  it('keeps the order in the pager links', async () => {
+    for (let n = 0; n < 30; n++) addUser(`user${String(n).padStart(2, '0')}@example.com`);
+    await expectTwoPagesPager(client, '/admin/api_users', 'order=email%3Adesc');
+    expect((await listedEmails('/admin/api_users?page=2&order=email%3Adesc')).at(-1)).toBe('user00@example.com');
+  });
+
+  it('shortens a long purpose in its cell, the whole of it in the cell\'s title', async () => {
+    const purpose = `Weather for farms.\nWe poll ${'every station '.repeat(20)}hourly.`;
+    addUser('long@example.com', { use_description: purpose });
+    const page = (await client.get('/admin/api_users')).body;
+    const cell = /<td title="([^"]*)">([^<]*)<\/td>/.exec(page)!;
+    expect(cell[1]).toBe(purpose);
+    expect(cell[2]).toBe('Weather for farms. We poll every station every station ever…');
+    expect([...cell[2]!]).toHaveLength(60);
   });
 
   it('shows Previous on the first page and Next on the last as text, not as links to pages that do not exist', async () => {

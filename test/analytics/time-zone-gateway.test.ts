@@ -89,6 +89,6 @@ describe('analytics.timezone America/Denver: the pages', () => {
 
   it("show By Users' last request on the local clock", async () => {
     const { text } = await fx.page(`/admin/analytics/users?range=today&query=${encodeURIComponent('[]')}`);
-    expect(text).toContain('<td>2026-11-27 19:00 MST</td>');
+    expect(text).toContain('<td class="nowrap">2026-11-27 19:00 MST</td>');
   });
 });

@@ -111,16 +111,19 @@ describe('users.json, users.csv and the By Users page', () => {
   it('makes each column header a sort link, flipping the current one, and keeps the order in the CSV link and the filter form', async () => {
     const { status, text } = await fx.page('/admin/analytics/users?range=last_7_days&order=user_email%3Aasc');
     expect(status).toBe(200);
-    const rows = [...text.matchAll(/<tr><td>([^<]*)<\/td><td><code>([^<]+)<\/code>/g)].map((match) => match[2]);
+    // Each row ends with the user's id.
+    const rows = [...text.matchAll(/<td><code>([^<]+)<\/code><\/td><\/tr>/g)].map((match) => match[1]);
     expect(rows).toEqual(EXPECTED['user_email:asc']);
     const headers = [...text.matchAll(/<th([^>]*)><a href="([^"]+)">([^<]+)<\/a><\/th>/g)].map((match) => [match[3], match[2]!.replaceAll('&amp;', '&'), match[1]!.trim()]);
     expect(headers).toEqual([
       ['Email ▲', '/admin/analytics/users?range=last_7_days&order=user_email%3Adesc', 'aria-sort="ascending"'],
-      ['User ID', '/admin/analytics/users?range=last_7_days&order=user_id%3Adesc', ''],
       // Most hits first is the default, left out of the URL.
       ['Hits', '/admin/analytics/users?range=last_7_days', 'class="num"'],
       ['Last Request', '/admin/analytics/users?range=last_7_days&order=last_request_at%3Adesc', ''],
+      ['User ID', '/admin/analytics/users?range=last_7_days&order=user_id%3Adesc', ''],
     ]);
+    // The details joined from api_users for the page's users do not sort.
+    expect(text).toMatch(/<th>First Name<\/th>\s*<th>Last Name<\/th>\s*<th>Signed Up<\/th>/);
     expect(text).toContain(`href="/admin/stats/users.csv?${shownDays(7)}&amp;${PAGE_DEFAULT_QUERY}&amp;order=user_email%3Aasc"`);
     expect(text).toContain('<input type="hidden" name="order" value="user_email:asc">');
     // The other views sort on other columns: their tabs start in their own default order.

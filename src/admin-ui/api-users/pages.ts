@@ -1,8 +1,8 @@
-// Users › API Users: a searchable, paged list; add (the key is shown once);
-// view and edit roles, enabled state, the key's expiry, per-user rate limits
-// and the IPs and referers the key is restricted to; regenerate the key
-// (shown once), the old one stopping at once or after a chosen while, and
-// end that while early; delete after a confirmation page.
+// Users › API Users: a searchable, sortable, paged list (list-view.ts); add
+// (the key is shown once); view and edit roles, enabled state, the key's
+// expiry, per-user rate limits and the IPs and referers the key is restricted
+// to; regenerate the key (shown once), the old one stopping at once or after
+// a chosen while, and end that while early; delete after a confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
 import { EXPIRING_WITHIN_DAYS, KEY_STATUSES, type KeyStatus } from '../../api-users/repository.js';
@@ -17,6 +17,7 @@ import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { listPage, requestedPage } from '../list-page.js';
+import { listView, parseListOrder, repositoryOrder, type ListState } from './list-view.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { BLANK_RATE_LIMIT_ROW, DURATION_UNITS, formMessage, isBlankRow, rateLimitRowsInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
@@ -83,13 +84,25 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const search = typeof query.search === 'string' ? query.search.trim() : '';
       // An unknown status (an old link) shows every user rather than an error page.
       const status = KEY_STATUSES.find((known) => known === query.status);
+      const state: ListState = { search, status: status ?? '', order: parseListOrder(query.order) };
       const requested = requestedPage(query.page);
       const now = context.clock.now();
-      const usersOn = (page: number) => users.list({ search: search || undefined, status, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+      const order = repositoryOrder(state.order);
+      const usersOn = (page: number) => users.list({ search: search || undefined, status, order, now, offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
       let { users: list, total } = usersOn(requested);
       const paging = listPage(requested, total, PAGE_SIZE);
       if (paging.page < requested) list = usersOn(paging.page).users;
-      return renderAdminPage(context, reply, 'admin/api_users/index', { title: 'API Users', section: 'api_users', users: list, paging, search, status: status ?? '', statuses: STATUS_CHOICES, now, canManage: accessOf(context, request).has('user_manage') });
+      return renderAdminPage(context, reply, 'admin/api_users/index', {
+        title: 'API Users',
+        section: 'api_users',
+        users: list,
+        paging,
+        ...state,
+        ...listView(state),
+        statuses: STATUS_CHOICES,
+        now,
+        canManage: accessOf(context, request).has('user_manage'),
+      });
     });
 
     viewers.get<IdParams>('/api_users/:id', async (request, reply) => {

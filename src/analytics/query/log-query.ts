@@ -2,19 +2,15 @@
 // range or start_at/end_at, interval, search, query (filters), start, length,
 // order. Anything wrong is one message for a 400.
 import type { ApiScope } from '../../admin-groups/model.js';
+import { parseSortOrder, type SortOrder as GenericSortOrder } from '../../lib/sort-order.js';
 import { UTC, type TimeZoneName } from '../../lib/time-zone.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { parseDateRange, type DateRange } from './date-range.js';
 import { parseRules, type FilterRule } from './filter-rules.js';
 import { bucketCount, DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type Interval } from './intervals.js';
 
-export type Direction = 'asc' | 'desc';
-
 /** A field (a logged one unless said otherwise) and which way; ties are broken the same way by a unique id. */
-export interface SortOrder<F extends string = FieldName> {
-  readonly field: F;
-  readonly direction: Direction;
-}
+export type SortOrder<F extends string = FieldName> = GenericSortOrder<F>;
 
 /** A search that starts with a field name and a colon. */
 const FIELD_SEARCH = /^\s*([a-z_]+):/;
@@ -117,16 +113,3 @@ export function parseOrder(raw: unknown): SortOrder | null {
   return parseSortOrder(raw, DEFAULT_ORDER, (name) => fieldNamed(name)?.name);
 }
 
-/** "name", "name:asc" or "name:desc", with a name `named` knows; absent means `fallback`. */
-export function parseSortOrder<F extends string>(raw: unknown, fallback: SortOrder<F>, named: (name: string) => F | undefined): SortOrder<F> | null {
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string') return null;
-  const [name = '', direction = 'asc', extra] = raw.split(':');
-  const field = named(name);
-  if (field === undefined || extra !== undefined || (direction !== 'asc' && direction !== 'desc')) return null;
-  return { field, direction };
-}
-
-export function formatOrder(order: SortOrder<string>): string {
-  return `${order.field}:${order.direction}`;
-}

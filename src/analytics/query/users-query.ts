@@ -3,9 +3,10 @@
 // Filter Logs sorts on: its `order` is read here, the rest of the view by
 // parseLogQuery.
 import type { TimeZoneName } from '../../lib/time-zone.js';
-import { parseLogQuery, parseSortOrder, type LogQuery, type LogQueryResult, type SortOrder, type ViewDefaults } from './log-query.js';
+import { parseSortOrder, type SortOrder } from '../../lib/sort-order.js';
+import { parseLogQuery, type LogQuery, type LogQueryResult, type ViewDefaults } from './log-query.js';
 
-/** The columns of By Users (users.json, users.csv and the page's table). */
+/** The columns By Users sorts on (users.json, users.csv and the page's table): its own, not the details joined from api_users for the users answered. */
 export const USER_COLUMNS = ['user_email', 'user_id', 'hits', 'last_request_at'] as const;
 export type UserColumn = (typeof USER_COLUMNS)[number];
 export type UsersOrder = SortOrder<UserColumn>;

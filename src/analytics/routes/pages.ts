@@ -65,12 +65,22 @@ const LOG_COLUMNS: readonly FieldName[] = [
   'request_user_agent',
 ];
 
-/** The table's columns on By Users, each sortable (users.json and users.csv take the same names). */
-const USER_TABLE_COLUMNS: readonly { readonly name: UserColumn; readonly label: string }[] = [
-  { name: 'user_email', label: 'Email' },
-  { name: 'user_id', label: 'User ID' },
-  { name: 'hits', label: 'Hits' },
-  { name: 'last_request_at', label: 'Last Request' },
+/**
+ * The table's columns on By Users: API Umbrella's (admin-ui
+ * app/components/stats/users/results-table.js) in its order, then the user's
+ * id. Its own columns sort (users.json and users.csv take the same names);
+ * the user's details do not: they are joined from api_users for the page's
+ * users only, and sorting on them would join every user of the view.
+ */
+const USER_TABLE_COLUMNS: readonly { readonly label: string; readonly sort: UserColumn | null; readonly numeric?: boolean }[] = [
+  { label: 'Email', sort: 'user_email' },
+  { label: 'First Name', sort: null },
+  { label: 'Last Name', sort: null },
+  { label: 'Signed Up', sort: null },
+  { label: 'Hits', sort: 'hits', numeric: true },
+  { label: 'Last Request', sort: 'last_request_at' },
+  { label: 'Use Description', sort: null },
+  { label: 'User ID', sort: 'user_id' },
 ];
 
 export function analyticsPages(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
@@ -95,12 +105,17 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   app.get(USERS_PATH, signedIn, async (request, reply) => {
     const view = await viewOrError(context, request, reply, USERS_PATH, 'By Users', parseUsersQuery);
     if (view === null) return reply;
-    const users = await reader.users(view);
-    const shown = users.slice(view.offset, view.offset + view.limit);
+    // The page's users with their details (users.json's page): only those cross the thread, not every user of the view.
+    const { total, data: users } = await reader.usersPage(view);
     return renderAnalyticsPage(context, reply, USERS_PATH, 'By Users', view, {
-      users: shown,
-      columns: USER_TABLE_COLUMNS.map(({ name, label }) => ({ name, label, sortUrl: usersSortUrl(USERS_PATH, view, name), sorted: view.usersOrder.field === name ? view.usersOrder.direction : null })),
-      paging: paging(USERS_PATH, view, shown.length, users.length),
+      users,
+      columns: USER_TABLE_COLUMNS.map(({ label, sort, numeric }) => ({
+        label,
+        numeric,
+        sortUrl: sort === null ? null : usersSortUrl(USERS_PATH, view, sort),
+        sorted: sort !== null && view.usersOrder.field === sort ? view.usersOrder.direction : null,
+      })),
+      paging: paging(USERS_PATH, view, users.length, total),
       csvUrl: downloadUrl('/admin/stats/users.csv', view),
     });
   });
@@ -172,7 +187,7 @@ function renderLevelError(context: AppContext, reply: FastifyReply, path: TabPat
 
 function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
   const zone = zoneOf(view);
-  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: viewForm(path, view), error: null, formatTime: (time: number) => formatTime(time, zone), ...data });
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: viewForm(path, view), error: null, formatTime: (time: number | string) => formatTime(time, zone), ...data });
 }
 
 function templateFor(path: TabPath): string {

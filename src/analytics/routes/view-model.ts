@@ -1,6 +1,7 @@
 // What the analytics pages show, computed from a parsed query and its
 // results: URLs that keep the whole view (bookmarkable), sort and paging
 // links, the filter form's rows and the chart's geometry.
+import { formatOrder, toggledOrder } from '../../lib/sort-order.js';
 import { UTC, wallClock, type TimeZoneName } from '../../lib/time-zone.js';
 import { FIELDS } from '../fields.js';
 import type { ChartPoint } from '../log-queries.js';
@@ -8,7 +9,7 @@ import { formatRangeEnd, formatRangeStart, RANGE_PRESETS } from '../query/date-r
 import { ROOT_PREFIX, type DrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules.js';
 import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
-import { DEFAULT_ORDER, formatOrder, zoneOf, type LogQuery, type SortOrder, type ViewDefaults } from '../query/log-query.js';
+import { DEFAULT_ORDER, zoneOf, type LogQuery, type SortOrder, type ViewDefaults } from '../query/log-query.js';
 import { regionParam, type MapQuery } from '../query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UserColumn, type UsersQuery } from '../query/users-query.js';
 
@@ -121,16 +122,12 @@ export function ruleRows(path: string, query: LogQuery): (FormRow & { removeUrl:
 
 /** A column header's link: sort by it, newest/largest first, or flip the direction when it is the current sort. */
 export function sortUrl(path: string, query: LogQuery, field: SortOrder['field']): string {
-  return viewUrl(path, query, { order: sortedBy(query.order, field), offset: 0 });
+  return viewUrl(path, query, { order: toggledOrder(query.order, field), offset: 0 });
 }
 
 /** The same for By Users' columns. */
 export function usersSortUrl(path: string, query: UsersQuery, field: UserColumn): string {
-  return viewUrl(path, query, { usersOrder: sortedBy(query.usersOrder, field), offset: 0 });
-}
-
-function sortedBy<F extends string>(current: SortOrder<F>, field: F): SortOrder<F> {
-  return { field, direction: current.field === field && current.direction === 'desc' ? 'asc' : 'desc' };
+  return viewUrl(path, query, { usersOrder: toggledOrder(query.usersOrder, field), offset: 0 });
 }
 
 export interface Paging {
