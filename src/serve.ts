@@ -81,19 +81,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   const root = context;
-  const app = live;
+  const apps = live;
   const listeners = tls === null ? [http] : [http, tls];
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       const servers = listeners.map((listener) => listener.server);
-      const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), app.context.config.proxy.shutdown_timeout_ms);
+      const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), apps.context.config.proxy.shutdown_timeout_ms);
       // Keep-alive connections that finish their request while we stop would otherwise linger until their idle timeout.
       const sweeper = setInterval(() => servers.forEach((server) => server.closeIdleConnections()), IDLE_SWEEP_MS);
       reloader?.stop();
       try {
         // Both listeners stop accepting at once; the app answers 503 from now on and closes open upgrades.
-        await Promise.all([...listeners.map((listener) => listener.close()), app.close()]);
+        await Promise.all([...listeners.map((listener) => listener.close()), apps.close()]);
       } finally {
         clearTimeout(deadline);
         clearInterval(sweeper);
@@ -105,16 +105,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
   return {
     get app() {
-      return app.app;
+      return apps.app;
     },
     get context() {
-      return app.context;
+      return apps.context;
     },
     server: http.server,
     url: http.url,
     httpsUrl: tls?.url ?? null,
     checkCertificates: () => reloader?.check(),
-    reload: (next) => app.reload(next),
+    reload: (next) => apps.reload(next),
     stop,
   };
 }
