@@ -13,6 +13,9 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
 import { ProxyTrust } from './gateway/proxy-trust.js';
 import { ResponseCache } from './gateway/response-cache.js';
+import { BodyPauseWatch } from './gateway/body-pauses.js';
+import { answerStalledBody } from './gateway/client-errors.js';
+import { ClientLimitCounts } from './gateway/client-limits.js';
 import { Publisher } from './publish/publisher.js';
 import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -40,6 +43,14 @@ export interface AppContext {
   readonly proxyTrust: ProxyTrust;
   /** The shared response cache (API Umbrella's Traffic Server); null when cache.max_size_mb is 0. */
   readonly responseCache: ResponseCache | null;
+  /**
+   * Watches request bodies for a pause longer than proxy.client_body_timeout_ms.
+   * The process's, not an app's: a body that stops arriving after a reload
+   * retired its app still gets its 408 and loses its connection.
+   */
+  readonly bodyWatch: BodyPauseWatch;
+  /** global_rate_limits' counts per client IP, kept across reloads as rateLimiter's are. */
+  readonly clientLimitCounts: ClientLimitCounts;
   /** Closes what the context opened; idempotent. */
   close(): void;
 }
@@ -69,6 +80,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const clock = options.clock ?? systemClock;
   const keyIndex = new KeyIndex(users, secretKey);
   const keyRefresh = setInterval(() => refreshKeys(keyIndex, logger), KEY_REFRESH_INTERVAL_MS).unref();
+  const bodyWatch = bodyWatchOf(config);
   const analytics = new AnalyticsLog({ db, dataDir: config.data_dir, config: config.analytics, logger, clock });
   let closed = false;
   return {
@@ -87,10 +99,13 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     rateLimiter: createMemoryRateLimiter(clock),
     proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
     responseCache: responseCacheOf(config, clock),
+    bodyWatch,
+    clientLimitCounts: new ClientLimitCounts(),
     close() {
       if (closed) return;
       closed = true;
       clearInterval(keyRefresh);
+      bodyWatch.stop();
       // After the server stopped taking requests: write what is buffered before the store closes.
       analytics.close();
       db.close();
@@ -107,13 +122,20 @@ export function createContext(config: Config, options: ContextOptions = {}): App
  */
 export function withConfig(context: AppContext, config: Config): AppContext {
   const sameCache = config.cache.max_size_mb === context.config.cache.max_size_mb;
+  const sameBodyTimeout = config.proxy.client_body_timeout_ms === context.config.proxy.client_body_timeout_ms;
   return {
     ...context,
     config,
     proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
     responseCache: sameCache ? context.responseCache : responseCacheOf(config, context.clock),
+    // A watch replaced by one with the new timeout goes on for the bodies it holds, and stops once it holds none.
+    bodyWatch: sameBodyTimeout ? context.bodyWatch : bodyWatchOf(config),
     close() {},
   };
+}
+
+function bodyWatchOf(config: Config): BodyPauseWatch {
+  return new BodyPauseWatch(config.proxy.client_body_timeout_ms, answerStalledBody);
 }
 
 function responseCacheOf(config: Config, clock: Clock): ResponseCache | null {

@@ -5,6 +5,7 @@
 // WebSocket tunnels alike, or after proxy.shutdown_timeout_ms. What outlives
 // an app (the store, the analytics writer, the rate limiters' counts, the
 // response cache) is shared (context.ts, withConfig).
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { AppSwitch } from './app-switch.js';
 import { configChange } from './config/reload-keys.js';
@@ -27,6 +28,8 @@ interface Generation {
   readonly app: FastifyInstance;
   readonly context: AppContext;
   readonly work: OpenWork;
+  /** performance.now() when a retiring app stops waiting for what it serves; null while it serves. */
+  drainUntil: number | null;
 }
 
 export class LiveApp {
@@ -90,6 +93,7 @@ export class LiveApp {
 
   private retire(generation: Generation): Promise<void> {
     const { logger, config } = generation.context;
+    generation.drainUntil = performance.now() + config.proxy.shutdown_timeout_ms;
     const retired = Promise.race([generation.work.idle(config.proxy.shutdown_timeout_ms), this.stopped])
       .then(() => generation.app.close())
       .catch((error: unknown) => logger.error({ err: error }, 'closing the app a reload replaced failed'))
@@ -103,14 +107,21 @@ export class LiveApp {
 async function generationOf(context: AppContext): Promise<Generation> {
   const work = new OpenWork();
   const app = await buildServer(context, work);
+  const generation: Generation = { app, context, work, drainUntil: null };
   // Runs once the app stops taking requests (it answers 503 from then on) and before its plugins close
   // what requests in flight use (upstream pools, the mailer): onClose hooks run last-added first.
-  app.addHook('onClose', () => work.idle(context.config.proxy.shutdown_timeout_ms).then(() => undefined));
+  app.addHook('onClose', () => work.idle(drainLeft(generation)).then(() => undefined));
   try {
     await app.ready();
   } catch (error) {
     await app.close().catch(() => undefined);
     throw error;
   }
-  return { app, context, work };
+  return generation;
+}
+
+/** How long a closing app waits for what it serves: proxy.shutdown_timeout_ms, or what a retiring one has left of it. */
+function drainLeft(generation: Generation): number {
+  if (generation.drainUntil === null) return generation.context.config.proxy.shutdown_timeout_ms;
+  return Math.max(0, generation.drainUntil - performance.now());
 }

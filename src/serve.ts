@@ -167,7 +167,19 @@ async function openHttpsListener(config: Config, serve: TlsListenOptions['serve'
 /** For `parasol serve`: start, log where, stop cleanly on SIGTERM or SIGINT, reload on SIGHUP. */
 export async function serveUntilSignalled(loaded: LoadedConfig): Promise<void> {
   const { config } = loaded;
+  // Node's default for SIGHUP is to die at once, dropping requests in flight; for Parasol, as for nginx
+  // and API Umbrella, it means a reload (and a closed terminal must not take the gateway down). Taken
+  // before the start: the pid file names this process from the start on, and a reload (parasol reload,
+  // systemctl reload) sent during a slow start (migrations) is applied once it is up.
+  let started: RunningServer | null = null;
+  let reloadWhenStarted = false;
+  process.on('SIGHUP', () => {
+    if (started === null) reloadWhenStarted = true;
+    else void reloadOnSignal(started, loaded);
+  });
   const server = await startServer(config);
+  started = server;
+  if (reloadWhenStarted) void reloadOnSignal(server, loaded);
   const { logger } = server.context;
   guardProcess(logger);
   const urls = server.httpsUrl === null ? { url: server.url } : { url: server.url, https_url: server.httpsUrl };
@@ -190,9 +202,6 @@ export async function serveUntilSignalled(loaded: LoadedConfig): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  // Node's default for SIGHUP is to die at once, dropping requests in flight; for Parasol, as for nginx
-  // and API Umbrella, it means a reload (and a closed terminal must not take the gateway down).
-  process.on('SIGHUP', () => void reloadOnSignal(server, loaded));
 }
 
 /**

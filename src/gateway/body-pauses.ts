@@ -9,17 +9,24 @@
 // than a timer per request: a request only needs its socket's byte count
 // noted. The sweep runs only while such requests are in flight.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 interface Watched {
   readonly response: ServerResponse;
+  /**
+   * The request's connection, kept here: Node lets go of it once the response
+   * is sent, while a request whose body was cut off (its upstream call gone)
+   * goes on arriving on it.
+   */
+  readonly socket: Socket;
   /** The socket's bytesRead when last seen moving. */
   bytesRead: number;
   /** performance.now() when bytesRead last moved. */
   idleSince: number;
 }
 
-export type StalledBodyHandler = (request: IncomingMessage, response: ServerResponse) => void;
+export type StalledBodyHandler = (request: IncomingMessage, response: ServerResponse, socket: Socket) => void;
 
 /** The longest a sweep waits: a timeout lands at most this late. */
 const MAX_SWEEP_MS = 1000;
@@ -42,14 +49,16 @@ export class BodyPauseWatch {
     this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(1, Math.floor(timeoutMs / 4)));
     const { watched } = this;
     this.onClose = function (this: IncomingMessage) {
-      watched.delete(this);
+      // A request destroyed before its body was all in (its upstream call cut off) still holds its connection.
+      if (this.complete || watched.get(this)?.socket.destroyed !== false) watched.delete(this);
     };
   }
 
   /** Call for a request that has a body, when its head has arrived. */
   watch(request: IncomingMessage, response: ServerResponse): void {
     if (request.complete) return;
-    this.watched.set(request, { response, bytesRead: request.socket.bytesRead, idleSince: performance.now() });
+    const { socket } = request;
+    this.watched.set(request, { response, socket, bytesRead: socket.bytesRead, idleSince: performance.now() });
     request.on('close', this.onClose);
     if (this.timer === null) {
       this.timer = setInterval(() => this.sweep(), this.sweepMs);
@@ -72,18 +81,18 @@ export class BodyPauseWatch {
     const now = performance.now();
     for (const [request, entry] of this.watched) {
       // A request answered before its body was read still has the rest of its body read (and thrown away) before the connection takes another request.
-      if (request.complete || request.destroyed) {
+      if (request.complete || entry.socket.destroyed) {
         this.watched.delete(request);
         continue;
       }
-      const { bytesRead } = request.socket;
+      const { bytesRead } = entry.socket;
       // Bytes the gateway has not yet read mean the reader is slow (an upstream taking the body slowly), not the client.
       if (bytesRead !== entry.bytesRead || request.readableLength > 0) {
         entry.bytesRead = bytesRead;
         entry.idleSince = now;
       } else if (now - entry.idleSince >= this.timeoutMs) {
         this.watched.delete(request);
-        this.onStall(request, entry.response);
+        this.onStall(request, entry.response, entry.socket);
       }
     }
     if (this.watched.size === 0) this.stop();

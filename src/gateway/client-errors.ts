@@ -71,8 +71,8 @@ function splitTarget(target: string): { path: string; query: string } {
  * body will not be waited for. One already answered, or being answered,
  * only loses its connection.
  */
-export function answerStalledBody(request: IncomingMessage, response: ServerResponse): void {
-  if (response.headersSent) request.socket.destroy();
+export function answerStalledBody(request: IncomingMessage, response: ServerResponse, socket: Socket): void {
+  if (response.headersSent) socket.destroy();
   else refuse(request, response, TOO_SLOW);
 }
 

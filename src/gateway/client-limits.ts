@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config/schema.js';
+import { whenResponseEnds } from '../lib/response-end.js';
 import { parseRequestTarget } from './request-url.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { errorRequestOf, writeError } from './respond.js';
@@ -24,9 +25,15 @@ interface Allowance {
 /** How often clients whose allowance is whole again are forgotten. */
 const FORGET_EVERY_MS = 10_000;
 
+/** What each client IP has in flight and left of its allowance: the process's, kept across reloads as API rate limits are. */
+export class ClientLimitCounts {
+  readonly inFlight = new Map<string, number>();
+  readonly allowances = new Map<string, Allowance>();
+}
+
 export class ClientLimits {
-  private readonly inFlight = new Map<string, number>();
-  private readonly allowances = new Map<string, Allowance>();
+  private readonly inFlight: Map<string, number>;
+  private readonly allowances: Map<string, Allowance>;
   private readonly capacity: number;
   private readonly timer: NodeJS.Timeout | null;
 
@@ -34,7 +41,10 @@ export class ClientLimits {
     private readonly limits: ClientLimitsConfig,
     private readonly trust: ProxyTrust,
     private readonly config: Config,
+    counts: ClientLimitCounts,
   ) {
+    this.inFlight = counts.inFlight;
+    this.allowances = counts.allowances;
     // nginx lets the request at the rate through, and ip_burst more at once.
     this.capacity = limits.ip_burst + 1;
     this.timer = limits.ip_rate === null ? null : setInterval(() => this.forgetWhole(), FORGET_EVERY_MS);
@@ -42,15 +52,15 @@ export class ClientLimits {
   }
 
   /** null when neither limit is set: requests then pay one null check. */
-  static compile(config: Config, trust: ProxyTrust): ClientLimits | null {
+  static compile(config: Config, trust: ProxyTrust, counts: ClientLimitCounts): ClientLimits | null {
     const limits = config.global_rate_limits;
-    return limits.ip_connections === null && limits.ip_rate === null ? null : new ClientLimits(limits, trust, config);
+    return limits.ip_connections === null && limits.ip_rate === null ? null : new ClientLimits(limits, trust, config, counts);
   }
 
   /** Answers 429 and returns false for a request over a limit; otherwise counts it (until its response closes) and returns true. */
   admit(request: IncomingMessage, response: ServerResponse): boolean {
     const client = this.trust.clientOf(request);
-    if (!this.withinRate(client.ip) || !this.withinConnections(client.ip, response)) {
+    if (!this.withinRate(client.ip) || !this.withinConnections(client.ip, request, response)) {
       const target = parseRequestTarget(request.url!) ?? { path: '/', query: '' };
       writeError(response, this.config, errorRequestOf(request, target, client.protocol, client.host), 'OVER_RATE_LIMIT');
       return false;
@@ -78,13 +88,13 @@ export class ClientLimits {
     return true;
   }
 
-  private withinConnections(ip: string, response: ServerResponse): boolean {
+  private withinConnections(ip: string, request: IncomingMessage, response: ServerResponse): boolean {
     const most = this.limits.ip_connections;
     if (most === null) return true;
     const count = this.inFlight.get(ip) ?? 0;
     if (count >= most) return false;
     this.inFlight.set(ip, count + 1);
-    response.once('close', () => {
+    whenResponseEnds(response, request.socket, () => {
       const left = this.inFlight.get(ip)! - 1;
       if (left === 0) this.inFlight.delete(ip);
       else this.inFlight.set(ip, left);

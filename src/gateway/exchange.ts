@@ -110,6 +110,9 @@ export class Exchange implements ErrorRequest, CodingRequest {
   /** An upgrade whose upstream switched protocols: the client got a 101 on its own connection, not through `res`. */
   switchedProtocols = false;
   private call: UpstreamCall | null = null;
+  /** Queued behind another response on its connection: its connection's close ends it too. */
+  private readonly queued: boolean;
+  private closed = false;
   private takesGzip: boolean | undefined;
   private keptCookie: string | null | undefined;
 
@@ -137,6 +140,9 @@ export class Exchange implements ErrorRequest, CodingRequest {
     this.settings = route.backend.settings.choose(this.method, this.backendPath, this.query);
     // A response closes once: 'on' spares the wrapper 'once' would allocate per request.
     this.res.on('close', this.onClose);
+    // Node never closes a response queued behind another on its connection (pipelining) when the connection goes first.
+    this.queued = this.res.socket === null;
+    if (this.queued) this.socket.once('close', this.onClose);
     deps.work.begin();
   }
 
@@ -256,6 +262,9 @@ export class Exchange implements ErrorRequest, CodingRequest {
   }
 
   private readonly onClose = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.queued) this.socket.off('close', this.onClose);
     this.deps.work.end();
     // A client that leaves mid-request stops the upstream call too.
     this.call?.abort();

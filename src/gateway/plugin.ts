@@ -7,9 +7,9 @@ import type { AppContext } from '../context.js';
 import { OpenWork } from '../lib/open-work.js';
 import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Bans } from './bans.js';
-import { BodyPauseWatch } from './body-pauses.js';
+import type { BodyPauseWatch } from './body-pauses.js';
 import { ClientLimits } from './client-limits.js';
-import { answerStalledBody, refuseCodedBody } from './client-errors.js';
+import { refuseCodedBody } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
 import { hasBody } from './headers.js';
@@ -40,10 +40,9 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
       if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
     }
     app.all('/*', (request, reply) => gateway.handle(request, reply));
-    const bodies = new BodyPauseWatch(context.config.proxy.client_body_timeout_ms, answerStalledBody);
-    app.addHook('onClose', () => bodies.stop());
+    const bodies = context.bodyWatch;
     const bans = Bans.compile(context.config.ban, context.proxyTrust);
-    const limits = ClientLimits.compile(context.config, context.proxyTrust);
+    const limits = ClientLimits.compile(context.config, context.proxyTrust, context.clientLimitCounts);
     app.addHook('onClose', () => limits?.stop());
     takeMatchedRequestsFirst(app, gateway, { bodies, bans, limits, work });
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -66,7 +65,7 @@ interface Gatekeeping {
   readonly bans: Bans | null;
   /** Refuses clients over the global per-IP limits; null when none is set. */
   readonly limits: ClientLimits | null;
-  /** Counts the requests Fastify answers (the gateway counts its own exchanges). */
+  /** Counts the requests Fastify answers (the gateway counts its exchanges, so one Fastify hands it counts twice, which is harmless). */
   readonly work: OpenWork;
 }
 
@@ -89,8 +88,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
     if (refuseCodedBody(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
     if (gateway.handleDirect(request, response)) return;
-    work.begin();
-    response.on('close', work.end);
+    work.track(response, request.socket);
     fastifyListener(request, response);
   });
 }

@@ -55,10 +55,16 @@ export class UpstreamPools {
     }
   }
 
+  /**
+   * Ends every upstream connection. The app closes its pools once it has
+   * nothing in flight or its drain time (proxy.shutdown_timeout_ms) has run
+   * out: what is still under way then is cut off rather than waited for,
+   * since a request body that stopped arriving would be waited for forever.
+   */
   async close(): Promise<void> {
     for (const timer of this.retiring.values()) clearTimeout(timer);
     this.retiring.clear();
-    const pools = [...this.servers.values()].map((server) => server.pool.close());
+    const pools = [...this.servers.values()].map((server) => server.pool.destroy());
     this.servers.clear();
     await Promise.allSettled(pools);
   }

@@ -1,6 +1,9 @@
 // What one app still serves: requests in flight, and WebSocket tunnels (an
 // upgrade's exchange lasts as long as its connection). A reload retires the
 // old app only once it serves nothing, so a config change cuts nothing off.
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { whenResponseEnds } from './response-end.js';
 
 export class OpenWork {
   private open = 0;
@@ -9,6 +12,12 @@ export class OpenWork {
 
   begin(): void {
     this.open++;
+  }
+
+  /** Counts a request until its response is over (response-end.ts). */
+  track(response: ServerResponse, connection: Socket): void {
+    this.begin();
+    whenResponseEnds(response, connection, this.end);
   }
 
   /** One function for every request: a listener made per request would be an allocation on the proxy's path. */

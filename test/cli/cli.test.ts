@@ -390,11 +390,33 @@ describe('parasol serve and SIGHUP', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+describe('parasol serve and a SIGHUP during its start', () => {
+  it('keeps starting, and applies the reload once it is up', async () => {
+    const serveDir = tempDir();
+    const serveConfig = join(serveDir, 'parasol.yml');
+    writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`);
+    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // The pid file is written as the start takes the data_dir's lock, before the store's migrations run:
+    // from then on `parasol reload` finds this process.
+    await waitFor(() => existsSync(join(serveDir, 'data', 'parasol.pid')), 15_000, 2);
+    expect(output).not.toContain('Parasol is listening');
+    server.kill('SIGHUP');
+    await waitFor(() => output.includes('config reloaded'));
+    expect(output).toContain('Parasol is listening');
+    expect(server.exitCode).toBeNull();
+    server.kill('SIGTERM');
+    const [code] = (await once(server, 'exit')) as [number];
+    expect(code).toBe(0);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 15_000, everyMs = 50): Promise<void> {
   const started = Date.now();
   while (!condition()) {
     if (Date.now() - started > timeoutMs) throw new Error('timed out waiting for the server');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 

@@ -1,7 +1,9 @@
 // global_rate_limits (API Umbrella's router.global_rate_limits, its
 // test_nginx_global_rate_limits.rb): per client IP, requests in flight and
 // requests a second beyond a burst; 429 OVER_RATE_LIMIT past either.
+import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomHandler } from '../helpers/echo-upstream.js';
 import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture, type Reply } from './support.js';
@@ -44,6 +46,24 @@ describe('global_rate_limits.ip_connections', () => {
     held.splice(0).forEach((response) => response.end('done'));
     expect((await Promise.all(first)).map((reply) => reply.status)).toEqual([200, 200]);
     expect((await call(connections, '/echo/info', '198.51.100.1')).status).toBe(200);
+  });
+
+  it('lets go of a pipelined request whose client left before its turn (Node never closes its response)', async () => {
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const client = connect(Number(new URL(connections.gw.url).port), '127.0.0.1');
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${connections.apiKey}\r\nX-Forwarded-For: 198.51.100.3\r\n\r\n`;
+    client.write(get('/echo/held/first') + get('/echo/info'));
+    await firstArrived;
+    const closed = once(client, 'close');
+    client.destroy();
+    await closed;
+    held.splice(0).forEach((response) => response.end('done'));
+    // Both of the client's slots are free again: two requests in flight at once are let through.
+    const bothArrived = new Promise<void>((resolve) => (arrived = () => held.length === 2 && resolve()));
+    const again = [call(connections, '/echo/held/a', '198.51.100.3'), call(connections, '/echo/held/b', '198.51.100.3')];
+    await Promise.race([bothArrived, ...again.map((reply) => reply.then((answer) => Promise.reject(new Error(`answered ${answer.status} before its turn`))))]);
+    held.splice(0).forEach((response) => response.end('done'));
+    expect((await Promise.all(again)).map((reply) => reply.status)).toEqual([200, 200]);
   });
 });
 

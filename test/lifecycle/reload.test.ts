@@ -4,6 +4,7 @@
 // (rate limit counts, analytics) is shared. Keys read at start keep their
 // running values and are named.
 import { once } from 'node:events';
+import { connect as connectTcp } from 'node:net';
 import { writeFileSync, rmSync } from 'node:fs';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -125,6 +126,17 @@ describe('a reload', () => {
     expect((await send(fx.gw.url, '/echo/two', { headers })).status).toBe(429);
   });
 
+  it("keeps global_rate_limits' counts", async () => {
+    // A burst of 2: room for the two admin calls that publish the backend.
+    fx = await startProxyFixture({ config: { global_rate_limits: { ip_rate: 1, ip_burst: 2 } } });
+    await fx.gw.publishBackend(echoBackend(fx.echo));
+    // A client of its own (loopback is a trusted proxy): the admin calls above count under 127.0.0.1.
+    const headers = { 'X-Api-Key': fx.apiKey, 'X-Forwarded-For': '198.51.100.9' };
+    for (const path of ['/echo/one', '/echo/two', '/echo/three']) expect((await send(fx.gw.url, path, { headers })).status).toBe(200);
+    await fx.gw.reload(reloaded(fx.gw, { site_name: 'Reloaded' }));
+    expect((await send(fx.gw.url, '/echo/four', { headers })).status).toBe(429);
+  });
+
   it('keeps the running values of keys read at start, and names them', async () => {
     fx = await startProxyFixture();
     const running = fx.gw.context.config;
@@ -158,6 +170,57 @@ describe('a reload', () => {
     await expect(fx.gw.reload(next)).rejects.toThrow(/home\.html/);
     expect(fx.gw.context.config.site_name).toBe('Parasol');
     expect((await fetch(`${fx.gw.url}/`)).status).toBe(200);
+  });
+});
+
+describe('what an app serves when a reload retires it', () => {
+  /** A fixture whose upstream holds requests to /backend/hold (it never answers them); `held` resolves at the first. */
+  async function holdingFixture(config: Record<string, unknown>) {
+    let arrived: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (arrived = resolve));
+    fx = await startProxyFixture({
+      config,
+      upstream: (req) => {
+        if (!req.url!.startsWith('/backend/hold')) return false;
+        arrived();
+        return true;
+      },
+    });
+    await fx.gw.publishBackend(echoBackend(fx.echo));
+    // In an object: an async function's promise would wait for `held` itself.
+    return { held };
+  }
+
+  it('is cut off once proxy.shutdown_timeout_ms has passed; a request body that stopped arriving loses its connection after proxy.client_body_timeout_ms', async () => {
+    const { held } = await holdingFixture({ proxy: { shutdown_timeout_ms: 300, client_body_timeout_ms: 1_000 } });
+    const { port } = new URL(fx!.gw.url);
+    const client = connectTcp(Number(port), '127.0.0.1');
+    client.write(`POST /echo/hold HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${fx!.apiKey}\r\nContent-Length: 100\r\n\r\n0123456789`);
+    await held;
+    const closed = once(client, 'close');
+    let answer = '';
+    client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const outcome = await fx!.gw.reload(reloaded(fx!.gw, { site_name: 'Reloaded' }));
+    await outcome.retired;
+    expect(answer).toMatch(/^HTTP\/1\.1 502 /);
+    // The watch on request bodies is the process's: the app that took the request is gone.
+    await closed;
+  });
+
+  it('counts a pipelined request whose client left before its turn, which Node never closes', async () => {
+    const { held } = await holdingFixture({ proxy: { shutdown_timeout_ms: 60_000 } });
+    const { port } = new URL(fx!.gw.url);
+    const client = connectTcp(Number(port), '127.0.0.1');
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${fx!.apiKey}\r\n\r\n`;
+    // The second waits behind the first, the third (one of Fastify's routes) behind both.
+    client.write(get('/echo/hold') + get('/echo/queued') + get('/api-umbrella/v1/health'));
+    await held;
+    client.destroy();
+    const outcome = await fx!.gw.reload(reloaded(fx!.gw, { site_name: 'Reloaded' }));
+    await outcome.retired;
+    fx!.gw.context.analytics.flush();
+    const paths = fx!.gw.context.db.prepare('SELECT request_path FROM analytics_logs ORDER BY request_path').pluck().all();
+    expect(paths).toEqual(['/echo/hold', '/echo/queued']);
   });
 });
 
