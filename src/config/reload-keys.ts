@@ -2,6 +2,7 @@
 // builds anew; a few are read once by what the process keeps across reloads
 // (the listeners, the store, the analytics writer), and a changed one keeps
 // its running value until a restart.
+import { deepFreeze } from '../lib/deep-freeze.js';
 import type { Config } from './schema.js';
 
 /**
@@ -56,5 +57,6 @@ function withValuesOf(running: Config, next: Config, keys: readonly string[]): C
     const value = parts.reduce((at, part) => at[part] as Record<string, unknown>, running as unknown as Record<string, unknown>)[last];
     section[last] = value;
   }
-  return merged as unknown as Config;
+  // Frozen as the loader leaves a config: nothing may change one in use.
+  return deepFreeze(merged) as unknown as Config;
 }

@@ -151,6 +151,7 @@ describe('a reload', () => {
     const now = fx.gw.context.config;
     expect([now.listen.port, now.proxy.max_header_size, now.analytics.retention_days]).toEqual([0, 16_384, 90]);
     expect([now.proxy.response_timeout_ms, now.analytics.timezone]).toEqual([5_000, 'America/Denver']);
+    expect(Object.isFrozen(now.proxy)).toBe(true);
     expect((await fetch(`${fx.gw.url}/api-umbrella/v1/health`)).status).toBe(200);
   });
 
