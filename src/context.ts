@@ -12,6 +12,7 @@ import { resolveSecretKey, secretKeyFile } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
 import { ProxyTrust } from './gateway/proxy-trust.js';
+import { createMailer, type Mailer } from './mailer/mailer.js';
 import { ResponseCache } from './gateway/response-cache.js';
 import { BodyPauseWatch } from './gateway/body-pauses.js';
 import { answerStalledBody } from './gateway/client-errors.js';
@@ -49,6 +50,12 @@ export interface AppContext {
    * retired its app still gets its 408 and loses its connection.
    */
   readonly bodyWatch: BodyPauseWatch;
+  /**
+   * The SMTP mailer; null without mailer.smtp.host. The process's while the
+   * mailer's settings stay the same: a reload does not give up a mail waiting
+   * for its retry.
+   */
+  readonly mailer: Mailer | null;
   /** global_rate_limits' counts per client IP, kept across reloads as rateLimiter's are. */
   readonly clientLimitCounts: ClientLimitCounts;
   /** Closes what the context opened; idempotent. */
@@ -81,6 +88,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const keyIndex = new KeyIndex(users, secretKey);
   const keyRefresh = setInterval(() => refreshKeys(keyIndex, logger), KEY_REFRESH_INTERVAL_MS).unref();
   const bodyWatch = bodyWatchOf(config);
+  const mailer = createMailer(config, logger);
   const analytics = new AnalyticsLog({ db, dataDir: config.data_dir, config: config.analytics, logger, clock });
   let closed = false;
   return {
@@ -100,12 +108,15 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
     responseCache: responseCacheOf(config, clock),
     bodyWatch,
+    mailer,
     clientLimitCounts: new ClientLimitCounts(),
     close() {
       if (closed) return;
       closed = true;
       clearInterval(keyRefresh);
       bodyWatch.stop();
+      // Ends a delivery under way or waiting for a retry (logged as given up).
+      mailer?.close();
       // After the server stopped taking requests: write what is buffered before the store closes.
       analytics.close();
       db.close();
@@ -130,8 +141,15 @@ export function withConfig(context: AppContext, config: Config): AppContext {
     responseCache: sameCache ? context.responseCache : responseCacheOf(config, context.clock),
     // A watch replaced by one with the new timeout goes on for the bodies it holds, and stops once it holds none.
     bodyWatch: sameBodyTimeout ? context.bodyWatch : bodyWatchOf(config),
+    mailer: sameMailer(context.config, config) ? context.mailer : createMailer(config, context.logger),
     close() {},
   };
+}
+
+/** Whether a mailer made for `running` sends as one made for `next` would (its From defaults to the site name). */
+function sameMailer(running: Config, next: Config): boolean {
+  const from = (config: Config) => config.mailer.from ?? config.site_name;
+  return JSON.stringify(running.mailer) === JSON.stringify(next.mailer) && from(running) === from(next);
 }
 
 function bodyWatchOf(config: Config): BodyPauseWatch {

@@ -75,6 +75,8 @@ export class LiveApp {
     await this.reloading;
     this.stopNow();
     await Promise.all([this.live.app.close(), ...this.retiring]);
+    // The first app's context is the process's and closes its own; a reloaded one's mailer may be new.
+    this.live.context.mailer?.close();
   }
 
   private async replaceWith(next: Config): Promise<ReloadOutcome> {
@@ -96,6 +98,10 @@ export class LiveApp {
     generation.drainUntil = performance.now() + config.proxy.shutdown_timeout_ms;
     const retired = Promise.race([generation.work.idle(config.proxy.shutdown_timeout_ms), this.stopped])
       .then(() => generation.app.close())
+      // A mailer the next app does not share (its settings changed): what it still had to send is given up, and logged.
+      .then(() => {
+        if (generation.context.mailer !== this.live.context.mailer) generation.context.mailer?.close();
+      })
       .catch((error: unknown) => logger.error({ err: error }, 'closing the app a reload replaced failed'))
       .finally(() => this.retiring.delete(retired));
     this.retiring.add(retired);

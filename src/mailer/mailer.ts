@@ -110,8 +110,9 @@ export class Mailer {
     }
   }
 
-  /** Stops pending retries and closes the SMTP connections. */
+  /** Stops pending retries and closes the SMTP connections; idempotent. */
   close(): void {
+    if (this.closing.signal.aborted) return;
     this.closing.abort();
     this.transport.close();
   }

@@ -4,18 +4,18 @@
 import type { FastifyInstance } from 'fastify';
 import { KeyExpiryNotices } from '../api-users/expiry-notices.js';
 import type { AppContext } from '../context.js';
-import { createMailer, type Mailer } from '../mailer/mailer.js';
+import type { Mailer } from '../mailer/mailer.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { signupApiPlugin } from './signup-api.js';
 import { signupPages } from './signup-pages.js';
 import { siteInfo, Signups } from './signups.js';
 
 export interface SignupArea {
-  /** The JSON signup API; register with prefix /api-umbrella/v1. Closing the app closes the mailer. */
+  /** The JSON signup API; register with prefix /api-umbrella/v1. */
   readonly api: (app: FastifyInstance) => Promise<void>;
   /** The /signup/ pages, for webPlugin's list. */
   readonly pages: PageRoutes;
-  /** The gateway's mail (null: mailer.smtp not set), for the contact API too; the signup API's plugin closes it. */
+  /** The gateway's mail (null: mailer.smtp not set), for the contact API too: the context's, which closes it. */
   readonly mailer: Mailer | null;
   /** Key creation with its welcome mail, for the admin's Add API User form too. */
   readonly signups: Signups;
@@ -23,7 +23,7 @@ export interface SignupArea {
 
 export function signupArea(context: AppContext): SignupArea {
   const { config } = context;
-  const mailer = createMailer(config, context.logger);
+  const { mailer } = context;
   const signups = new Signups(context, mailer);
   const api = signupApiPlugin(context, signups);
   const noticeDays = config.mailer.key_expiry_notice_days;
@@ -31,12 +31,8 @@ export function signupArea(context: AppContext): SignupArea {
   return {
     api: async (app) => {
       app.addHook('onReady', async () => notices?.start());
-      app.addHook('onClose', async () => {
-        const stopped = notices?.stop();
-        // Closing the mailer ends a delivery under way (it counts as failed: that user is told at the next start).
-        mailer?.close();
-        await stopped;
-      });
+      // The mailer is the process's (context.ts): a reload's retired app leaves mails waiting for a retry to it.
+      app.addHook('onClose', async () => notices?.stop());
       await api(app);
     },
     pages: signupPages(signups),

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { tempDir, testConfig } from '../helpers/config.js';
-import type { TestGateway } from '../helpers/gateway.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startLocalSmtp, type LocalSmtp } from '../mailer/local-smtp.js';
+import { submitSignup, VALID_SIGNUP } from '../signup/signup-app.js';
 import { connect, startWebSocketUpstream, type WebSocketUpstream } from '../helpers/websocket-upstream.js';
 import { echoBackend, send, startProxyFixture, type ProxyFixture } from '../gateway/support.js';
 
@@ -222,6 +225,27 @@ describe('what an app serves when a reload retires it', () => {
     fx!.gw.context.analytics.flush();
     const paths = fx!.gw.context.db.prepare('SELECT request_path FROM analytics_logs ORDER BY request_path').pluck().all();
     expect(paths).toEqual(['/echo/hold', '/echo/queued']);
+  });
+});
+
+describe('mail at a reload', () => {
+  let smtp: LocalSmtp | null = null;
+  afterEach(() => smtp?.close());
+
+  it('keeps a welcome mail waiting for its retry: the mailer is the process\'s while its settings stay the same', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: 1 });
+    const { logger, lines } = capturingLogger();
+    const gw = await startTestGateway({ mailer: { from: 'keys@weather.example', smtp: { host: '127.0.0.1', port: smtp.port } }, signup: { verify_email: true } }, { logger });
+    try {
+      const mailer = gw.context.mailer;
+      expect((await submitSignup(gw.app, VALID_SIGNUP)).statusCode).toBe(200);
+      await smtp.attemptsReach(1);
+      await (await gw.reload(reloaded(gw, { site_name: 'Renamed' }))).retired;
+      expect(gw.context.mailer).toBe(mailer);
+      expect(lines.map((line) => line.msg)).not.toContain('email given up');
+    } finally {
+      await gw.stop();
+    }
   });
 });
 
