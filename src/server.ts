@@ -3,11 +3,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminApiPlugin } from './admin-api/plugin.js';
 import { adminUiRoutes } from './admin-ui/plugin.js';
+import { PasswordLinks } from './admins/password-links.js';
 import { analyticsRoutes } from './analytics/routes/index.js';
 import type { AppContext } from './context.js';
 import { answerClientError } from './gateway/client-errors.js';
 import { decorateClientIp } from './gateway/client-ip.js';
 import { refuseMalformedUrl } from './gateway/gateway.js';
+import type { PageHandler } from './gateway/gateway.js';
 import { gatewayPlugin } from './gateway/plugin.js';
 import { contactApiPlugin } from './contact/contact-api.js';
 import { contactPage } from './contact/contact-page.js';
@@ -37,11 +39,23 @@ export async function buildServer(context: AppContext, work?: OpenWork): Promise
     clientErrorHandler: answerClientError,
   });
   decorateClientIp(app, context.proxyTrust);
-  await app.register(adminApiPlugin(context), { prefix: '/api-umbrella/v1' });
+  try {
+    await registerParts(app, context, homepage, work);
+  } catch (error) {
+    // What registered before the failure (the gateway's publisher subscription, timers) must not outlive it: a reload keeps the running app.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return app;
+}
+
+async function registerParts(app: FastifyInstance, context: AppContext, homepage: PageHandler, work: OpenWork | undefined): Promise<void> {
   const signup = signupArea(context);
+  // The admins' reset and invite mails, from the web admin and the admin API alike.
+  const passwordLinks = new PasswordLinks(context, signup.mailer);
+  await app.register(adminApiPlugin(context, passwordLinks), { prefix: '/api-umbrella/v1' });
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
   await app.register(contactApiPlugin(context, signup.mailer), { prefix: '/api-umbrella/v1' });
-  await app.register(webPlugin(context, [adminUiRoutes(signup.signups), signup.pages, contactPage, analyticsRoutes]));
+  await app.register(webPlugin(context, [adminUiRoutes(signup.signups, passwordLinks), signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage, work }));
-  return app;
 }

@@ -5,14 +5,20 @@
 // (src/admins/accounts.ts). No answer holds a password or token hash; a new
 // admin's clear token is answered once, when it is made. As API Umbrella's,
 // `username` is the email (taken for it, answered beside it, lowercased),
-// and 422s are its list of {code, field, message, full_message}.
+// and 422s are its list of {code, field, message, full_message}. As there,
+// `send_invite_email: true` (on the admin or in `options`) on a POST or PUT
+// mails the admin an invite to set their password (src/admins/password-links.ts),
+// unless they have signed in already; without a mailer it is ignored and
+// logged, as API Umbrella logs its failed mail and answers as usual.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
 import { accessOf, guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
 import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
 import { adminEmail, type Admin } from '../admins/repository.js';
+import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
+import { baseUrl } from '../lib/base-url.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
 import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
 import { sendDataTablesPage, textSearch, type DataTablesList } from './data-tables.js';
@@ -39,9 +45,10 @@ const LISTED: DataTablesList<ApiAdmin> = {
   },
 };
 
-const PASSWORD_ELSEWHERE = 'cannot be changed here: the admin sets it under My Account in the web admin, or an operator runs `parasol admins reset-password`';
+const PASSWORD_ELSEWHERE =
+  'cannot be changed here: the admin sets it under My Account in the web admin or through a link mailed to them (send_invite_email, Forgot your password?), or an operator runs `parasol admins reset-password`';
 
-export function adminRoutes(app: FastifyInstance, context: AppContext): void {
+export function adminRoutes(app: FastifyInstance, context: AppContext, links: PasswordLinks): void {
   const minLength = context.config.admin.password_min_length;
 
   app.register(async (viewers) => {
@@ -69,6 +76,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
       const created = await createAccount(context, account.value);
       if (!created.ok) return invalid(reply, created.errors);
       const { admin, authToken } = created.value;
+      inviteIfAsked(request, admin);
       // The clear token, never stored, is shown this once: no cache may keep it.
       // Without its groups if they were deleted meanwhile (the viewer may then no longer see it).
       const answer = seenAs(request, admin.id) ?? toApiAdmin({ admin, groups: [], otherGroups: 0 }, request.admin!);
@@ -85,6 +93,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
       const saved = updateAccount(context, target.id, changes.value);
       if (saved === null) return notFound(reply);
       if (!saved.ok) return invalid(reply, saved.errors);
+      inviteIfAsked(request, saved.value);
       // As API Umbrella: 200 with the account as it now is (the admin still sees it: they manage what it became).
       const answer = seenAs(request, target.id) ?? toApiAdmin({ admin: saved.value, groups: [], otherGroups: 0 }, request.admin!);
       return { admin: answer };
@@ -99,6 +108,21 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
       return deleted.value ? reply.code(204).send() : notFound(reply);
     });
   });
+
+  /**
+   * API Umbrella's send_invite_email, on the admin or in options: only true
+   * or "true" asks. Sent to an admin who has never signed in (and is
+   * enabled); without a mailer, ignored with a warning in the log, where
+   * API Umbrella logs that its mail failed; the answer is the same.
+   */
+  function inviteIfAsked(request: FastifyRequest, admin: Admin): void {
+    if (!asksForInvite(request.body)) return;
+    if (!links.sendsMail) {
+      context.logger.warn({ admin_id: admin.id }, 'send_invite_email ignored: no mailer (mailer.smtp.host is not set)');
+      return;
+    }
+    links.invite(admin, baseUrl(context.config, request));
+  }
 
   function refuse(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     return sendForbiddenBecause(reply, managePolicyOf(context, request).refusal().refused);
@@ -123,8 +147,8 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
    * superuser only when asked for. A password is taken when sent (the
    * confirmation checked only when sent too); without one the admin uses the
    * API token answered now, and signs in to the web admin once a password is
-   * set (`parasol admins reset-password`), where API Umbrella mails an
-   * invitation to choose one.
+   * set: through the invite send_invite_email mails them, as in API
+   * Umbrella, or `parasol admins reset-password`.
    */
   function newAccount(raw: unknown): Parsed<NewAccount> {
     const input = isPlainObject(raw) ? raw : {};
@@ -148,6 +172,13 @@ export function adminRoutes(app: FastifyInstance, context: AppContext): void {
     if (!isBlankText(input.password)) errors.password = [PASSWORD_ELSEWHERE];
     return Object.keys(errors).length === 0 ? { ok: true, value: parsed.value } : { ok: false, errors };
   }
+}
+
+/** send_invite_email: true or "true" (as API Umbrella reads it), on the admin or in the body's options. */
+function asksForInvite(body: unknown): boolean {
+  const admin = unwrap(body, 'admin');
+  const options = isPlainObject(body) && isPlainObject(body.options) ? body.options : {};
+  return [isPlainObject(admin) ? admin.send_invite_email : undefined, options.send_invite_email].some((value) => value === true || value === 'true');
 }
 
 /**

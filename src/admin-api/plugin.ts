@@ -2,6 +2,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isPlainObject } from '../lib/validation-errors.js';
+import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
 import { adminGroupRoutes } from './admin-groups.js';
 import { adminRoutes } from './admins.js';
@@ -16,7 +17,8 @@ import { refuseApisOverHttp } from '../web/https-only.js';
 import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
 
-export function adminApiPlugin(context: AppContext) {
+/** `passwordLinks` mails the invites send_invite_email asks for. */
+export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks) {
   return async (app: FastifyInstance): Promise<void> => {
   app.decorateRequest('admin', null);
   // API Umbrella's admin API is a Rails app, which scripts may send form fields
@@ -41,7 +43,7 @@ export function adminApiPlugin(context: AppContext) {
     configRoutes(authenticated, context);
     apiScopeRoutes(authenticated, context);
     adminGroupRoutes(authenticated, context);
-    adminRoutes(authenticated, context);
+    adminRoutes(authenticated, context, passwordLinks);
     userRoleRoutes(authenticated, context);
   });
   };

@@ -2,14 +2,19 @@
 // groups too), disable and delete them; an admin holding admin_view or
 // admin_manage sees, as in API Umbrella, the admins of groups within those
 // scopes, and with admin_manage adds and changes the ones they manage
-// (src/admins/accounts.ts). The last superuser can never be removed.
+// (src/admins/accounts.ts). The last superuser can never be removed. With a
+// mailer, as in API Umbrella, Add Admin sends an invite by default (the
+// password may then be left for the admin to choose through its link), and
+// Edit Admin can resend it to an admin who has never signed in.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
 import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount } from '../admins/accounts.js';
 import { adminEmail, type Admin } from '../admins/repository.js';
+import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
+import { baseUrl } from '../lib/base-url.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
@@ -33,7 +38,12 @@ const LIST_PATH = '/admin/admins';
 const BACK = { backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' } as const;
 const LABELS: Record<string, string> = { email: 'Email', name: 'Name', notes: 'Notes', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups', groups: 'Groups', superuser: 'Superuser' };
 
-export function adminAccountPages(app: FastifyInstance, context: AppContext): void {
+/** The invite boxes: "Send invite email" on Add Admin (ticked at first), "Resend invite email" on Edit Admin (never). */
+interface InviteChoice {
+  readonly checked: boolean;
+}
+
+export function adminAccountPages(app: FastifyInstance, context: AppContext, links: PasswordLinks): void {
   const { adminGroups } = context;
   const minLength = context.config.admin.password_min_length;
 
@@ -51,38 +61,52 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     });
 
     managers.get('/admins/new', async (request, reply) =>
-      renderForm(reply, managePolicyOf(context, request), { form: { email: '', name: '', notes: '', superuser: false, enabled: true, group_ids: [] }, target: null }),
+      renderForm(reply, managePolicyOf(context, request), {
+        form: { email: '', name: '', notes: '', superuser: false, enabled: true, group_ids: [] },
+        target: null,
+        invite: { checked: true },
+      }),
     );
 
     managers.post('/admins', async (request, reply) => {
       const policy = managePolicyOf(context, request);
       const form = formFromBody(request.body);
+      // A box posted without a mailer (a page from before a config change) asks for nothing.
+      const invite = { checked: links.sendsMail && formString(request.body, 'send_invite_email') !== '' };
       const password = formString(request.body, 'password');
-      const errors = { ...accountErrors(context, accountChanges(form), null), ...newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength) };
-      if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target: null, errors }, 422);
-      if (!mayBecomeAccount(context, policy, null, form)) return renderForm(reply, policy, { form, target: null, errors: { base: [policy.refusal().refused] } }, 403);
+      const confirmation = formString(request.body, 'password_confirmation');
+      // With an invite, the admin may be left to choose their password through its link.
+      const leftToThem = invite.checked && password === '' && confirmation === '';
+      const errors = { ...accountErrors(context, accountChanges(form), null), ...(leftToThem ? {} : newPasswordErrors(password, confirmation, minLength)) };
+      if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target: null, errors, invite }, 422);
+      if (!mayBecomeAccount(context, policy, null, form)) return renderForm(reply, policy, { form, target: null, errors: { base: [policy.refusal().refused] }, invite }, 403);
       // A new admin is enabled: the form has no such box (a post without the field is no request to disable).
-      const created = await createAccount(context, { ...accountChanges(form), enabled: true, password });
-      if (!created.ok) return renderForm(reply, policy, { form, target: null, errors: created.errors }, 422);
-      return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. They can sign in with the password you set.`);
+      const created = await createAccount(context, { ...accountChanges(form), enabled: true, password: leftToThem ? null : password });
+      if (!created.ok) return renderForm(reply, policy, { form, target: null, errors: created.errors, invite }, 422);
+      const invited = invite.checked && links.invite(created.value.admin, baseUrl(context.config, request));
+      const next = invited ? 'An invite email with a link to set their password (good for 7 days) is on its way to them.' : 'They can sign in with the password you set.';
+      return redirectWithFlash(reply, LIST_PATH, 'success', `Added the admin ${form.email}. ${next}`);
     });
 
     managers.get<IdParams>('/admins/:id/edit', async (request, reply) =>
       withTarget(request, reply, (target, policy) =>
-        renderForm(reply, policy, { form: { ...target, name: target.name ?? '', notes: target.notes ?? '', group_ids: adminGroups.groupIdsOf(target.id) }, target }),
+        renderForm(reply, policy, { form: { ...target, name: target.name ?? '', notes: target.notes ?? '', group_ids: adminGroups.groupIdsOf(target.id) }, target, invite: { checked: false } }),
       ),
     );
 
     managers.post<IdParams>('/admins/:id', async (request, reply) =>
       withTarget(request, reply, async (target, policy) => {
         const form = formFromBody(request.body);
+        const invite = { checked: formString(request.body, 'resend_invite_email') !== '' };
         const errors = accountErrors(context, accountChanges(form), target);
-        if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target, errors }, 422);
-        if (!mayBecomeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, errors: { base: [policy.refusal().refused] } }, 403);
+        if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target, errors, invite }, 422);
+        if (!mayBecomeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, errors: { base: [policy.refusal().refused] }, invite }, 403);
         const saved = updateAccount(context, target.id, accountChanges(form));
         if (saved === null) return notFound(reply);
-        if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors }, 422);
-        return redirectWithFlash(reply, LIST_PATH, 'success', `Saved the admin ${form.email}.`);
+        if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors, invite }, 422);
+        // As API Umbrella: only to an admin who has not signed in (nor been disabled) meanwhile; else the box asks for nothing.
+        const invited = invite.checked && links.invite(saved.value, baseUrl(context.config, request));
+        return redirectWithFlash(reply, LIST_PATH, 'success', `Saved the admin ${form.email}.${invited ? ` A new invite email is on its way to ${form.email}.` : ''}`);
       }),
     );
 
@@ -111,11 +135,13 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext): vo
     return then(target, policy);
   }
 
-  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: AdminForm; target: Admin | null; errors?: FieldErrors }, status = 200) {
+  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: AdminForm; target: Admin | null; errors?: FieldErrors; invite: InviteChoice }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => LABELS[field] ?? field);
     const title = data.target === null ? 'Add Admin' : `Edit ${data.target.email}`;
     const choices = { groups: policy.manageableGroups(), maySetSuperuser: policy.superuser };
-    return renderAdminPage(context, reply, 'admin/admins/form', { title, section: 'admins', ...data, errors, minLength, ...choices }, status);
+    // Offered with a mailer: on Add Admin, and on Edit Admin for an admin who has never signed in.
+    const offersInvite = data.target === null ? links.sendsMail : links.mayInvite(data.target);
+    return renderAdminPage(context, reply, 'admin/admins/form', { title, section: 'admins', ...data, errors, minLength, ...choices, offersInvite }, status);
   }
 
   function forbidden(reply: FastifyReply) {

@@ -1,6 +1,8 @@
 // The pages before sign-in: the first admin account on a fresh install,
-// sign in (with lockout) and sign out.
+// sign in (with lockout, and "Forgot your password?" when it is offered:
+// password-pages.ts) and sign out.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { emailProblem, newPasswordErrors } from '../admins/accounts.js';
@@ -14,7 +16,7 @@ import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, sessionAdmin, s
 export const FIRST_ADMIN_EXISTS = 'An initial admin account already exists.';
 export const LOGIN_FAILED = 'Invalid email or password.';
 
-export function authPages(app: FastifyInstance, context: AppContext): void {
+export function authPages(app: FastifyInstance, context: AppContext, links: PasswordLinks): void {
   const { admins } = context;
   const throttle = loginThrottle(context);
   const minLength = context.config.admin.password_min_length;
@@ -36,6 +38,8 @@ export function authPages(app: FastifyInstance, context: AppContext): void {
     // onlyIfNone decides inside the write transaction, so of two racing submits exactly one wins.
     const created = await admins.create({ email, password, superuser: true }, { onlyIfNone: true });
     if (created === null) return refuseSetup(reply);
+    // A sign-in like any other: they are no admin to invite.
+    admins.recordSignIn(created.admin.id);
     startSession(context, reply, created.admin);
     return redirectWithFlash(reply, '/admin/apis', 'success', 'Welcome! Your admin account is ready. Next, add your first API backend.');
   });
@@ -66,6 +70,6 @@ export function authPages(app: FastifyInstance, context: AppContext): void {
   });
 
   function renderLogin(reply: FastifyReply, data: { email: string; next: string; problem: string | null }, status = 200) {
-    return renderAdminPage(context, reply, 'admin/login', { title: 'Sign in', ...data }, status);
+    return renderAdminPage(context, reply, 'admin/login', { title: 'Sign in', ...data, forgotPassword: links.offersReset }, status);
   }
 }

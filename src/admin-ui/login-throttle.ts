@@ -58,6 +58,11 @@ export class LoginThrottle {
     });
   }
 
+  /** Clears the account's failures, as a successful sign-in does (a password just set through a reset or invite link signs in with it at once). */
+  async clearAccount(email: string, ip: string): Promise<void> {
+    await this.limiter.forget({ ...this.request(email, ip), limits: this.accountLimits });
+  }
+
   private async oneAtATime<T>(keys: readonly string[], task: () => Promise<T>): Promise<T> {
     const earlier = keys.map((key) => this.lastAttempt.get(key));
     let finish!: () => void;
@@ -75,5 +80,48 @@ export class LoginThrottle {
   private request(email: string, ip: string): RateLimitRequest {
     // The account counter is keyed by the email as typed (normalised), whether or not such an admin exists.
     return { bucket: BUCKET, apiKeyPrefix: `account:${email.trim().toLowerCase()}`, ip, limits: this.limits };
+  }
+}
+
+const RESET_BUCKET = 'admin-password-reset';
+
+const resetThrottles = new WeakMap<AppContext, PasswordResetThrottle>();
+
+/** One per running Parasol, for the "Forgot password" form. */
+export function passwordResetThrottle(context: AppContext): PasswordResetThrottle {
+  let throttle = resetThrottles.get(context);
+  if (throttle === undefined) {
+    throttle = new PasswordResetThrottle(context.rateLimiter, context.config.admin);
+    resetThrottles.set(context, throttle);
+  }
+  return throttle;
+}
+
+/**
+ * "Forgot password" requests, counted per email and per client IP with the
+ * sign-in's numbers (login_max_failures within login_lockout_minutes), each
+ * request whether or not the address is an admin's: a flood sends an
+ * address a few mails at most, and being refused tells nothing of the
+ * address. Counted by the shared rate limiter, apart from sign-in failures.
+ */
+export class PasswordResetThrottle {
+  private readonly limits: readonly RateLimit[];
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    settings: Config['admin'],
+  ) {
+    const duration = settings.login_lockout_minutes * 60_000;
+    const limit = settings.login_max_failures;
+    this.limits = [
+      { duration, limit, limit_by: 'api_key', response_headers: false },
+      { duration, limit, limit_by: 'ip', response_headers: false },
+    ];
+  }
+
+  /** Counts the request; false (not counted) once the email or the IP has made its share. */
+  async allow(email: string, ip: string): Promise<boolean> {
+    const request = { bucket: RESET_BUCKET, apiKeyPrefix: `account:${email.trim().toLowerCase()}`, ip, limits: this.limits };
+    return (await this.limiter.check(request)).allowed;
   }
 }

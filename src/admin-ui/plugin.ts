@@ -1,5 +1,6 @@
 // The web admin at /admin/: server-rendered pages, every form CSRF-checked,
-// every page but the first-admin and sign-in pages behind a session.
+// every page but the first-admin, sign-in and password-link pages behind a
+// session.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { PageRoutes } from '../web/plugin.js';
@@ -9,6 +10,8 @@ import { apiScopePages } from './api-scopes.js';
 import { apiBackendPages } from './api-backends/pages.js';
 import { apiUserPages } from './api-users/pages.js';
 import { authPages } from './auth-pages.js';
+import { passwordPages } from './password-pages.js';
+import type { PasswordLinks } from '../admins/password-links.js';
 import { myAccountPages } from './my-account.js';
 import { renderErrorPage, startPath } from './page.js';
 import { accessOf } from '../admin-groups/request-access.js';
@@ -16,8 +19,11 @@ import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 import type { Signups } from '../signup/signups.js';
 
-/** `signups` creates API users with their welcome mail, as the signup API does for admins. */
-export const adminUiRoutes = (signups: Signups): PageRoutes => async (app, context) => {
+/**
+ * `signups` creates API users with their welcome mail, as the signup API does
+ * for admins; `passwordLinks` mails admins their reset and invite links.
+ */
+export const adminUiRoutes = (signups: Signups, passwordLinks: PasswordLinks): PageRoutes => async (app, context) => {
   await app.register(
     async (admin) => {
       admin.setErrorHandler(errorPage(context));
@@ -26,14 +32,15 @@ export const adminUiRoutes = (signups: Signups): PageRoutes => async (app, conte
         if (request.method === 'GET' || request.method === 'HEAD') return done();
         admin.csrfProtection(request, reply, done);
       });
-      authPages(admin, context);
+      authPages(admin, context, passwordLinks);
+      passwordPages(admin, context, passwordLinks);
       await admin.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireAdminSession(context));
         signedIn.get('/', async (request, reply) => reply.redirect(startPath(accessOf(context, request)), 303));
         apiBackendPages(signedIn, context);
         publishPages(signedIn, context);
         apiUserPages(signedIn, context, signups);
-        adminAccountPages(signedIn, context);
+        adminAccountPages(signedIn, context, passwordLinks);
         apiScopePages(signedIn, context);
         adminGroupPages(signedIn, context);
         myAccountPages(signedIn, context);

@@ -138,8 +138,13 @@ export class AdminRepository {
   /** Signs in: the enabled admin whose password this is, with the time recorded, or null (unknown email, wrong password, no password set, disabled). */
   async authenticate(email: string, password: string): Promise<Admin | null> {
     const admin = await this.checkPassword(email, password);
-    if (admin !== null) this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), admin.id);
+    if (admin !== null) this.recordSignIn(admin.id);
     return admin;
+  }
+
+  /** Records a sign-in (a password, the first admin's sign-up, a reset or invite link): an admin who has one gets no more invites. */
+  recordSignIn(id: string): void {
+    this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), id);
   }
 
   /** As authenticate(), without counting as a sign-in (My Account asks for the current password). */
@@ -171,13 +176,14 @@ export class AdminRepository {
   /**
    * Sets a new password and ends every web admin session of the admin, so that
    * whoever held one (a taken-over account) is out; My Account then signs the
-   * browser that made the change in again.
+   * browser that made the change in again. A reset or invite link pending
+   * goes too, as Devise clears it on a password change.
    */
   async setPassword(id: string, password: string): Promise<boolean> {
     const hash = await hashPassword(password);
     return this.db.transaction(() => {
       this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ?').run(id);
-      return this.db.prepare('UPDATE admins SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, new Date().toISOString(), id).changes > 0;
+      return this.db.prepare(`UPDATE admins SET password_hash = ?, ${NO_RESET_TOKEN}, updated_at = ? WHERE id = ?`).run(hash, new Date().toISOString(), id).changes > 0;
     }).immediate();
   }
 
@@ -196,6 +202,8 @@ export class AdminRepository {
       this.db
         .prepare('UPDATE admins SET email = ?, name = ?, notes = ?, superuser = ?, enabled = ?, updated_at = ? WHERE id = ?')
         .run(next.email, next.name, next.notes, next.superuser ? 1 : 0, next.enabled ? 1 : 0, new Date().toISOString(), id);
+      // A link mailed to the old address must not reset the account of the new one (Devise clears it too).
+      if (next.email !== current.email) this.db.prepare(`UPDATE admins SET ${NO_RESET_TOKEN} WHERE id = ?`).run(id);
       return this.get(id);
     }).immediate();
   }
@@ -228,6 +236,9 @@ export class AdminRepository {
     return this.db.prepare('SELECT * FROM admins WHERE email = ?').get(adminEmail(email)) as AdminRow | undefined;
   }
 }
+
+/** The SET clause that forgets a pending reset or invite link (src/admins/password-tokens.ts). */
+export const NO_RESET_TOKEN = 'reset_password_token_hash = NULL, reset_password_sent_at = NULL, reset_password_kind = NULL';
 
 // Verified against when the email is unknown, so that such a login costs as much as a real one.
 let dummy: Promise<string> | null = null;

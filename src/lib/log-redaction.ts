@@ -7,7 +7,7 @@
 const HEADER_HOLDERS = ['req.headers', 'headers', 'err.headers'] as const;
 const CREDENTIAL_HEADERS = ['["x-api-key"]', '["x-admin-auth-token"]', '.authorization', '.cookie', '["set-cookie"]'] as const;
 /** Field names that hold a secret, at the top of a line and one level down ({ user: { api_key } }, { smtp: { password } }). */
-const SECRET_FIELDS = ['password', 'api_key', 'admin_auth_token', 'secret_key'] as const;
+const SECRET_FIELDS = ['password', 'api_key', 'admin_auth_token', 'secret_key', 'reset_password_token'] as const;
 /** URLs kept for the reader, with only their api_key values censored: Fastify's log of a failed request, Node's Invalid URL error. */
 const URL_FIELDS: ReadonlySet<string> = new Set(['req.url', 'url', 'err.input']);
 
@@ -29,8 +29,11 @@ function isUrlField(path: readonly unknown[]): boolean {
 }
 
 function redactUrl(value: unknown): unknown {
-  return typeof value === 'string' ? redactApiKeys(value) : value;
+  return typeof value === 'string' ? redactApiKeys(value).replace(RESET_TOKEN_PARAM, '$1[REDACTED]') : value;
 }
+
+/** The token of an admin's password link (/admin/password/edit?reset_password_token=…), which sets their password. */
+const RESET_TOKEN_PARAM = /((?:^|[?&;])reset_password_token=)[^&#]*/gi;
 
 /** A character of a parameter name, as itself or percent-encoded (either case: the pattern is /i). */
 function nameCharacter(character: string): string {

@@ -28,6 +28,12 @@ describe('log redaction', () => {
     expect(logged({ req: { method: 'GET', url: '/admin/?api_key=SECRET&x=1' } }).req.url).toBe('/admin/?api_key=[REDACTED]&x=1');
   });
 
+  it("keeps a logged request URL but not the token of an admin's password link", () => {
+    const url = '/admin/password/edit?invite=true&reset_password_token=abc_DEF-123&x=1';
+    expect(logged({ req: { method: 'GET', url } }).req.url).toBe('/admin/password/edit?invite=true&reset_password_token=[REDACTED]&x=1');
+    expect(logged({ reset_password_token: 'abc' }).reset_password_token).toBe('[REDACTED]');
+  });
+
   it("keeps the URL an Invalid URL error was given, but not its api_key", () => {
     let err: unknown;
     try {

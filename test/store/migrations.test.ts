@@ -141,6 +141,26 @@ describe('store', () => {
     ]);
   });
 
+  it('gives existing admins no password link, finds one by its HMAC through a unique index, and takes only its two kinds', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 27));
+    const admin = db.prepare(`INSERT INTO admins (id, email, password_hash, superuser, enabled, created_at, updated_at) VALUES (?, ?, 'x', 1, 1, 'then', 'then')`);
+    admin.run('a', 'a@example.com');
+    admin.run('b', 'b@example.com');
+    migrate(db, migrations);
+    expect(db.prepare('SELECT reset_password_token_hash, reset_password_sent_at, reset_password_kind FROM admins').all()).toEqual([
+      { reset_password_token_hash: null, reset_password_sent_at: null, reset_password_kind: null },
+      { reset_password_token_hash: null, reset_password_sent_at: null, reset_password_kind: null },
+    ]);
+    const plan = db.prepare('EXPLAIN QUERY PLAN SELECT id FROM admins WHERE reset_password_token_hash = ?').all(Buffer.alloc(32)) as { detail: string }[];
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringContaining('USING INDEX admins_reset_password_token_hash')]);
+    const link = db.prepare('UPDATE admins SET reset_password_token_hash = ?, reset_password_sent_at = 1, reset_password_kind = ? WHERE id = ?');
+    link.run(Buffer.alloc(32, 1), 'reset', 'a');
+    expect(() => link.run(Buffer.alloc(32, 1), 'invite', 'b')).toThrow(/UNIQUE constraint failed/);
+    expect(() => link.run(Buffer.alloc(32, 2), 'welcome', 'b')).toThrow(/CHECK constraint failed/);
+  });
+
   it('gives the groups granting user_manage or admin_manage the view permission that comes with it, and leaves the others', () => {
     const db = new Database(':memory:');
     const migrations = loadMigrations();
