@@ -1,5 +1,5 @@
 // The built CLI, run as a user runs it: a child process with a config file.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -262,11 +262,9 @@ describe('parasol serve lifecycle', () => {
     const serveDir = tempDir();
     const serveConfig = join(serveDir, 'parasol.yml');
     writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`);
-    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => output.includes('Parasol is listening'));
-    const url = (JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
+    const { server, log } = spawnServe(serveConfig);
+    await waitFor(() => log().includes('Parasol is listening'));
+    const url = (JSON.parse(log().split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
     expect((await fetch(`${url}/api-umbrella/v1/health`)).status).toBe(200);
 
     const second = await parasol(['serve', '--config', serveConfig]);
@@ -286,11 +284,9 @@ describe('parasol serve with HTTPS', () => {
     const serveConfig = join(serveDir, 'parasol.yml');
     writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`);
     const env = { PARASOL_LISTEN_HTTPS_PORT: '0', PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE };
-    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let output = '';
-    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => output.includes('Parasol is listening'));
-    const logged = JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string; https_url: string };
+    const { server, log } = spawnServe(serveConfig, { ...process.env, ...env });
+    await waitFor(() => log().includes('Parasol is listening'));
+    const logged = JSON.parse(log().split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string; https_url: string };
     expect(logged.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(logged.https_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${logged.url}/api-umbrella/v1/health`)).status).toBe(200);
@@ -313,11 +309,9 @@ describe('parasol serve signals', () => {
       serveConfig,
       `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\nproxy:\n  shutdown_timeout_ms: 2000\n`,
     );
-    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => output.includes('Parasol is listening'));
-    const url = new URL((JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url);
+    const { server, log } = spawnServe(serveConfig);
+    await waitFor(() => log().includes('Parasol is listening'));
+    const url = new URL((JSON.parse(log().split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url);
     // A request still arriving keeps the stop busy until shutdown_timeout_ms.
     const client = connect(Number(url.port), url.hostname);
     await once(client, 'connect');
@@ -326,7 +320,7 @@ describe('parasol serve signals', () => {
 
     // What a terminal's Ctrl-C under `npm start` delivers: the group's SIGINT, then npm's forwarded copy.
     server.kill('SIGINT');
-    await waitFor(() => output.includes('shutting down'));
+    await waitFor(() => log().includes('shutting down'));
     server.kill('SIGINT');
     const [code, signal] = (await once(server, 'exit')) as [number | null, string | null];
     expect({ code, signal }).toEqual({ code: 0, signal: null });
@@ -343,34 +337,32 @@ describe('parasol serve and SIGHUP', () => {
     copyFileSync(KEY_FILE, keyFile);
     const configText = `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n  https_port: 0\ntls:\n  cert_file: ${certFile}\n  key_file: ${keyFile}\n`;
     writeFileSync(serveConfig, configText);
-    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => output.includes('Parasol is listening'));
+    const { server, log } = spawnServe(serveConfig);
+    await waitFor(() => log().includes('Parasol is listening'));
     const pid = server.pid;
-    const url = (JSON.parse(output.split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
+    const url = (JSON.parse(log().split('\n').find((line) => line.includes('Parasol is listening'))!) as { url: string }).url;
     // A renewal (certbot replaces both files), seen on the signal rather than at the next minute's check.
     copyFileSync(RENEWED_CERT_FILE, certFile);
     copyFileSync(RENEWED_KEY_FILE, keyFile);
     writeFileSync(serveConfig, `${configText}ban:\n  user_agents: ["~*^probe/"]\nproxy:\n  max_header_size: 32768\n`);
 
     server.kill('SIGHUP');
-    await waitFor(() => output.includes('"msg":"config reloaded"'));
-    expect(output).toContain('TLS certificate reloaded');
-    expect(output).toContain('"changed":["ban.user_agents"]');
-    expect(output).toContain('restart Parasol to apply proxy.max_header_size');
+    await waitFor(() => log().includes('"msg":"config reloaded"'));
+    expect(log()).toContain('TLS certificate reloaded');
+    expect(log()).toContain('"changed":["ban.user_agents"]');
+    expect(log()).toContain('restart Parasol to apply proxy.max_header_size');
     expect((await fetch(`${url}/api-umbrella/v1/health`, { headers: { 'User-Agent': 'Probe/1.0' } })).status).toBe(403);
     expect((await fetch(`${url}/api-umbrella/v1/health`)).status).toBe(200);
 
     writeFileSync(serveConfig, `${configText}ban:\n  user_agents: 7\n`);
     server.kill('SIGHUP');
-    await waitFor(() => output.includes('config not reloaded'));
-    expect(output).toMatch(/config not reloaded, the running one stays: [^"]*parasol\.yml: ban\.user_agents/);
+    await waitFor(() => log().includes('config not reloaded'));
+    expect(log()).toMatch(/config not reloaded, the running one stays: [^"]*parasol\.yml: ban\.user_agents/);
     expect((await fetch(`${url}/api-umbrella/v1/health`, { headers: { 'User-Agent': 'Probe/1.0' } })).status).toBe(403);
     expect([server.exitCode, server.pid]).toEqual([null, pid]);
 
     // `parasol reload` (API Umbrella's `api-umbrella reload`) checks the file before it signals.
-    const signalsBefore = output.split('"signal":"SIGHUP"').length;
+    const signalsBefore = log().split('"signal":"SIGHUP"').length;
     const refused = await parasol(['reload', '--config', serveConfig]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('ban.user_agents');
@@ -378,8 +370,8 @@ describe('parasol serve and SIGHUP', () => {
     const requested = await parasol(['reload', '--config', serveConfig]);
     expect(requested.code).toBe(0);
     expect(JSON.parse(requested.stdout)).toEqual({ reload_requested: true, pid, config_file: serveConfig });
-    await waitFor(() => output.split('"msg":"config reloaded"').length === 3);
-    expect(output.split('"signal":"SIGHUP"').length).toBe(signalsBefore + 1);
+    await waitFor(() => log().split('"msg":"config reloaded"').length === 3);
+    expect(log().split('"signal":"SIGHUP"').length).toBe(signalsBefore + 1);
     expect((await fetch(`${url}/api-umbrella/v1/health`, { headers: { 'User-Agent': 'Probe/1.0' } })).status).toBe(200);
 
     server.kill('SIGTERM');
@@ -395,22 +387,28 @@ describe('parasol serve and a SIGHUP during its start', () => {
     const serveDir = tempDir();
     const serveConfig = join(serveDir, 'parasol.yml');
     writeFileSync(serveConfig, `data_dir: ${join(serveDir, 'data')}\nlisten:\n  host: 127.0.0.1\n  port: 0\n`);
-    const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', serveConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const { server, log } = spawnServe(serveConfig);
     // The pid file is written as the start takes the data_dir's lock, before the store's migrations run:
     // from then on `parasol reload` finds this process.
     await waitFor(() => existsSync(join(serveDir, 'data', 'parasol.pid')), 15_000, 2);
-    expect(output).not.toContain('Parasol is listening');
+    expect(log()).not.toContain('Parasol is listening');
     server.kill('SIGHUP');
-    await waitFor(() => output.includes('config reloaded'));
-    expect(output).toContain('Parasol is listening');
+    await waitFor(() => log().includes('config reloaded'));
+    expect(log()).toContain('Parasol is listening');
     expect(server.exitCode).toBeNull();
     server.kill('SIGTERM');
     const [code] = (await once(server, 'exit')) as [number];
     expect(code).toBe(0);
   });
 });
+
+/** `parasol serve` as a child process; `log()` is what it has written to standard output so far. */
+function spawnServe(configPath: string, env: NodeJS.ProcessEnv = process.env): { server: ChildProcess; log: () => string } {
+  const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let output = '';
+  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { server, log: () => output };
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 15_000, everyMs = 50): Promise<void> {
   const started = Date.now();
