@@ -115,7 +115,7 @@ async function generationOf(context: AppContext): Promise<Generation> {
   const app = await buildServer(context, work);
   const generation: Generation = { app, context, work, drainUntil: null };
   // Runs once the app stops taking requests (it answers 503 from then on) and before its plugins close
-  // what requests in flight use (upstream pools, the mailer): onClose hooks run last-added first.
+  // what requests in flight use (upstream pools, the analytics reader): onClose hooks run last-added first.
   app.addHook('onClose', () => work.idle(drainLeft(generation)).then(() => undefined));
   try {
     await app.ready();
