@@ -23,10 +23,6 @@ export class AppSwitch {
     this.listeners = listenersOf(app);
   }
 
-  get current(): FastifyInstance {
-    return this.app;
-  }
-
   /** Call once the app is ready: its plugins put their listeners on its server while they register. */
   serveOn(server: ListeningServer): void {
     this.listening.push(server);

@@ -61,7 +61,9 @@ export function acquireInstanceLock(dataDir: string): InstanceLock {
 
 /**
  * The pid of the Parasol that holds data_dir's lock, or null when none does
- * (for `parasol reload`). Looks without taking the lock or writing a file.
+ * (for `parasol reload`). Writes no file; when no one holds the lock it is
+ * taken and given back at once (a Parasol starting in that instant would
+ * take it for a running one and say so).
  */
 export function runningInstancePid(dataDir: string): number | null {
   const { lockPath, pidPath } = lockFilesOf(dataDir);
