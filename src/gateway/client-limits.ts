@@ -6,12 +6,14 @@
 // flood; the backends' own rate limits (per key and IP, by window) are the
 // ones developers see in their headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config/schema.js';
 import { whenResponseEnds } from '../lib/response-end.js';
 import { parseRequestTarget } from './request-url.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { errorRequestOf, writeError } from './respond.js';
+import { responseOnUpgrade } from './upgrade-tunnel.js';
 
 export type ClientLimitsConfig = Config['global_rate_limits'];
 
@@ -57,15 +59,22 @@ export class ClientLimits {
     return limits.ip_connections === null && limits.ip_rate === null ? null : new ClientLimits(limits, trust, config, counts);
   }
 
-  /** Answers 429 and returns false for a request over a limit; otherwise counts it (until its response closes) and returns true. */
+  /** Answers 429 and returns false for a request over a limit; otherwise counts it (until its response is over) and returns true. */
   admit(request: IncomingMessage, response: ServerResponse): boolean {
     const client = this.trust.clientOf(request);
-    if (!this.withinRate(client.ip) || !this.withinConnections(client.ip, request, response)) {
-      const target = parseRequestTarget(request.url!) ?? { path: '/', query: '' };
-      writeError(response, this.config, errorRequestOf(request, target, client.protocol, client.host), 'OVER_RATE_LIMIT');
-      return false;
-    }
-    return true;
+    if (this.withinRate(client.ip) && this.withinConnections(client.ip, (release) => whenResponseEnds(response, request.socket, release))) return true;
+    this.refuse(request, response, client);
+    return false;
+  }
+
+  /** The same for an Upgrade (a WebSocket handshake), whose connection counts as one in flight until it closes, as nginx's limit_conn counts it. */
+  admitUpgrade(request: IncomingMessage, socket: Duplex): boolean {
+    const client = this.trust.clientOf(request);
+    if (this.withinRate(client.ip) && this.withinConnections(client.ip, (release) => socket.once('close', release))) return true;
+    // Node's HTTP server let go of the connection: an error on it must not reach the process.
+    socket.on('error', () => socket.destroy());
+    this.refuse(request, responseOnUpgrade(request, socket), client);
+    return false;
   }
 
   stop(): void {
@@ -88,13 +97,19 @@ export class ClientLimits {
     return true;
   }
 
-  private withinConnections(ip: string, request: IncomingMessage, response: ServerResponse): boolean {
+  private refuse(request: IncomingMessage, response: ServerResponse, client: { protocol: string; host: string }): void {
+    const target = parseRequestTarget(request.url!) ?? { path: '/', query: '' };
+    writeError(response, this.config, errorRequestOf(request, target, client.protocol, client.host), 'OVER_RATE_LIMIT');
+  }
+
+  /** Counts one more in flight for `ip` unless it has ip_connections already; `untilOver` hears when to count it out. */
+  private withinConnections(ip: string, untilOver: (release: () => void) => void): boolean {
     const most = this.limits.ip_connections;
     if (most === null) return true;
     const count = this.inFlight.get(ip) ?? 0;
     if (count >= most) return false;
     this.inFlight.set(ip, count + 1);
-    whenResponseEnds(response, request.socket, () => {
+    untilOver(() => {
       const left = this.inFlight.get(ip)! - 1;
       if (left === 0) this.inFlight.delete(ip);
       else this.inFlight.set(ip, left);

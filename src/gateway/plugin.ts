@@ -51,7 +51,7 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
         // Node's HTTP server let go of the connection: an error on it must not reach the process.
         socket.on('error', () => socket.destroy());
         bans.answer(request, responseOnUpgrade(request, socket));
-      } else gateway.upgrade(request, socket, head);
+      } else if (limits === null || limits.admitUpgrade(request, socket)) gateway.upgrade(request, socket, head);
     });
     app.addHook('preClose', () => gateway.beginClosing());
   };

@@ -2,10 +2,12 @@
 // test_nginx_global_rate_limits.rb): per client IP, requests in flight and
 // requests a second beyond a burst; 429 OVER_RATE_LIMIT past either.
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { CustomHandler } from '../helpers/echo-upstream.js';
+import { connect as connectWebSocket, startWebSocketUpstream } from '../helpers/websocket-upstream.js';
 import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture, type Reply } from './support.js';
 
 /** Responses the upstream holds until released, and a callback per arrival. */
@@ -64,6 +66,38 @@ describe('global_rate_limits.ip_connections', () => {
     await Promise.race([bothArrived, ...again.map((reply) => reply.then((answer) => Promise.reject(new Error(`answered ${answer.status} before its turn`))))]);
     held.splice(0).forEach((response) => response.end('done'));
     expect((await Promise.all(again)).map((reply) => reply.status)).toEqual([200, 200]);
+  });
+});
+
+describe('global_rate_limits on WebSocket handshakes', () => {
+  it('counts an open tunnel as one in flight until it closes (nginx limit_conn), and refuses one more with 429', async () => {
+    const sockets = await startWebSocketUpstream();
+    try {
+      await connections.gw.publishBackend(echoBackend(connections.echo, { servers: [{ host: '127.0.0.1', port: sockets.port }], url_matches: [{ frontend_prefix: '/live/', backend_prefix: '/socket/' }] }));
+      const url = `${connections.gw.url.replace('http', 'ws')}/live/`;
+      const headers = { 'X-Api-Key': connections.apiKey, 'X-Forwarded-For': '198.51.100.5' };
+      const open = [await connectWebSocket(url, headers), await connectWebSocket(url, headers)];
+      const refused = new WebSocket(url, { headers });
+      // Ended before a connection was made: ws reports that as an error.
+      refused.on('error', () => undefined);
+      const [, response] = (await once(refused, 'unexpected-response')) as [unknown, IncomingMessage];
+      expect(response.statusCode).toBe(429);
+      refused.terminate();
+      const closed = once(open[0]!.socket, 'close');
+      open[0]!.socket.close();
+      await closed;
+      // Its slot is free once the gateway has seen the tunnel close.
+      await expect.poll(async () => {
+        const again = new WebSocket(url, { headers });
+        again.on('error', () => undefined);
+        const outcome = await Promise.race([once(again, 'upgrade').then(() => 101), once(again, 'unexpected-response').then(([, res]) => (res as IncomingMessage).statusCode)]);
+        again.terminate();
+        return outcome;
+      }).toBe(101);
+      open[1]!.socket.close();
+    } finally {
+      await sockets.close();
+    }
   });
 });
 
