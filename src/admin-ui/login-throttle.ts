@@ -6,21 +6,25 @@
 // account of their own cannot clear their guesses at others.
 import type { RateLimit } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
-import type { AppContext } from '../context.js';
+import { perContext } from '../lib/per-context.js';
 import type { RateLimiter, RateLimitRequest } from '../rate-limit/limiter.js';
 
 const BUCKET = 'admin-login';
 
-const throttles = new WeakMap<AppContext, LoginThrottle>();
-
 /** One throttle per running Parasol, shared by sign-in and My Account's current-password check. */
-export function loginThrottle(context: AppContext): LoginThrottle {
-  let throttle = throttles.get(context);
-  if (throttle === undefined) {
-    throttle = new LoginThrottle(context.rateLimiter, context.config.admin);
-    throttles.set(context, throttle);
-  }
-  return throttle;
+export const loginThrottle = perContext((context) => new LoginThrottle(context.rateLimiter, context.config.admin));
+
+/** login_max_failures within login_lockout_minutes, counted per account (as a key) and per client IP. */
+function accountAndIpLimits(settings: Config['admin']): { account: readonly RateLimit[]; both: readonly RateLimit[] } {
+  const duration = settings.login_lockout_minutes * 60_000;
+  const limit = settings.login_max_failures;
+  const account: readonly RateLimit[] = [{ duration, limit, limit_by: 'api_key', response_headers: false }];
+  return { account, both: [...account, { duration, limit, limit_by: 'ip', response_headers: false }] };
+}
+
+/** What the account counters are keyed by: the email as typed (normalised), whether or not such an admin exists. */
+function accountKey(email: string): string {
+  return `account:${email.trim().toLowerCase()}`;
 }
 
 export class LoginThrottle {
@@ -33,10 +37,9 @@ export class LoginThrottle {
     private readonly limiter: RateLimiter,
     settings: Config['admin'],
   ) {
-    const duration = settings.login_lockout_minutes * 60_000;
-    const limit = settings.login_max_failures;
-    this.accountLimits = [{ duration, limit, limit_by: 'api_key', response_headers: false }];
-    this.limits = [...this.accountLimits, { duration, limit, limit_by: 'ip', response_headers: false }];
+    const { account, both } = accountAndIpLimits(settings);
+    this.accountLimits = account;
+    this.limits = both;
   }
 
   /**
@@ -78,24 +81,14 @@ export class LoginThrottle {
   }
 
   private request(email: string, ip: string): RateLimitRequest {
-    // The account counter is keyed by the email as typed (normalised), whether or not such an admin exists.
-    return { bucket: BUCKET, apiKeyPrefix: `account:${email.trim().toLowerCase()}`, ip, limits: this.limits };
+    return { bucket: BUCKET, apiKeyPrefix: accountKey(email), ip, limits: this.limits };
   }
 }
 
 const RESET_BUCKET = 'admin-password-reset';
 
-const resetThrottles = new WeakMap<AppContext, PasswordResetThrottle>();
-
 /** One per running Parasol, for the "Forgot password" form. */
-export function passwordResetThrottle(context: AppContext): PasswordResetThrottle {
-  let throttle = resetThrottles.get(context);
-  if (throttle === undefined) {
-    throttle = new PasswordResetThrottle(context.rateLimiter, context.config.admin);
-    resetThrottles.set(context, throttle);
-  }
-  return throttle;
-}
+export const passwordResetThrottle = perContext((context) => new PasswordResetThrottle(context.rateLimiter, context.config.admin));
 
 /**
  * "Forgot password" requests, counted per email and per client IP with the
@@ -111,17 +104,12 @@ export class PasswordResetThrottle {
     private readonly limiter: RateLimiter,
     settings: Config['admin'],
   ) {
-    const duration = settings.login_lockout_minutes * 60_000;
-    const limit = settings.login_max_failures;
-    this.limits = [
-      { duration, limit, limit_by: 'api_key', response_headers: false },
-      { duration, limit, limit_by: 'ip', response_headers: false },
-    ];
+    this.limits = accountAndIpLimits(settings).both;
   }
 
   /** Counts the request; false (not counted) once the email or the IP has made its share. */
   async allow(email: string, ip: string): Promise<boolean> {
-    const request = { bucket: RESET_BUCKET, apiKeyPrefix: `account:${email.trim().toLowerCase()}`, ip, limits: this.limits };
+    const request = { bucket: RESET_BUCKET, apiKeyPrefix: accountKey(email), ip, limits: this.limits };
     return (await this.limiter.check(request)).allowed;
   }
 }

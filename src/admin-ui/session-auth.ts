@@ -3,24 +3,18 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
+import { perContext } from '../lib/per-context.js';
 import { SessionStore } from './sessions.js';
 
 export const SESSION_COOKIE = 'parasol_admin_session';
 export const LOGIN_PATH = '/admin/login';
 export const FIRST_ADMIN_PATH = '/admin/setup';
 
-const stores = new WeakMap<AppContext, SessionStore>();
-
 /** One session store per running Parasol. */
-export function sessionStore(context: AppContext): SessionStore {
-  let store = stores.get(context);
-  if (store === undefined) {
-    const { session_idle_timeout_minutes: idle, session_max_age_hours: maxAge } = context.config.admin;
-    store = new SessionStore(context.db, context.clock, { idleMs: idle * 60_000, maxAgeMs: maxAge * 3_600_000 });
-    stores.set(context, store);
-  }
-  return store;
-}
+export const sessionStore = perContext((context): SessionStore => {
+  const { session_idle_timeout_minutes: idle, session_max_age_hours: maxAge } = context.config.admin;
+  return new SessionStore(context.db, context.clock, { idleMs: idle * 60_000, maxAgeMs: maxAge * 3_600_000 });
+});
 
 /** Starts a fresh session (a new id on every sign-in) and sets its cookie. */
 export function startSession(context: AppContext, reply: FastifyReply, admin: Admin): void {

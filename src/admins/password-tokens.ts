@@ -8,7 +8,7 @@
 // link and ends the admin's sessions in one transaction, so a link works once
 // however many tabs submit it.
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import { perContext } from '../lib/per-context.js';
 import type { Clock } from '../lib/clock.js';
 import { hmac, tokenMatches } from '../lib/secret-token.js';
 import type { Db } from '../store/db.js';
@@ -40,17 +40,8 @@ interface TokenRow {
 /** 32 bytes in base64url, unpadded. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-const stores = new WeakMap<AppContext, PasswordTokens>();
-
 /** One per running Parasol (the store is in SQLite; a reloaded config's context gets its own, on the same rows). */
-export function passwordTokens(context: AppContext): PasswordTokens {
-  let store = stores.get(context);
-  if (store === undefined) {
-    store = new PasswordTokens(context.db, context.secretKey, context.clock, (id) => context.admins.get(id));
-    stores.set(context, store);
-  }
-  return store;
-}
+export const passwordTokens = perContext((context) => new PasswordTokens(context.db, context.secretKey, context.clock, (id) => context.admins.get(id)));
 
 export class PasswordTokens {
   constructor(
