@@ -344,7 +344,7 @@ describe('parasol serve and SIGHUP', () => {
     // A renewal (certbot replaces both files), seen on the signal rather than at the next minute's check.
     copyFileSync(RENEWED_CERT_FILE, certFile);
     copyFileSync(RENEWED_KEY_FILE, keyFile);
-    writeFileSync(serveConfig, `${configText}ban:\n  user_agents: ["~*^probe/"]\nproxy:\n  max_header_size: 32768\n`);
+    writeFileSync(serveConfig, `${configText}ban:\n  user_agents: ["~*^probe/"]\nproxy:\n  max_header_size: 65536\n`);
 
     server.kill('SIGHUP');
     await waitFor(() => log().includes('"msg":"config reloaded"'));

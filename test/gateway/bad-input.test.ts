@@ -156,3 +156,22 @@ describe('bad input', () => {
     expect(reply.status).toBe(200);
   });
 });
+
+describe('header size by default', () => {
+  let defaults: ProxyFixture;
+  beforeAll(async () => {
+    defaults = await startProxyFixture();
+  });
+  afterAll(() => defaults.close());
+
+  /** `total` bytes of headers in lines of 4,048, as API Umbrella's test sends them. */
+  const headerLines = (total: number) =>
+    Array.from({ length: Math.ceil(total / 4048) }, (_, index) => `X-Fill-${index}: ${'a'.repeat(Math.min(4048, total - index * 4048) - 12)}\r\n`).join('');
+
+  // The gateway's own endpoint: an upstream (Node's 16 KB by default) would answer 431 itself.
+  it("takes about 32 KB of headers, as API Umbrella's nginx does, and answers 431 above", async () => {
+    const withHeaders = async (total: number) => statusOf(await sendRaw(defaults.gw.url, request('/api-umbrella/v1/health', headerLines(total))));
+    expect(await withHeaders(32_000)).toBe(200);
+    expect(await withHeaders(34_000)).toBe(431);
+  });
+});

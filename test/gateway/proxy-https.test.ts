@@ -14,10 +14,10 @@ let fx: ProxyFixture;
 let httpsUrl: string;
 let sockets: WebSocketServer;
 beforeAll(async () => {
-  // Above Node's default (16 KB), so that the test can tell that the HTTPS listener takes the setting.
+  // Above Parasol's default (32 KB), so that the test can tell that the HTTPS listener takes the setting.
   fx = await startProxyFixture({
     // A fixed HTTPS port (not 0), as a deployment has, for redirects to name.
-    config: httpsConfig({ listen: { host: '127.0.0.1', port: 0, https_port: await freePort() }, proxy: { max_header_size: 32_768 } }),
+    config: httpsConfig({ listen: { host: '127.0.0.1', port: 0, https_port: await freePort() }, proxy: { max_header_size: 65_536 } }),
     // /redirect?to=URL answers 302 to URL.
     upstream: (request, response) => {
       if (!request.url!.includes('/redirect?')) return false;
@@ -120,8 +120,8 @@ describe('the HTTPS listener', () => {
   });
 
   it('applies proxy.max_header_size: headers up to it pass, 431 above it', async () => {
-    expect((await send(httpsUrl, '/api-umbrella/v1/health', { headers: { 'x-big': 'a'.repeat(24_000) } })).status).toBe(200);
-    expect((await send(httpsUrl, '/api-umbrella/v1/health', { headers: { 'x-big': 'a'.repeat(40_000) } })).status).toBe(431);
+    expect((await send(httpsUrl, '/api-umbrella/v1/health', { headers: { 'x-big': 'a'.repeat(48_000) } })).status).toBe(200);
+    expect((await send(httpsUrl, '/api-umbrella/v1/health', { headers: { 'x-big': 'a'.repeat(72_000) } })).status).toBe(431);
   });
 
   it('speaks HTTP/1.1 only: ALPN picks http/1.1 over h2', async () => {

@@ -145,14 +145,14 @@ describe('a reload', () => {
     const running = fx.gw.context.config;
     const next = reloaded(fx.gw, {
       listen: { host: '127.0.0.1', port: 8 },
-      proxy: { ...running.proxy, max_header_size: 32_768, response_timeout_ms: 5_000 },
+      proxy: { ...running.proxy, max_header_size: 65_536, response_timeout_ms: 5_000 },
       analytics: { ...running.analytics, retention_days: 7, timezone: 'America/Denver' },
     });
     const outcome = await fx.gw.reload(next);
     expect(outcome.applied).toEqual(['proxy.response_timeout_ms', 'analytics.timezone']);
     expect(outcome.needRestart).toEqual(['listen.port', 'proxy.max_header_size', 'analytics.retention_days']);
     const now = fx.gw.context.config;
-    expect([now.listen.port, now.proxy.max_header_size, now.analytics.retention_days]).toEqual([0, 16_384, 90]);
+    expect([now.listen.port, now.proxy.max_header_size, now.analytics.retention_days]).toEqual([0, 32_768, 90]);
     expect([now.proxy.response_timeout_ms, now.analytics.timezone]).toEqual([5_000, 'America/Denver']);
     expect(Object.isFrozen(now.proxy)).toBe(true);
     expect((await fetch(`${fx.gw.url}/api-umbrella/v1/health`)).status).toBe(200);
