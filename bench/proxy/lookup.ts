@@ -13,7 +13,7 @@ const PROXY_CONFIG = {
   body_timeout_ms: 1000,
   keep_alive_timeout_ms: 1000,
   connections_per_server: 1,
-  max_header_size: 16_384,
+  max_header_size: 32_768,
   client_body_timeout_ms: 1000,
   client_keep_alive_timeout_ms: 1000,
   shutdown_timeout_ms: 0,

@@ -15,29 +15,32 @@ const ABSOLUTE_URL = /^(?:(https?):)?\/\/([^/?#]*)(.*)$/i;
  * backend_prefix, absolute or relative, gets frontend_prefix instead
  * ("/api/x" → "/pub/x"). Other locations pass unchanged.
  *
- * A rewritten location also gets the client's `queryKey`, the api_key it sent
- * in the query string, so that following the redirect does not lose the key
+ * A location of the backend's (rewritten or already public) also gets the
+ * client's `queryKey`, the api_key it sent in the query string, so that
+ * following the redirect does not lose the key
  * (API Umbrella adds the key however it came; a key sent in a header or as
  * Basic auth is sent again by the client itself, and is kept out of URLs).
  */
 export function rewriteLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null, queryKey: string | null): string {
   const rewritten = publicLocation(location, route, protocol, host, httpsPort);
-  return queryKey === null || rewritten === location ? rewritten : withApiKey(rewritten, queryKey);
+  if (rewritten === null) return location;
+  return queryKey === null ? rewritten : withApiKey(rewritten, queryKey);
 }
 
-function publicLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null): string {
+/** The location as the client should see it; null when it is not the backend's (another host, a path outside backend_prefix). */
+function publicLocation(location: string, route: GatewayRoute, protocol: string, host: string, httpsPort: number | null): string | null {
   const absolute = ABSOLUTE_URL.exec(location);
   if (absolute !== null) {
     const scheme = absolute[1]?.toLowerCase() ?? protocol;
     const authority = withoutDefaultPort(absolute[2]!.toLowerCase(), scheme);
     const own = route.backend.ownAuthorities.has(authority) || (route.backend.wildcardBackendHost && authority === route.backend.upstreamHost(host).toLowerCase());
-    if (!own) return location;
+    if (!own) return null;
     const port = scheme === 'https' ? httpsPortSuffix(httpsPort) : '';
     const publicHost = scheme === protocol ? host : hostnameOf(host) + port;
-    return `${scheme}://${publicHost}${publicPath(absolute[3] === '' ? '/' : absolute[3]!, route)}`;
+    const path = absolute[3] === '' ? '/' : absolute[3]!;
+    return `${scheme}://${publicHost}${publicPath(path, route) ?? path}`;
   }
-  if (location.startsWith('/')) return publicPath(location, route);
-  return location;
+  return location.startsWith('/') ? publicPath(location, route) : null;
 }
 
 /** The location with api_key added to its query (before any fragment), unless it names one already. */
@@ -55,9 +58,10 @@ function withoutDefaultPort(authority: string, scheme: string): string {
   return authority.endsWith(suffix) ? authority.slice(0, -suffix.length) : authority;
 }
 
-function publicPath(path: string, route: GatewayRoute): string {
+/** The path under frontend_prefix; null when it is not under backend_prefix. */
+function publicPath(path: string, route: GatewayRoute): string | null {
   const { backendPrefix, frontendPrefix } = route;
-  if (!path.startsWith(backendPrefix)) return path;
+  if (!path.startsWith(backendPrefix)) return null;
   // With frontend "/api/v1/" over backend "/api/", a backend that already answers with public paths keeps them.
   if (frontendPrefix.startsWith(backendPrefix) && path.startsWith(frontendPrefix)) return path;
   return frontendPrefix + path.slice(backendPrefix.length);

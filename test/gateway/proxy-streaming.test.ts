@@ -205,6 +205,15 @@ describe('responses', () => {
     expect(await location('http://backend.example/backend/v1/next')).toBe('http://public.example/backend/v1/next');
     expect(await location('/backend/next')).toBe('/backend/v1/next');
   });
+
+  it("carry a key sent as api_key on in a Location that is already public, as in one they rewrite", async () => {
+    const byQuery = async (to: string) =>
+      (await send(fx.gw.url, `/backend/v1/redirect?to=${encodeURIComponent(to)}&api_key=${fx.apiKey}`, { headers: { host: 'public.example' } })).headers.location;
+    expect(await byQuery('/backend/v1/next')).toBe(`/backend/v1/next?api_key=${fx.apiKey}`);
+    expect(await byQuery('http://backend.example/backend/v1/next')).toBe(`http://public.example/backend/v1/next?api_key=${fx.apiKey}`);
+    // Outside the backend prefix on no host of the backend's: not the backend's to rewrite, nor to give a key.
+    expect(await byQuery('/other/next')).toBe('/other/next');
+  });
 });
 
 describe('upstream connections', () => {
