@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { AnalyticsEntry } from '../analytics/log-entry.js';
 import { redactApiKeys } from '../lib/log-redaction.js';
+import { previewOf } from '../lib/secret-token.js';
 import type { Exchange } from './exchange.js';
 
 /** nginx's status for a client that left before the answer's headers (which would otherwise log the 200 it never got). */
@@ -42,7 +43,8 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
     api_backend_id: exchange.route.backend.id,
     user_id: user?.id ?? null,
     user_email: user?.email ?? null,
-    api_key_preview: user?.api_key_preview ?? null,
+    // An unknown key's preview too, as API Umbrella logs the key it refused: how an operator finds the client sending a wrong or old one.
+    api_key_preview: user?.api_key_preview ?? (exchange.apiKey === null ? null : previewOf(exchange.apiKey)),
     gatekeeper_denied_code: exchange.deniedCode,
     response_custom1: exchange.responseCustom?.[0] ?? null,
     response_custom2: exchange.responseCustom?.[1] ?? null,

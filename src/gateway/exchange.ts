@@ -90,7 +90,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
   /** The request body's stream (read only when the headers announce a body). */
   readonly body: Readable;
   user: KeyHolder | null = null;
-  /** The key the user was found by, for backends that pass it upstream. */
+  /** The key the client presented: the one its user was found by, for backends that pass it upstream; or an unknown one, refused, whose preview is logged. */
   apiKey: string | null = null;
   /** The key when the client sent it as the api_key query parameter: a rewritten redirect carries it on. */
   queryKey: string | null = null;
@@ -184,11 +184,11 @@ export class Exchange implements ErrorRequest, CodingRequest {
     const presented = extractApiKey(this.headers, this.query);
     if (presented !== null) {
       const record = this.deps.keyIndex.find(presented.key);
+      this.apiKey = presented.key;
       if (record === null) return this.deny('API_KEY_INVALID');
       // Known from here on, so the checks below log their refusals with the user, as API Umbrella does.
       const { user } = record;
       this.user = user;
-      this.apiKey = presented.key;
       this.limitsKey = user.throttle_by_ip ? null : record.prefix;
       if (!user.enabled) return this.deny('API_KEY_DISABLED');
       if (this.requestAt >= user.expires_at_ms) return this.deny('API_KEY_EXPIRED');

@@ -94,7 +94,7 @@ describe('analytics entries', () => {
     expect(entry!.request_ip).toBe('203.0.113.9');
   });
 
-  it('records a denied request with the lowercase code and no upstream time', async () => {
+  it("records a denied request with the lowercase code, no upstream time and the unknown key's preview", async () => {
     const reply = await send(fx.gw.url, '/echo/denied?api_key=not-a-valid-key');
     const entry = await entryFor(String(reply.headers['x-api-umbrella-request-id']));
     expect(entry).toMatchObject({
@@ -104,7 +104,10 @@ describe('analytics entries', () => {
       request_url_query: 'api_key=[REDACTED]',
       upstream_time: null,
       user_id: null,
+      api_key_preview: 'not-a-...',
     });
+    const missing = await send(fx.gw.url, '/echo/denied');
+    expect(await entryFor(String(missing.headers['x-api-umbrella-request-id']))).toMatchObject({ gatekeeper_denied_code: 'api_key_missing', api_key_preview: null });
   });
 
   it('records the user of a known key that is refused (disabled, expired, unverified, or over HTTP in an HTTPS transition), as API Umbrella does', async () => {
