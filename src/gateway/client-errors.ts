@@ -38,10 +38,10 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   // As Node's own handler: not into the middle of a response already going out on the connection.
   const responding = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && responding?.headersSent !== true) {
-    const refusal = REFUSALS[error.code] ?? MALFORMED;
     // Node's rawPacket is a Buffer (Fastify's type says otherwise).
     const packet: unknown = error.rawPacket;
-    const { path, query, accept } = headOf(Buffer.isBuffer(packet) ? packet : undefined);
+    const { path, query, accept, transferEncoding } = headOf(Buffer.isBuffer(packet) ? packet : undefined);
+    const refusal = refusalOf(error.code, transferEncoding);
     const { format, contentType } = negotiateFormat(path, query, accept);
     const body = renderErrorBody(format, refusal.code, refusal.message);
     socket.write(
@@ -53,11 +53,23 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   socket.destroy();
 }
 
-/** The request line's path and query and the Accept header, as far as they arrived. */
-function headOf(packet: Buffer | undefined): { path: string; query: string; accept: string | undefined } {
+/**
+ * The parser refuses a Transfer-Encoding that does not end in chunked. One
+ * that names no chunked at all (`gzip`, `test123`) asks for a coding the
+ * gateway does not implement: 501, as nginx answers in front of API Umbrella.
+ * A chunked out of place (`chunked, gzip`) is a malformed framing: 400.
+ */
+function refusalOf(code: string, transferEncoding: string): Refusal {
+  if (code === 'HPE_INVALID_TRANSFER_ENCODING' && !transferEncoding.split(',').some((coding) => coding.trim() === 'chunked')) return UNSUPPORTED_CODING;
+  return REFUSALS[code] ?? MALFORMED;
+}
+
+/** The request line's path and query, the Accept header and every Transfer-Encoding (lowercase, joined), as far as they arrived. */
+function headOf(packet: Buffer | undefined): { path: string; query: string; accept: string | undefined; transferEncoding: string } {
   const head = packet === undefined ? '' : packet.subarray(0, MAX_HEAD_READ).toString('latin1');
   const accept = /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
-  return { ...splitTarget(/^[A-Z]+ (\S+)/.exec(head)?.[1] ?? '/'), accept };
+  const transferEncoding = [...head.matchAll(/\r\ntransfer-encoding:[ \t]*([^\r\n]*)/gi)].map((match) => match[1]!.toLowerCase()).join(',');
+  return { ...splitTarget(/^[A-Z]+ (\S+)/.exec(head)?.[1] ?? '/'), accept, transferEncoding };
 }
 
 function splitTarget(target: string): { path: string; query: string } {
@@ -86,7 +98,7 @@ const UNSUPPORTED_CODING: Refusal = {
 /**
  * A body coded before it was chunked (`Transfer-Encoding: gzip, chunked`)
  * gets 501 (headers.ts, codedTransfer). Framings that do not end in chunked
- * are refused with 400 before this (bad-input.test.ts).
+ * are refused by the parser before this (refusalOf).
  */
 export function refuseCodedBody(request: IncomingMessage, response: ServerResponse): boolean {
   const coding = request.headers['transfer-encoding'];
