@@ -8,8 +8,12 @@ import type { DateRange } from './date-range.js';
 export const INTERVALS = ['minute', 'hour', 'day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
 export const DEFAULT_INTERVAL: Interval = 'day';
-/** More points than this make an unreadable chart and a slow query: pick a longer interval. */
-export const MAX_BUCKETS = 2_000;
+/**
+ * More points than this make an unreadable chart and a slow query: pick a
+ * longer interval. A week of minutes (API Umbrella's admin charts two days of
+ * minutes; its OpenSearch answers at most 10,000 buckets).
+ */
+export const MAX_BUCKETS = 7 * 24 * 60;
 
 export interface Bucket {
   /** The bucket's nominal start (for labels), which may lie before the range. */
