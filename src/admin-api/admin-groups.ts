@@ -1,6 +1,7 @@
 // /api-umbrella/v1/admin_groups: groups granting API Umbrella's permissions within API scopes.
 import type { FastifyInstance } from 'fastify';
-import type { AdminGroup } from '../admin-groups/model.js';
+import { PERMISSION_LABELS, scopeDisplayName, type AdminGroup } from '../admin-groups/model.js';
+import type { AdminGroupRepository } from '../admin-groups/repository.js';
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { managedResourceRoutes } from './managed-resources.js';
@@ -28,5 +29,27 @@ export function adminGroupRoutes(app: FastifyInstance, context: AppContext): voi
     manages: (policy, group) => policy.managesGroup(group),
     save: (policy, raw, id) => saveAdminGroup(adminGroups, policy, raw, id),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
+    present: (groups) => presentGroups(adminGroups, groups),
+  });
+}
+
+/**
+ * Groups as API Umbrella answers them: with their admins (by username, which
+ * is the email here), and the names of their permissions and scopes beside
+ * the ids, in the same order. Whoever reads a group manages it, and so sees
+ * its admins on Admin Accounts too.
+ */
+function presentGroups(adminGroups: AdminGroupRepository, groups: readonly AdminGroup[]) {
+  const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
+  const members = adminGroups.membersOf(groups.map((group) => group.id));
+  return groups.map((group) => {
+    const admins = (members.get(group.id) ?? []).map((admin) => ({ id: admin.id, username: admin.email, last_sign_in_at: admin.last_sign_in_at }));
+    return {
+      ...group,
+      admins,
+      admin_usernames: admins.map((admin) => admin.username),
+      permission_display_names: group.permission_ids.map((id) => PERMISSION_LABELS.get(id)!),
+      api_scope_display_names: group.api_scope_ids.map((id) => scopeDisplayName(scopes.get(id)!)),
+    };
   });
 }

@@ -1,6 +1,6 @@
 // /api-umbrella/v1/admins: admin accounts, as on the web admin's Admin
 // Accounts. An admin holding admin_view or admin_manage reads the accounts
-// that page shows them (a superuser, all); superusers add, change and
+// that page shows them (a superuser, all), any admin their own; superusers add, change and
 // delete them, and admins holding admin_manage those they manage
 // (src/admins/accounts.ts). No answer holds a password or token hash; a new
 // admin's clear token is answered once, when it is made. As API Umbrella's,
@@ -12,7 +12,7 @@
 // logged, as API Umbrella logs its failed mail and answers as usual.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS, type SeenAccount } from '../admin-groups/admin-visibility.js';
-import { accessOf, guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
+import { accessOf, guard, managePolicyOf, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { listOf } from '../admin-groups/validate.js';
 import { accountErrors, createAccount, deleteAccount, managesAccount, mayBecomeAccount, newPasswordErrors, updateAccount, type AccountChanges, type NewAccount } from '../admins/accounts.js';
 import { adminEmail, type Admin } from '../admins/repository.js';
@@ -51,18 +51,18 @@ const PASSWORD_ELSEWHERE =
 export function adminRoutes(app: FastifyInstance, context: AppContext, links: PasswordLinks): void {
   const minLength = context.config.admin.password_min_length;
 
-  app.register(async (viewers) => {
-    guard(viewers, requirePermission(context, ...ADMIN_READERS));
+  // Without admin_view or admin_manage, an empty list (200), as in API Umbrella: not even their own account.
+  withJsonSuffix(app, 'GET', '/admins', async (request, reply) =>
+    sendDataTablesPage(reply, request.query, LISTED, () => (readsAdmins(request) ? seenBy(request).map((account) => toApiAdmin(account, request.admin!)) : []), (page) => page),
+  );
 
-    withJsonSuffix(viewers, 'GET', '/admins', async (request, reply) =>
-      sendDataTablesPage(reply, request.query, LISTED, () => seenBy(request).map((account) => toApiAdmin(account, request.admin!))),
-    );
-
-    // An account the viewer does not see is answered as one that is not there.
-    viewers.get<IdParams>('/admins/:id', async (request, reply) => {
-      const found = seenAs(request, stripJson(request.params.id));
-      return found === null ? notFound(reply) : { admin: found };
-    });
+  // An account the viewer does not see is answered as one that is not there. As in API Umbrella,
+  // an admin may always read their own (with their token's preview), whatever their groups.
+  app.get<IdParams>('/admins/:id', async (request, reply) => {
+    const id = stripJson(request.params.id);
+    if (id !== request.admin!.id && !readsAdmins(request)) return sendForbidden(reply, accessOf(context, request));
+    const found = seenAs(request, id);
+    return found === null ? notFound(reply) : { admin: found };
   });
 
   app.register(async (managers) => {
@@ -126,6 +126,10 @@ export function adminRoutes(app: FastifyInstance, context: AppContext, links: Pa
 
   function refuse(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     return sendForbiddenBecause(reply, managePolicyOf(context, request).refusal().refused);
+  }
+
+  function readsAdmins(request: FastifyRequest): boolean {
+    return accessOf(context, request).has(...ADMIN_READERS);
   }
 
   function seenBy(request: FastifyRequest): SeenAccount[] {
@@ -274,6 +278,8 @@ function toApiAdmin({ admin, groups }: SeenAccount, viewer: Admin) {
     superuser: admin.superuser,
     enabled: admin.enabled,
     group_ids: groups.map((group) => group.id),
+    // As API Umbrella: the names of the same groups, then "Superuser" for one.
+    group_names: [...groups.map((group) => group.name), ...(admin.superuser ? ['Superuser'] : [])],
     auth_token_preview: viewer.superuser || viewer.id === admin.id ? admin.auth_token_preview : null,
     created_at: admin.created_at,
     updated_at: admin.updated_at,

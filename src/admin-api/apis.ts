@@ -6,7 +6,7 @@ import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.j
 import { accessOf, guard, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import { backendMatches } from '../api-backends/backend-search.js';
-import { asUpdateBase, type ApiBackend } from '../api-backends/model.js';
+import { asUpdateBase, headerLines, type ApiBackend, type ApiSettings } from '../api-backends/model.js';
 import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
 import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
@@ -28,28 +28,29 @@ const LISTED_APIS: DataTablesList<ApiBackend> = {
 export function apiBackendRoutes(app: FastifyInstance, context: AppContext): void {
   const { backends } = context;
 
+  // Only the backends within the admin's reach: the others are not theirs to see. An admin
+  // without backend_manage has none, and finds the list empty (200), as in API Umbrella.
+  withJsonSuffix(app, 'GET', '/apis', async (request, reply) => {
+    const access = accessOf(context, request);
+    return sendDataTablesPage(reply, request.query, LISTED_APIS, () => backends.list().filter((api) => mayManage(access, api)), (page) => page.map(apiJson));
+  });
+
   app.register(async (managers) => {
     guard(managers, requirePermission(context, 'backend_manage'));
-
-    // Only the backends within the admin's reach: the others are not theirs to see.
-    withJsonSuffix(managers, 'GET', '/apis', async (request, reply) => {
-      const access = accessOf(context, request);
-      return sendDataTablesPage(reply, request.query, LISTED_APIS, () => backends.list().filter((api) => mayManage(access, api)));
-    });
 
     withJsonSuffix(managers, 'POST', '/apis', async (request, reply) => {
       const access = accessOf(context, request);
       const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access, live: context.publisher.current.apis })!;
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
-      return reply.code(201).send({ api: saved.value });
+      return reply.code(201).send({ api: apiJson(saved.value) });
     });
 
     managers.get<IdParams>('/apis/:id', async (request, reply) => {
       const api = backends.get(stripJson(request.params.id));
       if (api === null) return notFound(reply);
       const access = accessOf(context, request);
-      return mayManage(access, api) ? { api } : sendForbidden(reply, access);
+      return mayManage(access, api) ? { api: apiJson(api) } : sendForbidden(reply, access);
     });
 
     managers.put<IdParams>('/apis/:id', async (request, reply) => {
@@ -83,6 +84,23 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       return reply.code(204).send();
     });
   });
+}
+
+/**
+ * A backend as API Umbrella answers it: each settings (the backend's and each
+ * sub-URL setting's) with its headers also as the text its admin edits.
+ */
+function apiJson(api: ApiBackend) {
+  return { ...api, settings: settingsJson(api.settings), sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: settingsJson(sub.settings) })) };
+}
+
+function settingsJson(settings: ApiSettings) {
+  return {
+    ...settings,
+    headers_string: headerLines(settings.headers),
+    default_response_headers_string: headerLines(settings.default_response_headers),
+    override_response_headers_string: headerLines(settings.override_response_headers),
+  };
 }
 
 /** `move_after_id` from JSON or form fields; null when absent or blank (API Umbrella then moves the backend first). */

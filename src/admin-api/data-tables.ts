@@ -173,11 +173,21 @@ export function dataTablesPage<T>(query: DataTablesQuery, rows: readonly T[], li
 
 /**
  * An in-memory list's answer to a GET: 422 for parameters it cannot read
- * (before the rows are read), else the page of `rows()`.
+ * (before the rows are read), else the page of `rows()`, each as `present`
+ * answers it (given the page alone, so that what a row answers beyond its own
+ * fields is read for that page, once).
  */
-export function sendDataTablesPage<T>(reply: FastifyReply, query: unknown, list: DataTablesList<T>, rows: () => readonly T[]): FastifyReply | DataTablesAnswer<T> {
+export function sendDataTablesPage<T, Shown>(
+  reply: FastifyReply,
+  query: unknown,
+  list: DataTablesList<T>,
+  rows: () => readonly T[],
+  present: (page: T[]) => Shown[],
+): FastifyReply | DataTablesAnswer<Shown> {
   const parsed = parseDataTablesQuery(query as Record<string, unknown>, { orderable: Object.keys(list.orderable) });
-  return parsed.ok ? dataTablesPage(parsed.value, rows(), list) : sendDataTablesErrors(reply, parsed.errors);
+  if (!parsed.ok) return sendDataTablesErrors(reply, parsed.errors);
+  const page = dataTablesPage(parsed.value, rows(), list);
+  return { ...page, data: present(page.data) };
 }
 
 /**

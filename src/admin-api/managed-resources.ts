@@ -1,8 +1,9 @@
 // Resources of the admin API that admins holding admin_manage manage within
 // their scopes, and superusers everywhere (API scopes, admin groups: who may
-// do what), each with API Umbrella's five routes and answers. Any other
-// admin gets 403 FORBIDDEN on all of them, reading included: the groups tell
-// who holds which keys to which APIs.
+// do what), each with API Umbrella's five routes and answers. The list holds
+// only what the admin manages, so any other admin finds it empty (200, as API
+// Umbrella answers), and gets 403 FORBIDDEN on every other route, reading one
+// included: the groups tell who holds which keys to which APIs.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
 import { guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
@@ -26,32 +27,36 @@ export interface JsonResource<T> {
   list(): readonly T[];
   /** How the list searches and orders (API Umbrella's search_fields and order_fields). */
   readonly listed: DataTablesList<T>;
+  /** Records as answers hold them, given a page (or one) at a time; without it, as they are. */
+  present?(records: T[]): object[];
 }
 
 type IdParams = { Params: { id: string } };
 
 export function managedResourceRoutes<T extends object>(app: FastifyInstance, context: AppContext, resource: JsonResource<T>): void {
   const { path, key } = resource;
+  const present = (records: T[]): object[] => resource.present?.(records) ?? records;
+
+  withJsonSuffix(app, 'GET', path, async (request, reply) => {
+    const policy = managePolicyOf(context, request);
+    return sendDataTablesPage(reply, request.query, resource.listed, () => resource.list().filter((record) => resource.manages(policy, record)), present);
+  });
+
   app.register(async (managers) => {
     // Before the body is read (a refused admin gets the same answer whatever they send), and again after.
     guard(managers, requirePermission(context, 'admin_manage'));
 
-    withJsonSuffix(managers, 'GET', path, async (request, reply) => {
-      const policy = managePolicyOf(context, request);
-      return sendDataTablesPage(reply, request.query, resource.listed, () => resource.list().filter((record) => resource.manages(policy, record)));
-    });
-
     withJsonSuffix(managers, 'POST', path, async (request, reply) => {
       const saved = resource.save(managePolicyOf(context, request), unwrap(request.body, key))!;
       if (!saved.ok) return failed(reply, saved);
-      return reply.code(201).send({ [key]: saved.value });
+      return reply.code(201).send({ [key]: present([saved.value])[0] });
     });
 
     managers.get<IdParams>(`${path}/:id`, async (request, reply) => {
       const policy = managePolicyOf(context, request);
       const found = resource.get(stripJson(request.params.id));
       if (found === null) return notFound(reply);
-      return resource.manages(policy, found) ? { [key]: found } : failed(reply, policy.refusal());
+      return resource.manages(policy, found) ? { [key]: present([found])[0] } : failed(reply, policy.refusal());
     });
 
     managers.put<IdParams>(`${path}/:id`, async (request, reply) => {

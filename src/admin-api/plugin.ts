@@ -5,6 +5,7 @@ import { isPlainObject } from '../lib/validation-errors.js';
 import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
 import { adminGroupRoutes } from './admin-groups.js';
+import { adminPermissionRoutes } from './admin-permissions.js';
 import { adminRoutes } from './admins.js';
 import { apiScopeRoutes } from './api-scopes.js';
 import { apiBackendRoutes } from './apis.js';
@@ -43,6 +44,7 @@ export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks
     configRoutes(authenticated, context);
     apiScopeRoutes(authenticated, context);
     adminGroupRoutes(authenticated, context);
+    adminPermissionRoutes(authenticated);
     adminRoutes(authenticated, context, passwordLinks);
     userRoleRoutes(authenticated, context);
   });

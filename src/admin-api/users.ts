@@ -1,8 +1,9 @@
 // /api-umbrella/v1/users: API users and their keys. Reading them takes the
-// user_view or user_manage permission, changing them user_manage
-// (superusers hold both).
+// user_view or user_manage permission (an admin without finds the list
+// empty, as in API Umbrella), changing them user_manage (superusers hold both).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { guard, requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
+import type { Permission } from '../admin-groups/model.js';
+import { accessOf, guard, requirePermission, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
 import type { ApiUser, RegistrationDetails } from '../api-users/model.js';
 import { KEY_STATUSES, USER_ORDER_COLUMNS } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
@@ -13,24 +14,29 @@ import { parseDataTablesQuery, sendDataTablesErrors } from './data-tables.js';
 
 type IdParams = { Params: { id: string } };
 
+/** The permissions that read API users. */
+const USER_READERS: readonly Permission[] = ['user_view', 'user_manage'];
+
 export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   const { users } = context;
 
-  app.register(async (viewers) => {
-    guard(viewers, requirePermission(context, 'user_view', 'user_manage'));
+  withJsonSuffix(app, 'GET', '/users', async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    // Anything but one known word (a repeated parameter arrives as a list) is refused, not read as "every user".
+    const asked = query.status ?? '';
+    const status = KEY_STATUSES.find((known) => known === asked);
+    if (asked !== '' && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
+    const parsed = parseDataTablesQuery(query, { orderable: USER_ORDER_COLUMNS, defaultLength: 100, maxLength: 1000 });
+    if (!parsed.ok) return sendDataTablesErrors(reply, parsed.errors);
+    const { draw, offset, limit, search, order } = parsed.value;
+    // As API Umbrella: an admin who may not read users finds none (200), rather than a 403.
+    if (!accessOf(context, request).has(...USER_READERS)) return { draw, recordsTotal: 0, recordsFiltered: 0, data: [] };
+    const { users: data, total } = users.list({ offset, limit, search, status, order, now: context.clock.now() });
+    return { draw, recordsTotal: total, recordsFiltered: total, data };
+  });
 
-    withJsonSuffix(viewers, 'GET', '/users', async (request, reply) => {
-      const query = request.query as Record<string, unknown>;
-      // Anything but one known word (a repeated parameter arrives as a list) is refused, not read as "every user".
-      const asked = query.status ?? '';
-      const status = KEY_STATUSES.find((known) => known === asked);
-      if (asked !== '' && status === undefined) return reply.code(400).send({ error: `status must be one of ${KEY_STATUSES.join(', ')}` });
-      const parsed = parseDataTablesQuery(query, { orderable: USER_ORDER_COLUMNS, defaultLength: 100, maxLength: 1000 });
-      if (!parsed.ok) return sendDataTablesErrors(reply, parsed.errors);
-      const { draw, offset, limit, search, order } = parsed.value;
-      const { users: data, total } = users.list({ offset, limit, search, status, order, now: context.clock.now() });
-      return { draw, recordsTotal: total, recordsFiltered: total, data };
-    });
+  app.register(async (viewers) => {
+    guard(viewers, requirePermission(context, ...USER_READERS));
 
     viewers.get<IdParams>('/users/:id', async (request, reply) => {
       const user = users.get(stripJson(request.params.id));

@@ -16,6 +16,9 @@ export type Permission = (typeof PERMISSIONS)[number]['id'];
 
 export const PERMISSION_IDS: readonly Permission[] = PERMISSIONS.map((permission) => permission.id);
 
+/** Each permission's name, as the web admin and the admin API show it. */
+export const PERMISSION_LABELS: ReadonlyMap<Permission, string> = new Map(PERMISSIONS.map((permission) => [permission.id, permission.label]));
+
 export function isPermission(value: unknown): value is Permission {
   return PERMISSION_IDS.includes(value as Permission);
 }
@@ -45,6 +48,11 @@ export interface ApiScope {
   readonly path_prefix: string;
   readonly created_at: string;
   readonly updated_at: string;
+}
+
+/** How API Umbrella names a scope beside others: "Weather - api.example.com/weather/". */
+export function scopeDisplayName(scope: Pick<ApiScope, 'name' | 'host' | 'path_prefix'>): string {
+  return `${scope.name} - ${scope.host}${scope.path_prefix}`;
 }
 
 export interface ApiScopeInput {

@@ -35,6 +35,13 @@ export function scopeInUseMessage(named: readonly string[], others: number): str
 
 const TAKEN = 'has already been taken';
 
+/** An admin as their groups list them. */
+export interface GroupMember {
+  readonly id: string;
+  readonly email: string;
+  readonly last_sign_in_at: string | null;
+}
+
 export class AdminGroupRepository {
   constructor(private readonly db: Db) {}
 
@@ -123,10 +130,26 @@ export class AdminGroupRepository {
 
   /** The emails of a group's admins, for its page. */
   memberEmails(groupId: string): string[] {
-    return this.db
-      .prepare('SELECT a.email FROM admins a JOIN admin_group_members m ON m.admin_id = a.id WHERE m.admin_group_id = ? ORDER BY a.email')
-      .pluck()
-      .all(groupId) as string[];
+    return (this.membersOf([groupId]).get(groupId) ?? []).map((member) => member.email);
+  }
+
+  /** The admins of each of the groups, by email, in one query however many groups (a page of a list); a group without any has no entry. */
+  membersOf(groupIds: readonly string[]): Map<string, GroupMember[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT m.admin_group_id, a.id, a.email, a.last_sign_in_at
+         FROM admin_group_members m JOIN admins a ON a.id = m.admin_id
+         WHERE m.admin_group_id IN (SELECT value FROM json_each(?))
+         ORDER BY a.email`,
+      )
+      .all(JSON.stringify(groupIds)) as (GroupMember & { admin_group_id: string })[];
+    const members = new Map<string, GroupMember[]>();
+    for (const { admin_group_id: groupId, ...member } of rows) {
+      const listed = members.get(groupId) ?? [];
+      listed.push(member);
+      members.set(groupId, listed);
+    }
+    return members;
   }
 
   /**

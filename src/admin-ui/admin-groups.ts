@@ -2,7 +2,7 @@
 // Umbrella's permissions), and within which API scopes. Superusers, and
 // admins holding admin_manage for the groups within their scopes.
 import type { FastifyInstance } from 'fastify';
-import { PERMISSIONS, type AdminGroup } from '../admin-groups/model.js';
+import { PERMISSION_LABELS, PERMISSIONS, type AdminGroup } from '../admin-groups/model.js';
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { formString, formStrings } from './account-fields.js';
@@ -13,8 +13,6 @@ interface AdminGroupForm {
   readonly api_scope_ids: readonly string[];
   readonly permission_ids: readonly string[];
 }
-
-const PERMISSION_LABELS: ReadonlyMap<string, string> = new Map(PERMISSIONS.map((permission) => [permission.id, permission.label]));
 
 export function adminGroupPages(app: FastifyInstance, context: AppContext): void {
   const { adminGroups } = context;
@@ -32,11 +30,13 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
     listData: (policy) => {
       const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
-      const rows = policy.manageableGroups().map((group) => ({
+      const groups = policy.manageableGroups();
+      const members = adminGroups.membersOf(groups.map((group) => group.id));
+      const rows = groups.map((group) => ({
         group,
         scopes: group.api_scope_ids.map((id) => scopes.get(id)!),
         permissions: group.permission_ids.map((id) => PERMISSION_LABELS.get(id)!),
-        members: adminGroups.memberEmails(group.id),
+        members: (members.get(group.id) ?? []).map((member) => member.email),
       }));
       return { groups: rows };
     },

@@ -48,6 +48,15 @@ export interface HeaderSetting {
   readonly value: string;
 }
 
+/**
+ * Header settings as API Umbrella's admin edits them, and as its API answers
+ * them beside the list (headers_string, …): "Key: value" lines, "" for none.
+ * parseHeaders (validate.ts) reads them back.
+ */
+export function headerLines(headers: readonly HeaderSetting[] = []): string {
+  return headers.map((header) => `${header.key}: ${header.value}`).join('\n');
+}
+
 export interface ApiSettings {
   readonly append_query_string: string | null;
   readonly headers: readonly HeaderSetting[];

@@ -286,9 +286,9 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {
     append_query_string: appendQuery,
-    headers: parseHeaders(raw.headers ?? raw.headers_string, `${at}.headers`, errors, { templates: true }),
-    default_response_headers: parseHeaders(raw.default_response_headers ?? raw.default_response_headers_string, `${at}.default_response_headers`, errors),
-    override_response_headers: parseHeaders(raw.override_response_headers ?? raw.override_response_headers_string, `${at}.override_response_headers`, errors),
+    headers: parseHeaders(headersInput(raw, 'headers'), `${at}.headers`, errors, { templates: true }),
+    default_response_headers: parseHeaders(headersInput(raw, 'default_response_headers'), `${at}.default_response_headers`, errors),
+    override_response_headers: parseHeaders(headersInput(raw, 'override_response_headers'), `${at}.override_response_headers`, errors),
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     require_https_transition_start_at: parseInstantField(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
@@ -367,6 +367,17 @@ function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector):
   const value = toBoolean(raw);
   if (value === null && raw !== null && raw !== undefined && raw !== '') errors.add(field, NOT_IN_LIST);
   return value;
+}
+
+/**
+ * The headers a settings object sends: as API Umbrella reads them, the text
+ * (`headers_string`, …) when there is one, else the list. The API answers
+ * both, so a script that read a backend and changed the text sends back the
+ * list as it was too.
+ */
+function headersInput(raw: Record<string, unknown>, field: 'headers' | 'default_response_headers' | 'override_response_headers'): unknown {
+  const text = raw[`${field}_string`];
+  return typeof text === 'string' ? text : raw[field];
 }
 
 /**

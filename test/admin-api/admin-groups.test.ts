@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAdminApi, postAdminApiForm } from '../helpers/admin-api.js';
+import { callAdminApi, EMPTY_LIST, postAdminApiForm } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
-import { createScopedAdmin } from '../helpers/scoped-admin.js';
+import { createMember, createScopedAdmin } from '../helpers/scoped-admin.js';
 
 let running: InjectedApp;
 let token: string;
@@ -46,6 +46,28 @@ describe('/admin_groups', () => {
     expect(list.body).toMatchObject({ draw: 2, recordsTotal: list.body.data.length, recordsFiltered: list.body.data.length });
     const names = list.body.data.map((group: { name: string }) => group.name).filter((name: string) => name.endsWith(' listed'));
     expect(names).toEqual(['Alpha listed', 'Zeta listed']);
+  });
+
+  it("answers a group's admins by username, and its permissions' and scopes' names beside their ids, as API Umbrella does", async () => {
+    const group = await createGroup({ name: 'Named team', api_scope_ids: [weather], permission_ids: ['user_view', 'analytics'] });
+    const empty = await createGroup({ name: 'Nobody in it', api_scope_ids: [traffic], permission_ids: ['analytics'] });
+    const bea = await createMember(running.context, 'bea@example.com', [group.id]);
+    const al = await createMember(running.context, 'al@example.com', [group.id]);
+    const expected = {
+      admin_usernames: ['al@example.com', 'bea@example.com'],
+      admins: [
+        { id: al.id, username: 'al@example.com', last_sign_in_at: null },
+        { id: bea.id, username: 'bea@example.com', last_sign_in_at: null },
+      ],
+      permission_ids: ['user_view', 'analytics'],
+      permission_display_names: ['API Users - View', 'Analytics'],
+      api_scope_ids: [weather],
+      api_scope_display_names: ['Weather - api.example.com/weather/'],
+    };
+    expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group).toMatchObject(expected);
+    const listed = (await api('GET', '/admin_groups?search[value]=team')).body.data;
+    expect(listed.find((row: { id: string }) => row.id === group.id)).toMatchObject(expected);
+    expect((await api('GET', `/admin_groups/${empty.id}`)).body.admin_group).toMatchObject({ admin_usernames: [], admins: [] });
   });
 
   it('takes a bare object and form fields with repeated and numbered lists', async () => {
@@ -93,11 +115,11 @@ describe('/admin_groups', () => {
     expect(running.context.admins.get(admin.id)).not.toBeNull();
   });
 
-  it('answers 403 FORBIDDEN to an admin who is not a superuser on every route, reading included, and changes nothing', async () => {
+  it('answers an admin without admin_manage an empty list, as API Umbrella does, and 403 FORBIDDEN on every other route, reading included, changing nothing', async () => {
     const { authToken, groupId } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/weather/' }], permissions: ['admin_view'] });
     const everything = { admin_group: { permission_ids: ['analytics', 'user_view', 'user_manage', 'admin_view', 'backend_manage', 'backend_publish'] } };
+    expect(await callAdminApi(running.app, authToken, 'GET', '/admin_groups')).toEqual({ status: 200, body: EMPTY_LIST });
     const calls = [
-      ['GET', '/admin_groups'],
       ['POST', '/admin_groups', { admin_group: { name: 'Mine', api_scope_ids: [traffic], permission_ids: ['backend_manage'] } }],
       ['GET', `/admin_groups/${groupId}.json`],
       ['PUT', `/admin_groups/${groupId}`, everything],
@@ -110,5 +132,25 @@ describe('/admin_groups', () => {
     }
     expect(running.context.adminGroups.getGroup(groupId)!.permission_ids).toEqual(['admin_view']);
     expect(running.context.adminGroups.listGroups().some((group) => group.name === 'Mine')).toBe(false);
+  });
+});
+
+describe('/admin_permissions', () => {
+  it('lists the permissions a group may grant in display order to any admin, as API Umbrella does', async () => {
+    const { authToken } = await createScopedAdmin(running.context, { email: 'analyst@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/weather/' }], permissions: ['analytics'] });
+    const expected = {
+      admin_permissions: [
+        { id: 'analytics', name: 'Analytics', display_order: 1 },
+        { id: 'user_view', name: 'API Users - View', display_order: 2 },
+        { id: 'user_manage', name: 'API Users - Manage', display_order: 3 },
+        { id: 'admin_view', name: 'Admin Accounts - View', display_order: 4 },
+        { id: 'admin_manage', name: 'Admin Accounts - Manage', display_order: 5 },
+        { id: 'backend_manage', name: 'API Backend Configuration - View & Manage', display_order: 6 },
+        { id: 'backend_publish', name: 'API Backend Configuration - Publish', display_order: 7 },
+      ],
+    };
+    expect(await api('GET', '/admin_permissions.json')).toEqual({ status: 200, body: expected });
+    expect(await callAdminApi(running.app, authToken, 'GET', '/admin_permissions')).toEqual({ status: 200, body: expected });
+    expect((await callAdminApi(running.app, 'no-such-token', 'GET', '/admin_permissions')).status).toBe(401);
   });
 });

@@ -2,13 +2,14 @@
 // the web admin's Admin Accounts shows and changes them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LastSuperuserError } from '../../src/admins/repository.js';
+import { EMPTY_LIST } from '../helpers/admin-api.js';
 import { startTestGateway, type AdminApiReply, type TestGateway } from '../helpers/gateway.js';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 
 const PASSWORD = 'a long enough passphrase';
 const LAST_SUPERUSER = new LastSuperuserError().message;
 const GROUPS_NEEDED = 'must belong to at least one group or be a superuser';
-const ADMIN_FIELDS = ['auth_token_preview', 'created_at', 'email', 'enabled', 'group_ids', 'id', 'last_sign_in_at', 'name', 'notes', 'superuser', 'updated_at', 'username'];
+const ADMIN_FIELDS = ['auth_token_preview', 'created_at', 'email', 'enabled', 'group_ids', 'group_names', 'id', 'last_sign_in_at', 'name', 'notes', 'superuser', 'updated_at', 'username'];
 const AGENCY_A = { host: 'api.example.com', path_prefix: '/agency-a/' };
 
 let gw: TestGateway;
@@ -77,7 +78,7 @@ describe('reading admins', () => {
     for (const admin of list.body.data) expect(Object.keys(admin).sort()).toEqual(ADMIN_FIELDS);
     const { authentication_token: token, ...shown } = created;
     expect(list.body.data.find((admin: { id: string }) => admin.id === created.id)).toEqual(shown);
-    expect(shown).toMatchObject({ username: 'listed@example.com', email: 'listed@example.com', name: null, notes: null, superuser: false, enabled: true, group_ids: [groupId], last_sign_in_at: null });
+    expect(shown).toMatchObject({ username: 'listed@example.com', email: 'listed@example.com', name: null, notes: null, superuser: false, enabled: true, group_ids: [groupId], group_names: ['Agency A viewers'], last_sign_in_at: null });
     expect(shown.auth_token_preview).toMatch(/^.+\.\.\.$/);
     expect(JSON.stringify(list.body)).not.toMatch(/hash|password/);
     expect(JSON.stringify(list.body)).not.toContain(token);
@@ -105,6 +106,7 @@ describe('reading admins', () => {
     expect(list.body.recordsTotal).toBe(3);
     const byEmail = (email: string) => list.body.data.find((admin: { email: string }) => admin.email === email);
     expect(byEmail('both@example.com').group_ids).toEqual([both.groupId]);
+    expect(byEmail('both@example.com').group_names).toEqual(['group of both@example.com']);
     expect([...byEmail('viewer@example.com').group_ids].sort()).toEqual([viewer.groupId, otherAgency.groupId].sort());
 
     expect((await call(viewer.authToken, 'GET', `/admins/${sameScope.admin.id}`)).body.admin.email).toBe('same-scope@example.com');
@@ -120,13 +122,22 @@ describe('reading admins', () => {
     expect((await asRoot('GET', `/admins/${both.admin.id}`)).body.admin.group_ids.sort()).toEqual([both.groupId, otherAgency.groupId].sort());
   });
 
-  it('refuses admins without admin_view', async () => {
+  it('answers admins without admin_view an empty list and refuses them other accounts, but lets them read their own, as API Umbrella does', async () => {
     const analyst = await createScopedAdmin(gw.context, { email: 'analyst@example.com', scopes: [AGENCY_A], permissions: ['analytics', 'user_manage'] });
     const { admin: plain, authToken: plainToken } = (await gw.context.admins.create({ email: 'plain@example.com', password: PASSWORD, superuser: false }))!;
     for (const token of [analyst.authToken, plainToken]) {
-      expectForbidden(await call(token, 'GET', '/admins'));
-      expectForbidden(await call(token, 'GET', `/admins/${plain.id}`));
+      const list = await call(token, 'GET', '/admins');
+      expect({ status: list.status, body: list.body }).toEqual({ status: 200, body: EMPTY_LIST });
     }
+    expectForbidden(await call(analyst.authToken, 'GET', `/admins/${plain.id}`));
+    expectForbidden(await call(plainToken, 'GET', `/admins/${analyst.admin.id}.json`));
+
+    const own = await call(analyst.authToken, 'GET', `/admins/${analyst.admin.id}.json`);
+    expect(own.status).toBe(200);
+    expect(own.body.admin).toMatchObject({ id: analyst.admin.id, email: 'analyst@example.com', group_ids: [analyst.groupId], auth_token_preview: `${analyst.authToken.slice(0, 6)}...` });
+    expect((await call(plainToken, 'GET', `/admins/${plain.id}`)).body.admin).toMatchObject({ id: plain.id, group_ids: [], group_names: [] });
+    // Reading only: changing their own account still takes admin_manage.
+    expectForbidden(await call(analyst.authToken, 'PUT', `/admins/${analyst.admin.id}`, { admin: { name: 'Me' } }));
   });
 });
 
@@ -142,7 +153,7 @@ describe('adding admins', () => {
     expect(admin).toMatchObject({ username: 'new@example.com', email: 'new@example.com', superuser: false, enabled: true, group_ids: [viewers] });
     expect(admin.auth_token_preview).toBe(`${admin.authentication_token.slice(0, 6)}...`);
     expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(200);
-    expectForbidden(await call(admin.authentication_token, 'GET', '/apis'));
+    expectForbidden(await call(admin.authentication_token, 'POST', '/apis', { api: {} }));
     expect(await gw.context.admins.authenticate('New@Example.com', PASSWORD)).toMatchObject({ id: admin.id });
   });
 
@@ -154,7 +165,7 @@ describe('adding admins', () => {
     }
     expect(gw.context.admins.findByEmail('nobody@example.com')).toBeNull();
     const superuser = await createAdmin({ email: 'second-root@example.com', superuser: true });
-    expect(superuser).toMatchObject({ superuser: true, group_ids: [] });
+    expect(superuser).toMatchObject({ superuser: true, group_ids: [], group_names: ['Superuser'] });
     expect((await call(superuser.authentication_token, 'GET', '/api_scopes')).status).toBe(200);
   });
 
@@ -262,10 +273,10 @@ describe('changing admins', () => {
     expect(changed.body.admin).toMatchObject({ username: 'changed@example.com', email: 'changed@example.com', superuser: false, enabled: true, group_ids: [analysts] });
     expect(changed.body).toEqual((await asRoot('GET', `/admins/${admin.id}`)).body);
     // The groups apply from the next request.
-    expectForbidden(await call(admin.authentication_token, 'GET', '/users'));
+    expectForbidden(await call(admin.authentication_token, 'GET', '/users/no-such-user'));
 
     expect((await asRoot('PUT', `/admins/${admin.id}.json`, { superuser: true })).body.admin.superuser).toBe(true);
-    expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(200);
+    expect((await call(admin.authentication_token, 'GET', '/users/no-such-user')).status).toBe(404);
     expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { superuser: false, enabled: false } })).status).toBe(200);
     expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(401);
     expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toMatchObject({ email: 'changed@example.com', superuser: false, enabled: false, group_ids: [analysts] });

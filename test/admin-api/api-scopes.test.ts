@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAdminApi, postAdminApiForm } from '../helpers/admin-api.js';
+import { callAdminApi, EMPTY_LIST, postAdminApiForm } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
@@ -82,12 +82,11 @@ describe('/api_scopes', () => {
     expect((await api('DELETE', `/api_scopes/${scope.id}`)).status).toBe(204);
   });
 
-  it('answers 403 FORBIDDEN to an admin who is not a superuser on every route, reading included, and changes nothing', async () => {
+  it('answers an admin without admin_manage an empty list, as API Umbrella does, and 403 FORBIDDEN on every other route, reading included, changing nothing', async () => {
     const scope = await createScope({ name: 'Kept', host: 'kept.example.com', path_prefix: '/' });
     const { authToken } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['admin_view', 'backend_manage'] });
+    for (const path of ['/api_scopes', '/api_scopes.json']) expect(await callAdminApi(running.app, authToken, 'GET', path), path).toEqual({ status: 200, body: EMPTY_LIST });
     const calls = [
-      ['GET', '/api_scopes'],
-      ['GET', '/api_scopes.json'],
       ['POST', '/api_scopes', { api_scope: { name: 'Mine', host: 'api.example.com', path_prefix: '/mine/more/' } }],
       ['GET', `/api_scopes/${scope.id}`],
       ['PUT', `/api_scopes/${scope.id}`, { api_scope: { name: 'Taken over' } }],

@@ -319,6 +319,30 @@ describe('/apis', () => {
     expect(read.sub_settings).toEqual([{ http_method: 'POST', regex: '^/write', settings: expect.objectContaining({ required_roles: ['writer'] }) }]);
   });
 
+  it("answers each settings' headers also as API Umbrella's text, and takes a changed text back over the list sent beside it", async () => {
+    const created = await gw.adminApi('POST', '/apis', {
+      api: {
+        ...validApi,
+        frontend_host: 'header-text.example.com',
+        settings: { headers_string: '  X-Add1:test1\n\nX-Add2:   a:b  ', default_response_headers: [{ key: 'X-Default', value: 'yes' }] },
+        sub_settings: [{ http_method: 'GET', regex: '^/sub', settings: { override_response_headers_string: 'X-Over: 1' } }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const texts = { headers_string: 'X-Add1: test1\nX-Add2: a:b', default_response_headers_string: 'X-Default: yes', override_response_headers_string: '' };
+    expect(created.body.api.settings).toMatchObject(texts);
+    const id = created.body.api.id as string;
+    const read = (await gw.adminApi('GET', `/apis/${id}`)).body.api;
+    expect(read.settings).toMatchObject({ ...texts, headers: [{ key: 'X-Add1', value: 'test1' }, { key: 'X-Add2', value: 'a:b' }] });
+    expect(read.sub_settings[0].settings).toMatchObject({ headers_string: '', default_response_headers_string: '', override_response_headers_string: 'X-Over: 1' });
+    const listed = (await gw.adminApi('GET', '/apis?search=header-text.example.com')).body.data;
+    expect(listed.map((api: { settings: object }) => api.settings)).toEqual([read.settings]);
+
+    // What a script read, sent back with the text changed: the text wins over the list beside it, as in API Umbrella.
+    expect((await gw.adminApi('PUT', `/apis/${id}`, { api: { ...read, settings: { ...read.settings, headers_string: 'X-Changed: 1' } } })).status).toBe(204);
+    expect((await gw.adminApi('GET', `/apis/${id}`)).body.api.settings).toMatchObject({ headers: [{ key: 'X-Changed', value: '1' }], headers_string: 'X-Changed: 1' });
+  });
+
   it('rejects an invalid sub-setting regex and an unknown method', async () => {
     const response = await gw.adminApi('POST', '/apis', {
       api: { ...validApi, frontend_host: 'regex.example.com', sub_settings: [{ http_method: 'FETCH', regex: '(' }] },

@@ -2,7 +2,7 @@
 // not a superuser sees and changes only the backends within their reach, and
 // publishes only changes within it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callAdminApi, type AdminApiAnswer } from '../helpers/admin-api.js';
+import { callAdminApi, EMPTY_LIST, type AdminApiAnswer } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 import { BAR_ROLE, FOO_AREA, HOST, backendConfig, draftBackend, seedPendingChanges, seedTwoTeams, type TwoTeams } from '../helpers/scoped-backends.js';
@@ -101,10 +101,10 @@ describe('API backends for an admin of one team', () => {
     expect(running.context.backends.get(shared.id)!.settings.required_roles).toEqual([BAR_ROLE]);
   });
 
-  it('refuses every backend route to an admin without backend_manage', async () => {
+  it('answers an admin without backend_manage an empty list, as API Umbrella does, and refuses every other backend route', async () => {
     const { authToken } = await createScopedAdmin(running.context, { email: 'analyst@example.com', scopes: [{ host: HOST, path_prefix: '/foo' }], permissions: ['analytics', 'backend_publish'] });
     const asAnalyst = (method: Method, path: string, body?: unknown) => callAdminApi(running.app, authToken, method, path, body);
-    expectForbidden(await asAnalyst('GET', '/apis'));
+    expect(await asAnalyst('GET', '/apis')).toEqual({ status: 200, body: EMPTY_LIST });
     expectForbidden(await asAnalyst('GET', `/apis/${teams.foo.id}`));
     expectForbidden(await asAnalyst('POST', '/apis', { api: backendConfig('Foo two', ['/foo/two/']) }));
     expect(running.context.backends.list()).toHaveLength(4);

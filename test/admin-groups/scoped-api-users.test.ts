@@ -2,6 +2,7 @@
 // them, and nobody but a superuser gives or takes a role that an API
 // backend outside their scopes requires.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPTY_LIST } from '../helpers/admin-api.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
@@ -29,9 +30,11 @@ afterAll(() => gw.stop());
 const call = (token: string, method: string, path: string, body?: unknown) => gw.adminApiAs(token, method, path, body);
 
 describe('the admin API', () => {
-  it('refuses an admin in no group everything about API users, with API Umbrella\'s FORBIDDEN', async () => {
+  it('answers an admin in no group an empty list of API users and refuses them everything else about them, as API Umbrella does', async () => {
     const { id } = await gw.createUser();
-    for (const [method, path] of [['GET', '/users'], ['GET', `/users/${id}`], ['PUT', `/users/${id}`], ['POST', `/users/${id}/regenerate_key`], ['POST', '/users']] as const) {
+    const list = await call(nobody, 'GET', '/users?draw=4');
+    expect({ status: list.status, body: list.body }).toEqual({ status: 200, body: { ...EMPTY_LIST, draw: 4 } });
+    for (const [method, path] of [['GET', `/users/${id}`], ['PUT', `/users/${id}`], ['POST', `/users/${id}/regenerate_key`], ['POST', '/users']] as const) {
       const answer = await call(nobody, method, path, method === 'GET' ? undefined : { user: { email: 'x@example.com', first_name: 'X', last_name: 'Y' } });
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.errors[0].code).toBe('FORBIDDEN');

@@ -1,7 +1,7 @@
 // The API backend form: what its fields hold (text, as typed), how a saved
 // backend fills them, and how they become API Umbrella's JSON shape for
 // parseApiBackend(). Validation itself stays in src/api-backends.
-import type { ApiBackendConfig, ApiSettings, HeaderSetting, SubSetting } from '../../api-backends/model.js';
+import { headerLines, type ApiBackendConfig, type ApiSettings, type SubSetting } from '../../api-backends/model.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
@@ -218,11 +218,6 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     error_templates: { json: textOf(templates, 'json'), xml: textOf(templates, 'xml'), csv: textOf(templates, 'csv'), html: textOf(templates, 'html') },
     error_data: text('error_data'),
   };
-}
-
-/** Header settings as the form's textarea shows them: "Key: value" lines. */
-function headerLines(headers: readonly HeaderSetting[] = []): string {
-  return headers.map((header) => `${header.key}: ${header.value}`).join('\n');
 }
 
 function isBlankSettings(settings: SettingsForm): boolean {
