@@ -18,6 +18,9 @@ const PROXY_CONFIG = {
   client_keep_alive_timeout_ms: 1000,
   shutdown_timeout_ms: 0,
   gzip: true,
+  upstream_tls_verify: true,
+  upstream_ca_file: null,
+  upstream_dns_refresh_ms: 30_000,
 };
 
 export function syntheticBackends(count: number): ApiBackend[] {

@@ -4,6 +4,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { geoIpFileProblem } from '../analytics/geoip.js';
+import { upstreamCaFileProblem } from '../gateway/upstream-tls.js';
 import { dataDirProblemOf } from '../store/data-dir.js';
 import { about, unreadableFile, type KeyProblem } from './messages.js';
 import type { Config } from './schema.js';
@@ -11,12 +12,13 @@ import { httpsKeysProblem } from './tls-files.js';
 
 /** What is wrong, or null. */
 export function crossKeyProblem(config: Config): KeyProblem | null {
-  const { homepage, analytics } = config;
+  const { homepage, analytics, proxy } = config;
   return (
     signupMailProblem(config) ??
     about(['data_dir'], dataDirProblemOf(config.data_dir)) ??
     about(['homepage.file'], homepage.file === null ? null : homepageFileProblem(homepage.file)) ??
     about(['analytics.geoip_file'], analytics.geoip_file === null ? null : geoIpFileProblem(analytics.geoip_file)) ??
+    about(['proxy.upstream_ca_file'], proxy.upstream_ca_file === null ? null : upstreamCaFileProblem(proxy.upstream_ca_file)) ??
     httpsKeysProblem(config)
   );
 }

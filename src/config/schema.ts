@@ -109,6 +109,9 @@ export const configSchema = {
     client_keep_alive_timeout_ms: int(72_000, 1, DAY_MS),
     shutdown_timeout_ms: int(10_000, 0, DAY_MS),
     gzip: bool(true),
+    upstream_tls_verify: bool(true),
+    upstream_ca_file: optionalFilePath(),
+    upstream_dns_refresh_ms: int(30_000, 100, DAY_MS),
   },
   admin: {
     password_min_length: int(14, 8, 72),

@@ -2,11 +2,15 @@
 // every backend that names it and kept across publishes; and the choice of
 // server per request (round robin, least connections, IP hash), passing over
 // a server that could not be reached for FAIL_TIMEOUT_MS, as nginx's
-// upstreams do (max_fails=1 fail_timeout=10s) in API Umbrella.
+// upstreams do (max_fails=1 fail_timeout=10s) in API Umbrella. A server named
+// by a host name whose addresses changed gets a new pool (upstream-names.ts).
+import { isIP } from 'node:net';
 import { Pool } from 'undici';
 import type { ApiBackend, BalanceAlgorithm } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
 import { newFailureCount, type FailureCount } from './upstream-failures.js';
+import { UpstreamNames, type LookupAll } from './upstream-names.js';
+import { upstreamTlsOptions, type UpstreamTlsOptions } from './upstream-tls.js';
 
 /** Dropped origins are closed this long after the publish that dropped them, so requests still on the old table finish. */
 const RETIRE_AFTER_MS = 60_000;
@@ -16,7 +20,8 @@ export const FAIL_TIMEOUT_MS = 10_000;
 
 export interface UpstreamServer {
   readonly origin: string;
-  readonly pool: Pool;
+  /** Replaced when the server's host name moves; requests read it when they dispatch. */
+  pool: Pool;
   /** Requests dispatched and not yet complete, for least_conn. */
   inFlight: number;
   /** performance.now() until which the server is passed over (0: never failed). */
@@ -28,8 +33,19 @@ export interface UpstreamServer {
 export class UpstreamPools {
   private readonly servers = new Map<string, UpstreamServer>();
   private readonly retiring = new Map<string, NodeJS.Timeout>();
+  private readonly names: UpstreamNames;
+  private readonly tls: UpstreamTlsOptions;
+  private readonly nameRefresh: NodeJS.Timeout;
 
-  constructor(private readonly proxy: Config['proxy']) {}
+  /** `resolve`: the system's resolver unless a test names its own. */
+  constructor(
+    private readonly proxy: Config['proxy'],
+    resolve?: LookupAll,
+  ) {
+    this.names = new UpstreamNames(resolve);
+    this.tls = upstreamTlsOptions(proxy);
+    this.nameRefresh = setInterval(() => void this.followMovedNames(), proxy.upstream_dns_refresh_ms).unref();
+  }
 
   server(origin: string): UpstreamServer {
     const timer = this.retiring.get(origin);
@@ -62,11 +78,28 @@ export class UpstreamPools {
    * since a request body that stopped arriving would be waited for forever.
    */
   async close(): Promise<void> {
+    clearInterval(this.nameRefresh);
     for (const timer of this.retiring.values()) clearTimeout(timer);
     this.retiring.clear();
     const pools = [...this.servers.values()].map((server) => server.pool.destroy());
     this.servers.clear();
     await Promise.allSettled(pools);
+  }
+
+  /**
+   * Servers whose host name now has other addresses get a new pool: new
+   * requests connect to the new addresses, and the old pool closes once its
+   * requests are done.
+   */
+  private async followMovedNames(): Promise<void> {
+    const moved = new Set(await this.names.moved());
+    if (moved.size === 0) return;
+    for (const server of this.servers.values()) {
+      if (!moved.has(new URL(server.origin).hostname)) continue;
+      const old = server.pool;
+      server.pool = this.createPool(server.origin);
+      void old.close();
+    }
   }
 
   private retire(origin: string): void {
@@ -86,8 +119,8 @@ export class UpstreamPools {
       bodyTimeout: proxy.body_timeout_ms,
       keepAliveTimeout: proxy.keep_alive_timeout_ms,
       keepAliveMaxTimeout: Math.max(proxy.keep_alive_timeout_ms, 600_000),
-      // TLS certificates of https upstreams are verified (undici's default), named by the Host sent.
-      connect: { rejectUnauthorized: true },
+      // An IP needs no lookup; a name takes its addresses in turn. Certificates are checked as upstream-tls.ts says, named by the Host sent.
+      connect: isIP(new URL(origin).hostname.replace(/^\[|\]$/g, '')) === 0 ? { ...this.tls, lookup: this.names.lookup } : { ...this.tls },
     });
   }
 }

@@ -147,6 +147,8 @@ describe('config errors name the source, the key and what was expected', () => {
     ['a homepage file that is a directory', 'homepage:\n  file: /\n', /parasol\.yml: homepage\.file: cannot read \/: it is a directory \(EISDIR\)$/],
     ['a GeoIP database that cannot be read', 'analytics:\n  geoip_file: /nonexistent/city.mmdb\n', /parasol\.yml: analytics\.geoip_file: cannot read \/nonexistent\/city\.mmdb: no such file \(ENOENT\)$/],
     ['a GeoIP database that is not one', `analytics:\n  geoip_file: ${KEY_FILE}\n`, /parasol\.yml: analytics\.geoip_file: cannot read \S+localhost-key\.pem: not a MaxMind-format \(\.mmdb\) database: /],
+    ['an upstream CA file that cannot be read', 'proxy:\n  upstream_ca_file: /nonexistent/ca.pem\n', /parasol\.yml: proxy\.upstream_ca_file: cannot read \/nonexistent\/ca\.pem: no such file \(ENOENT\)$/],
+    ['an upstream CA file without certificates', `proxy:\n  upstream_ca_file: ${KEY_FILE}\n`, /parasol\.yml: proxy\.upstream_ca_file: \S+localhost-key\.pem holds no PEM certificate/],
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
     ['a homepage file that cannot be read', 'homepage:\n  file: /nonexistent/home.html\n', /parasol\.yml: homepage\.file: cannot read \/nonexistent\/home\.html: no such file \(ENOENT\)$/],
