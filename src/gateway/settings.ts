@@ -80,7 +80,8 @@ export class SettingsChooser {
   ) {}
 
   static compile(api: ApiBackend, defaults: BackendDefaults): SettingsChooser {
-    const subSettings = api.sub_settings.map((sub) => ({
+    // As API Umbrella: one without a regex (the admin refuses it; a document stored otherwise may lack it) is skipped, not matched everywhere.
+    const subSettings = api.sub_settings.filter((sub) => typeof sub.regex === 'string' && sub.regex !== '').map((sub) => ({
       method: sub.http_method,
       regex: new RegExp(sub.regex, 'i'),
       settings: compileSettings(mergeSettings(api.settings, sub.settings), defaults),

@@ -67,6 +67,18 @@ describe('SettingsChooser', () => {
     expect(chooser.choose('GET', '/read', 'public=1').queryAppend?.text).toBe('public=1');
     expect(chooser.choose('GET', '/read', 'x=1').queryAppend).toBeNull();
   });
+
+  it('skips a stored sub-setting without a regex, as API Umbrella does, instead of matching every request', () => {
+    const withoutRegex = (regex: unknown) => ({ http_method: 'any', regex, settings: settings({ append_query_string: 'first=1' }) }) as ApiBackend['sub_settings'][number];
+    for (const regex of [undefined, null, '']) {
+      const chooser = SettingsChooser.compile(
+        backend({}, [withoutRegex(regex), { http_method: 'any', regex: '^/sub/', settings: settings({ append_query_string: 'second=1' }) }]),
+        BACKEND_DEFAULTS,
+      );
+      expect(chooser.choose('GET', '/sub/x', '').queryAppend?.text, String(regex)).toBe('second=1');
+      expect(chooser.choose('GET', '/other/null', '').queryAppend, String(regex)).toBeNull();
+    }
+  });
 });
 
 describe('limitsFor', () => {
