@@ -18,6 +18,16 @@ import { refuseApisOverHttp } from '../web/https-only.js';
 import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
 
+/**
+ * API Umbrella's /state, which deploy scripts poll to see a change live: the
+ * published config's version, and when the running config file was applied
+ * (start, or the last reload that changed something). No token, as there.
+ */
+function stateRoute(app: FastifyInstance, context: AppContext): void {
+  const fileConfigVersion = context.clock.now();
+  withJsonSuffix(app, 'GET', '/state', async () => ({ file_config_version: fileConfigVersion, db_config_version: context.publisher.current.version }));
+}
+
 /** `passwordLinks` mails the invites send_invite_email asks for. */
 export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -32,6 +42,7 @@ export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks
   keepOutOfCaches(app, () => true);
 
   withJsonSuffix(app, 'GET', '/health', async () => ({ status: 'green' }));
+  stateRoute(app, context);
 
   await app.register(async (authenticated) => {
     // Before the token is looked at: over plain HTTP it has crossed the network in clear, and nothing is done with it.

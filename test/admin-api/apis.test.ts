@@ -41,6 +41,16 @@ describe('admin API authentication', () => {
     }
   });
 
+  it("serves API Umbrella's state without a token: the published config's version, which a publish moves", async () => {
+    const state = async () => (await raw('/state')).json() as Promise<{ file_config_version: number; db_config_version: number | null }>;
+    const before = await state();
+    expect(before.file_config_version).toBeGreaterThan(0);
+    await gw.publishBackend({ ...validApi, name: 'Stateful', url_matches: [{ frontend_prefix: '/stateful/', backend_prefix: '/' }] });
+    const after = await state();
+    expect(after.db_config_version).toBeGreaterThan(before.db_config_version ?? 0);
+    expect(after.file_config_version).toBe(before.file_config_version);
+  });
+
   it('answers malformed JSON with 400 and no row is left behind', async () => {
     const before = (await gw.adminApi('GET', '/apis')).body.recordsTotal;
     const response = await raw('/apis', {
