@@ -54,6 +54,11 @@ export class UpstreamNames {
     return looked.filter(({ hostname, addresses }) => addresses !== null && this.changed(hostname, addresses)).map(({ hostname }) => hostname);
   }
 
+  /** No server is named by it any more: it is not looked up again. */
+  forget(hostname: string): void {
+    this.names.delete(hostname);
+  }
+
   private addressesOf(hostname: string): Promise<LookupAddress[] | null> {
     return new Promise((settle) => this.resolve(hostname, { all: true }, (error, addresses) => settle(error === null && addresses.length > 0 ? addresses : null)));
   }

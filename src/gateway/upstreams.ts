@@ -107,6 +107,8 @@ export class UpstreamPools {
     this.retiring.delete(origin);
     this.servers.delete(origin);
     void server?.pool.close();
+    const hostname = new URL(origin).hostname;
+    if (![...this.servers.keys()].some((other) => new URL(other).hostname === hostname)) this.names.forget(hostname);
   }
 
   private createPool(origin: string): Pool {
