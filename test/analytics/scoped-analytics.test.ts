@@ -197,20 +197,37 @@ describe('an admin with analytics in some API scopes', () => {
   });
 });
 
+/** What each endpoint answers when nothing is found, as API Umbrella answers an admin without analytics. */
+const NOTHING_FOUND: Record<string, (answer: { body: any; text: string }) => void> = {
+  '/admin/stats/logs.json': ({ body }) => expect(body).toEqual({ draw: 0, recordsTotal: 0, recordsFiltered: 0, data: [] }),
+  '/admin/stats/summary.json': ({ body }) => expect(body).toMatchObject({ hits: 0, unique_users: 0, unique_ips: 0, top_users: [], top_ips: [] }),
+  '/admin/stats/search.json': ({ body }) => expect(body).toMatchObject({ stats: { total_hits: 0, total_users: 0, total_ips: 0, average_response_time: null }, aggregations: { users: [], ips: [] } }),
+  '/admin/stats/users.json': ({ body }) => expect(body).toEqual({ draw: 0, recordsTotal: 0, recordsFiltered: 0, data: [] }),
+  '/admin/stats/map.json': ({ body }) => expect(body).toMatchObject({ regions: [], map_regions: [] }),
+  '/admin/stats/drilldown.json': ({ body }) => expect(body.results).toEqual([]),
+  '/api-umbrella/v1/analytics/drilldown.json': ({ body }) => expect(body.results).toEqual([]),
+};
+
 describe('an admin without analytics', () => {
-  it.each(STATS_PATHS)('gets 403 FORBIDDEN from %s, naming where they may act', async (path) => {
-    const { status, body } = await statsAs(withoutAnalytics.authToken, path);
-    expect(status).toBe(403);
-    expect(body.errors).toEqual([{ code: 'FORBIDDEN', message: expect.stringContaining('- api.example.com/foo') }]);
+  it.each(STATS_PATHS)('finds nothing at %s (200), as in API Umbrella', async (path) => {
+    const answer = await statsAs(withoutAnalytics.authToken, path, EVERYTHING);
+    expect(answer.status).toBe(200);
+    // A CSV has its header alone.
+    if (path.endsWith('.csv')) expect(answer.text.trim().split('\n')).toHaveLength(1);
+    else NOTHING_FOUND[path]!(answer);
   });
 
-  it('gets 403 from the JSON with the web session too, and in no group at all', async () => {
+  it('finds nothing with the web session too, nor in no group at all', async () => {
     const session = await pageAs(withoutAnalytics, '/admin/stats/summary.json');
-    expect(session.status).toBe(403);
-    expect(JSON.parse(session.text).errors[0].code).toBe('FORBIDDEN');
+    expect(session.status).toBe(200);
+    expect(JSON.parse(session.text)).toMatchObject({ hits: 0 });
     const nobody = await statsAs(inNoGroup, '/admin/stats/logs.json');
-    expect(nobody.status).toBe(403);
-    expect(nobody.body.errors[0].message).toContain('You are not authorized for any APIs yet.');
+    expect(nobody.status).toBe(200);
+    expect(nobody.body.recordsTotal).toBe(0);
+  });
+
+  it('still gets a 400 for parameters it sent wrong, as any admin does', async () => {
+    expect((await statsAs(withoutAnalytics.authToken, '/admin/stats/logs.json', { query: 'nonsense' })).body).toEqual({ error: 'query is not valid JSON' });
   });
 
   it.each(PAGE_PATHS)('gets the Not authorized page at %s', async (path) => {
@@ -225,7 +242,6 @@ describe('an admin without analytics', () => {
     for (const path of ['/admin/analytics/logs?field=request_path&operator=equal&value=%2F', '/admin/analytics/logs?query=nonsense']) {
       expect((await pageAs(withoutAnalytics, path)).status).toBe(403);
     }
-    expect((await statsAs(withoutAnalytics.authToken, '/admin/stats/logs.json', { query: 'nonsense' })).status).toBe(403);
   });
 });
 

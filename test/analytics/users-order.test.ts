@@ -35,6 +35,15 @@ const EXPECTED: Record<string, string[]> = {
   'user_id:desc': ['u-d', 'u-c', 'u-b', 'u-a'],
 };
 
+/** users.json's fields, as API Umbrella's By Users table names its columns (columns[n][data]). */
+const TABLE_COLUMNS = ['email', 'first_name', 'last_name', 'website', 'registration_source', 'created_at', 'hits', 'last_request_at', 'use_description'];
+
+/** DataTables' parameters of that table sorted on `column`. */
+function tableOrder(column: string, dir: string): Record<string, string> {
+  const columns = Object.fromEntries(TABLE_COLUMNS.map((data, index) => [`columns[${index}][data]`, data]));
+  return { ...columns, 'order[0][column]': String(TABLE_COLUMNS.indexOf(column)), 'order[0][dir]': dir };
+}
+
 describe('By Users in the store', () => {
   const NOW = T0 + 3_600_000;
   const db = tempStore();
@@ -61,6 +70,26 @@ describe('By Users in the store', () => {
     const parsed = parseUsersQuery({ order }, NOW);
     expect(parsed.ok).toBe(false);
     expect(!parsed.ok && parsed.error).toBe('order must be a column of By Users (user_email, user_id, hits, last_request_at), optionally followed by :asc or :desc (e.g. hits:desc)');
+  });
+
+  it.each([
+    ['hits', 'asc', { field: 'hits', direction: 'asc' }],
+    ['last_request_at', 'desc', { field: 'last_request_at', direction: 'desc' }],
+    ['email', 'asc', { field: 'user_email', direction: 'asc' }],
+  ])("reads DataTables' order on %s %s as API Umbrella's By Users table sends it", (column, dir, usersOrder) => {
+    const parsed = parseUsersQuery(tableOrder(column, dir), NOW);
+    expect(parsed.ok && parsed.query.usersOrder).toEqual(usersOrder);
+  });
+
+  it.each([
+    ['a user detail it does not sort on', tableOrder('first_name', 'asc'), 'columns[1][data] is not a valid orderable column name: By Users sorts on one of user_email, user_id, hits, last_request_at, email, id'],
+    ['a direction but asc and desc', tableOrder('hits', 'up'), "order[0][dir] must be 'asc' or 'desc': By Users sorts on one of user_email, user_id, hits, last_request_at, email, id"],
+    ['a column index without its column', { 'order[0][column]': '3' }, 'order[0][column] is not a valid column index: By Users sorts on one of user_email, user_id, hits, last_request_at, email, id'],
+    ['a second column', { ...tableOrder('hits', 'asc'), 'order[1][column]': '0' }, "DataTables' order names more than one column: By Users sorts on one of user_email, user_id, hits, last_request_at, email, id, ties broken by user id"],
+    ['order given both ways', { ...tableOrder('hits', 'asc'), order: 'hits:desc' }, "order is given twice: send either order (e.g. hits:desc) or DataTables' order[0][column] with columns[n][data]"],
+  ])("refuses DataTables' order with %s rather than dropping it", (_case, params, error) => {
+    const parsed = parseUsersQuery(params, NOW);
+    expect(!parsed.ok && parsed.error).toBe(error);
   });
 
   it('still reads the rest of the view as every view does', () => {
@@ -92,6 +121,24 @@ describe('users.json, users.csv and the By Users page', () => {
   it("takes users.json's own names for the user's columns: email and id", async () => {
     expect(await jsonIds({ order: 'email:asc' })).toEqual(EXPECTED['user_email:asc']);
     expect(await jsonIds({ order: 'id:desc' })).toEqual(EXPECTED['user_id:desc']);
+  });
+
+  it.each([
+    ['hits', 'asc'],
+    ['hits', 'desc'],
+    ['last_request_at', 'asc'],
+    ['email', 'desc'],
+  ])("users.json and users.csv follow DataTables' order on %s %s, as API Umbrella's By Users table asks", async (column, dir) => {
+    const expected = EXPECTED[`${column === 'email' ? 'user_email' : column}:${dir}`]!;
+    expect(await jsonIds(tableOrder(column, dir))).toEqual(expected);
+    const { text } = await fx.stats('/admin/stats/users.csv', tableOrder(column, dir));
+    expect(text.trim().split('\n').slice(1).map((line) => line.split(',')[0])).toEqual(expected.map((id) => emails[id]));
+  });
+
+  it("answers 400 for a DataTables order on a column it cannot sort on", async () => {
+    const { status, body } = await fx.stats('/admin/stats/users.json', tableOrder('created_at', 'asc'));
+    expect(status).toBe(400);
+    expect(body.error).toMatch(/^columns\[5\]\[data\] is not a valid orderable column name: By Users sorts on one of/);
   });
 
   it('pages through the sorted list without a gap or an overlap', async () => {

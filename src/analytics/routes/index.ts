@@ -8,6 +8,7 @@ export const analyticsRoutes: PageRoutes = async (app, context) => {
   // Started by the first query; stopped with the server, so the process can exit.
   const reader = new ReaderThread(context.config.data_dir);
   app.addHook('onClose', () => reader.stop());
-  statsJsonRoutes(app, context, reader);
+  // A scope of their own, for their JSON error handler.
+  await app.register(async (stats) => statsJsonRoutes(stats, context, reader));
   analyticsPages(app, context, reader);
 };

@@ -1,42 +1,59 @@
 // JSON and CSV for scripts under /admin/stats/, authenticated like the admin
-// API (X-Admin-Auth-Token) or by the web admin's session, for admins with
-// the analytics permission, over the requests within their API scopes.
+// API (X-Admin-Auth-Token) or by the web admin's session, over the requests
+// within the API scopes where the admin holds the analytics permission: an
+// admin holding it nowhere finds nothing (200), as in API Umbrella.
 // Without `query` they filter nothing, as API Umbrella's: denied requests
 // count (the admin's pages hide them by default, and their download links
 // say so in their `query`).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
 import { drawOf } from '../../admin-api/data-tables.js';
-import { accessOf, sendForbidden } from '../../admin-groups/request-access.js';
+import { jsonErrorHandler } from '../../admin-api/plugin.js';
+import { accessOf } from '../../admin-groups/request-access.js';
 import { sessionAdmin } from '../../admin-ui/session-auth.js';
 import type { AppContext } from '../../context.js';
 import { withoutApiKeys } from '../../lib/log-redaction.js';
+import type { TimeZoneName } from '../../lib/time-zone.js';
 import { apiUmbrellaCsvFilename, csvFilename, drilldownCsv, entriesCsv, locationsCsv, usersCsv } from '../csv.js';
 import { RESULTS_SHOWN } from '../drilldown-queries.js';
 import type { LoggedRow } from '../fields.js';
-import { parseDrilldownQuery, type DrilldownQuery } from '../query/drilldown-prefix.js';
+import { parseDrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseLogQuery, zoneOf, type LogQuery, type ViewDefaults } from '../query/log-query.js';
-import { parseMapQuery, regionParam, type MapQuery } from '../query/map-region.js';
-import { parseUsersQuery, type UsersQuery } from '../query/users-query.js';
+import { parseMapQuery, regionParam } from '../query/map-region.js';
+import { parseUsersQuery } from '../query/users-query.js';
 import type { ReaderThread } from '../reader-thread.js';
 import { withinAnalyticsScopes } from './analytics-access.js';
+import { refuseBodyThatIsNoFields, statsParams } from './stats-params.js';
 
+/** For a scope of its own: its errors (a body that is no JSON, a session's missing CSRF token) answer in JSON, as its refusals do. */
 export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
-  const authenticated = { preHandler: requireAdmin(context) };
+  app.setErrorHandler(jsonErrorHandler);
+  const authenticated = { preHandler: [requireAdmin(app, context), refuseBodyThatIsNoFields] };
 
-  app.get('/admin/stats/logs.json', authenticated, async (request, reply) => {
-    const query = parsedOr400(context, request, reply, { length: 100 });
-    if (query === null) return reply;
-    const [total, entries] = await Promise.all([reader.count(query), reader.entries(query)]);
-    // As API Umbrella: both totals are the number of matching entries, DataTables' draw comes back, and each entry has its request_url.
-    const data = entries.map((entry) => ({ ...entry, request_url: requestUrlOf(entry) }));
-    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: total, recordsFiltered: total, data };
+  // As API Umbrella, Filter Logs takes its parameters by POST too: its table's filters and columns make URLs too long.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/admin/stats/logs.json',
+    ...authenticated,
+    handler: async (request, reply) => {
+      const query = queryOr400(context, request, reply, parseLogQuery, { length: 100 });
+      if (query === null) return reply;
+      const [total, entries] = await Promise.all([reader.count(query), reader.entries(query)]);
+      // As API Umbrella: both totals are the number of matching entries, DataTables' draw comes back, and each entry has its request_url.
+      const data = entries.map((entry) => ({ ...entry, request_url: requestUrlOf(entry) }));
+      return { draw: drawOf(statsParams(request)), recordsTotal: total, recordsFiltered: total, data };
+    },
   });
 
-  app.get('/admin/stats/logs.csv', authenticated, async (request, reply) => {
-    const query = parsedOr400(context, request, reply);
-    if (query === null) return reply;
-    return sendCsv(reply, csvFilename('logs', query)).send(await entriesCsv(reader, query));
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/admin/stats/logs.csv',
+    ...authenticated,
+    handler: async (request, reply) => {
+      const query = queryOr400(context, request, reply, parseLogQuery);
+      if (query === null) return reply;
+      return sendCsv(reply, csvFilename('logs', query)).send(await entriesCsv(reader, query));
+    },
   });
 
   // The view's statistics (AnalyticsQueries.statistics) in two shapes, on one registration, so for the same admins and scopes: Parasol's summary.json and API Umbrella's search.json.
@@ -53,33 +70,34 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   };
   for (const [name, answer] of Object.entries(statistics)) {
     app.get(`/admin/stats/${name}.json`, authenticated, async (request, reply) => {
-      const query = parsedOr400(context, request, reply);
+      const query = queryOr400(context, request, reply, parseLogQuery);
       if (query === null) return reply;
       return answer(query);
     });
   }
 
+  // By Users' view: its order (`order`, or DataTables' as API Umbrella's table sends it) names one of its own columns.
   app.get('/admin/stats/users.json', authenticated, async (request, reply) => {
-    const query = usersOr400(context, request, reply, { length: 100 });
+    const query = queryOr400(context, request, reply, parseUsersQuery, { length: 100 });
     if (query === null) return reply;
     const { total, data } = await reader.usersPage(query);
-    return { draw: drawOf(request.query as Record<string, unknown>), recordsTotal: total, recordsFiltered: total, data };
+    return { draw: drawOf(statsParams(request)), recordsTotal: total, recordsFiltered: total, data };
   });
 
   app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
-    const query = usersOr400(context, request, reply);
+    const query = queryOr400(context, request, reply, parseUsersQuery);
     if (query === null) return reply;
     return sendCsv(reply, apiUmbrellaCsvFilename('users', context.clock.now(), zoneOf(query))).send(await usersCsv(reader, query));
   });
 
   app.get('/admin/stats/map.json', authenticated, async (request, reply) => {
-    const query = mapOr400(context, request, reply);
+    const query = queryOr400(context, request, reply, parseMapQuery);
     if (query === null) return reply;
     return reader.locations(query);
   });
 
   app.get('/admin/stats/map.csv', authenticated, async (request, reply) => {
-    const query = mapOr400(context, request, reply);
+    const query = queryOr400(context, request, reply, parseMapQuery);
     if (query === null) return reply;
     return sendCsv(reply, csvFilename(`locations-${regionParam(query.region)}`, query)).send(locationsCsv((await reader.locations(query)).regions));
   });
@@ -87,52 +105,42 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   // API Umbrella's paths too, so its operators' scripts keep working.
   for (const base of ['/admin/stats/drilldown', '/api-umbrella/v1/analytics/drilldown']) {
     app.get(`${base}.json`, authenticated, async (request, reply) => {
-      const query = drilldownOr400(context, request, reply);
+      const query = queryOr400(context, request, reply, parseDrilldownQuery);
       if (query === null) return reply;
       const drilled = await reader.drilldown(query);
       return { ...drilled, results: drilled.results.slice(0, RESULTS_SHOWN) };
     });
 
     app.get(`${base}.csv`, authenticated, async (request, reply) => {
-      const query = drilldownOr400(context, request, reply);
+      const query = queryOr400(context, request, reply, parseDrilldownQuery);
       if (query === null) return reply;
       return sendCsv(reply, csvFilename('drilldown', query)).send(drilldownCsv((await reader.drilldown(query)).results));
     });
   }
 }
 
-/** By Users' view: its `order` names one of its own columns. */
-function usersOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaults?: ViewDefaults): UsersQuery | null {
-  return queryOr400(context, request, reply, parseUsersQuery(request.query as Record<string, unknown>, context.clock.now(), defaults, context.config.analytics.timezone));
-}
-
-function mapOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): MapQuery | null {
-  return queryOr400(context, request, reply, parseMapQuery(request.query as Record<string, unknown>, context.clock.now(), {}, context.config.analytics.timezone));
-}
-
-function drilldownOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply): DrilldownQuery | null {
-  return queryOr400(context, request, reply, parseDrilldownQuery(request.query as Record<string, unknown>, context.clock.now(), {}, context.config.analytics.timezone));
-}
-
-/** The admin behind the token or the session (anyone else gets the admin API's 401), holding analytics somewhere (else 403). */
-function requireAdmin(context: AppContext) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    request.admin = adminFromToken(request, context.admins) ?? sessionAdmin(context, request);
-    if (request.admin === null) {
-      await reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
-      return;
-    }
-    const access = accessOf(context, request);
-    if (!access.has('analytics')) await sendForbidden(reply, access);
+/**
+ * The admin behind the token or the session; anyone else gets the admin
+ * API's 401. A session's POST carries its page's CSRF token, as every form
+ * does; a token's needs none: browsers never send X-Admin-Auth-Token on
+ * their own, so no other site can make one post with it.
+ */
+function requireAdmin(app: FastifyInstance, context: AppContext): preHandlerHookHandler {
+  return (request, reply, done) => {
+    const byToken = adminFromToken(request, context.admins);
+    request.admin = byToken ?? sessionAdmin(context, request);
+    if (request.admin === null) return void reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });
+    if (byToken === null && request.method === 'POST') return app.csrfProtection(request, reply, done);
+    done();
   };
 }
 
-function parsedOr400(context: AppContext, request: FastifyRequest, reply: FastifyReply, defaults?: ViewDefaults): LogQuery | null {
-  return queryOr400(context, request, reply, parseLogQuery(request.query as Record<string, unknown>, context.clock.now(), defaults, context.config.analytics.timezone));
-}
+/** One of the query parsers (parseLogQuery and those reading a view's level or order too). */
+type QueryParser<Q extends LogQuery> = (params: Record<string, unknown>, now: number, defaults?: ViewDefaults, zone?: TimeZoneName) => { ok: true; query: Q } | { ok: false; error: string };
 
-/** The parsed query within the admin's scopes, or null once its one message has gone out as a 400. */
-function queryOr400<Q extends LogQuery>(context: AppContext, request: FastifyRequest, reply: FastifyReply, parsed: { ok: true; query: Q } | { ok: false; error: string }): Q | null {
+/** The parsed query within the admin's scopes (none without analytics: nothing is found), or null once its one message has gone out as a 400. */
+function queryOr400<Q extends LogQuery>(context: AppContext, request: FastifyRequest, reply: FastifyReply, parse: QueryParser<Q>, defaults?: ViewDefaults): Q | null {
+  const parsed = parse(statsParams(request), context.clock.now(), defaults, context.config.analytics.timezone);
   if (parsed.ok) return withinAnalyticsScopes(parsed.query, accessOf(context, request));
   void reply.code(400).send({ error: parsed.error });
   return null;
