@@ -14,7 +14,7 @@ import type { DrilldownQuery } from './query/drilldown-prefix.js';
 import { zoneOf, type LogQuery } from './query/log-query.js';
 import type { MapQuery } from './query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UsersOrder, type UsersQuery } from './query/users-query.js';
-import { locationMap, locationRows, type LocationMap, type PlaceHits } from './location-queries.js';
+import { locationMap, locationRows, type LevelHits, type LocationMap } from './location-queries.js';
 import { searchStats, type SearchStats } from './search-stats.js';
 import { userCsvRow, UserProfiles, type ApiUserHits } from './user-profiles.js';
 
@@ -240,8 +240,8 @@ export class AnalyticsQueries {
     return locationMap(query.region, this.locationRows(query));
   }
 
-  /** The level's locations with their hits, coordinates and states, as locations() sums them. */
-  locationRows(query: MapQuery): PlaceHits[] {
+  /** The level's locations with their hits, coordinates and states, and its Unknown hits, as locations() sums them. */
+  locationRows(query: MapQuery): LevelHits {
     return locationRows(this.db, query, ipHitsSql(query));
   }
 

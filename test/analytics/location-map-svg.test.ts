@@ -196,13 +196,14 @@ describe('the page model of a city level', () => {
     const parsed = parseMapQuery({ range: 'last_7_days', region: 'CA' }, Date.UTC(2026, 10, 25));
     if (!parsed.ok) throw new Error(parsed.error);
     const city = (id: string, region: string, hits: number, latitude: number | null, longitude: number | null): PlaceHits => ({ id, region_name: region, hits, latitude, longitude });
-    const model = locationModel(parsed.query, [
+    const places = [
       city('Toronto', 'Ontario', 2, 43.6949, -79.5323),
       city('Richmond', 'British Columbia', 1, 49.1666, -123.1336),
       city('Richmond', 'Quebec', 1, 45.6668, -72.1497),
       city('London', 'Ontario', 1, 42.9834, -81.233),
       city('London', 'Unknown Place', 1, null, null),
-    ]);
+    ];
+    const model = locationModel(parsed.query, { places, unknown: 0 });
     expect(model.rows.map((row) => `${row.name}, ${row.detail}`)).toEqual(['Toronto, Ontario', 'Richmond, British Columbia', 'Richmond, Quebec', 'London, Ontario', 'London, Unknown Place']);
     expect(model.map!.dots.map((dot) => dot.title).sort()).toEqual(['London, Ontario: 1 hit', 'Richmond, British Columbia: 1 hit', 'Richmond, Quebec: 1 hit', 'Toronto, Ontario: 2 hits']);
     expect(model.map!.unplaced).toBe(1);

@@ -135,13 +135,15 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
         { c: [{ v: 'GB', f: 'United Kingdom' }, { v: 1, f: '1' }] },
       ],
       region_field: 'request_ip_country',
+      // The request from loopback, which no database places, is Unknown, as API Umbrella lists it: the hits add up.
       regions: [
         { id: 'US', name: 'United States', hits: 2 },
         { id: 'GB', name: 'United Kingdom', hits: 1 },
+        { id: 'missing', name: 'Unknown', hits: 1 },
       ],
     });
     // Without region: the world.
-    expect((await fx.stats('/admin/stats/map.json')).body.regions).toHaveLength(2);
+    expect((await fx.stats('/admin/stats/map.json')).body.regions).toHaveLength(3);
   });
 
   it("map.json applies the view: filters on the rows; denied requests count without a query, as API Umbrella's, and the pages' default filter hides them", async () => {
@@ -153,9 +155,14 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     expect((await fx.stats('/admin/stats/map.json', { query: JSON.stringify(DEFAULT_RULES) })).body.regions).toContainEqual({ id: 'GB', name: 'United Kingdom', hits: 1 });
   });
 
-  it('a country database has no states or cities: the level below is empty', async () => {
+  it("a country database has no states or cities: the level below has only the country's hits as Unknown", async () => {
     const { body } = await fx.stats('/admin/stats/map.json', { region: 'US' });
-    expect(body).toEqual({ map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'United States' }], map_regions: [], region_field: 'request_ip_region', regions: [] });
+    expect(body).toEqual({
+      map_breadcrumbs: [{ region: 'world', name: 'World' }, { name: 'United States' }],
+      map_regions: [],
+      region_field: 'request_ip_region',
+      regions: [{ id: 'missing', name: 'Unknown', hits: 2 }],
+    });
     const page = await fx.page('/admin/analytics/locations?region=US');
     expect(page.text).toContain('No request in this view has a known state.');
   });
@@ -177,7 +184,7 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     const csv = await fx.stats('/admin/stats/map.csv', { query: JSON.stringify(DEFAULT_RULES) });
     expect(csv.status).toBe(200);
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="locations-world-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
-    expect(csv.text).toBe('Location ID,Location,Region,Hits\nUS,United States,,2\nGB,United Kingdom,,1\n');
+    expect(csv.text).toBe('Location ID,Location,Region,Hits\nUS,United States,,2\nGB,United Kingdom,,1\nmissing,Unknown,,1\n');
     // A region named in any script: the file name keeps ASCII letters, digits and "-".
     const named = await fx.stats('/admin/stats/map.csv', { region: 'JP-東京都' });
     expect(named.status).toBe(200);
@@ -197,8 +204,10 @@ describe('By Location through the gateway, with DB-IP Lite as analytics.geoip_fi
     const page = await fx.page('/admin/analytics/locations');
     expect(page.status).toBe(200);
     const table = page.text.slice(page.text.indexOf('data-testid="locations-table"'));
-    expect(table).toMatch(/<a href="\/admin\/analytics\/locations\?range=last_14_days&amp;region=US">United States<\/a> <span class="muted">US<\/span><\/td>\s*<td class="num">2<\/td>\s*<td class="num">66\.7%<\/td>/);
+    expect(table).toMatch(/<a href="\/admin\/analytics\/locations\?range=last_14_days&amp;region=US">United States<\/a> <span class="muted">US<\/span><\/td>\s*<td class="num">2<\/td>\s*<td class="num">50\.0%<\/td>/);
     expect(table).toContain('United Kingdom');
+    // Unknown: a share of the hits, and no level to go down to.
+    expect(table).toMatch(/<td>Unknown<\/td>\s*<td class="num">1<\/td>\s*<td class="num">25\.0%<\/td>/);
     expect(page.text).not.toContain('data-testid="geoip-missing"');
     expect(page.text).toContain(`href="/admin/stats/map.csv?${shownDays(14)}&amp;${PAGE_DEFAULT_QUERY}"`);
   });
@@ -236,14 +245,16 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
     return queries.locations(parsed.query satisfies MapQuery);
   }
 
-  it('world: countries; IPs placed nowhere are left out', () => {
+  it('world: countries, then the hits of IPs placed nowhere as Unknown, on no map', () => {
     expect(map('world')).toMatchObject({
       region_field: 'request_ip_country',
       regions: [
         { id: 'GB', name: 'United Kingdom', hits: 8 },
         { id: 'CA', name: 'Canada', hits: 5 },
         { id: 'US', name: 'United States', hits: 3 },
+        { id: 'missing', name: 'Unknown', hits: 4 },
       ],
+      map_regions: [{ c: [{ v: 'GB', f: 'United Kingdom' }, { v: 8, f: '8' }] }, { c: [{ v: 'CA', f: 'Canada' }, { v: 5, f: '5' }] }, { c: [{ v: 'US', f: 'United States' }, { v: 3, f: '3' }] }],
       map_breadcrumbs: [],
     });
   });
@@ -300,6 +311,28 @@ describe('By Location levels (API Umbrella test_map.rb) over a store with states
       regions: [{ id: 'Golden', name: 'Golden', hits: 2, region: 'Colorado' }],
     });
     expect(map('us-co')).toEqual(map('US-CO'));
+  });
+
+  it("counts a level's IPs placed no further as Unknown: in a country without a city, in the United States without a state", () => {
+    const store = tempStore();
+    new AnalyticsWriter(store).writeEntries(['192.0.2.1', '192.0.2.20', '192.0.2.21', '192.0.2.21'].map((ip) => entry({ request_ip: ip })));
+    const insert = store.prepare('INSERT INTO analytics_ip_locations (request_ip, country, region, city) VALUES (?, ?, ?, ?)');
+    insert.run('192.0.2.1', 'US', 'CO', 'Golden');
+    insert.run('192.0.2.20', 'US', null, null);
+    insert.run('192.0.2.21', 'US', 'CO', null);
+    const level = (region: string) => {
+      const parsed = parseMapQuery({ range: 'last_7_days', region }, NOW);
+      if (!parsed.ok) throw new Error(parsed.error);
+      return new AnalyticsQueries(store).locations(parsed.query).regions;
+    };
+    expect(level('US')).toEqual([
+      { id: 'US-CO', name: 'CO', hits: 3 },
+      { id: 'missing', name: 'Unknown', hits: 1 },
+    ]);
+    expect(level('US-CO')).toEqual([
+      { id: 'Golden', name: 'Golden', hits: 1 },
+      { id: 'missing', name: 'Unknown', hits: 2 },
+    ]);
   });
 
   it('a range of part days and a filter read the rows instead of the daily rollups, with the same sums', () => {

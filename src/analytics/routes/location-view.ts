@@ -2,7 +2,7 @@
 // table, with their share of the hits and the link one level down, and the
 // trail of levels back up.
 import { areaMap, cityMap, type CityHits, type LocationMapSvg } from '../location-map-svg.js';
-import { locationMap, type PlaceHits } from '../location-queries.js';
+import { locationMap, UNKNOWN_LOCATION, type LevelHits, type PlaceHits } from '../location-queries.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
 import { viewUrl } from './view-model.js';
 
@@ -17,6 +17,8 @@ export interface LocationRow {
   readonly percent: number;
   /** The level below; null for a city. */
   readonly url: string | null;
+  /** The hits placed at no location of the level. */
+  readonly unknown: boolean;
 }
 
 export interface LocationCrumb {
@@ -36,33 +38,39 @@ export interface LocationModel {
 
 const HEADINGS = { request_ip_country: 'Country', request_ip_region: 'State', request_ip_city: 'City' } as const;
 
-/** `places`: the level's rows, as the query sums them (locationRows). */
-export function locationModel(query: MapQuery, places: readonly PlaceHits[]): LocationModel {
-  const map = locationMap(query.region, places);
+/** `level`: the level's rows, as the query sums them (locationRows). */
+export function locationModel(query: MapQuery, level: LevelHits): LocationModel {
+  const map = locationMap(query.region, level);
   const at = (region: string) => {
     const parsed = parseMapRegion(region);
     return parsed.ok ? viewUrl(LOCATIONS_PATH, { ...query, region: parsed.region } as MapQuery) : null;
   };
   const total = map.regions.reduce((sum, region) => sum + region.hits, 0);
   const drills = map.region_field !== 'request_ip_city';
-  const rows = map.regions.map((region) => ({
-    name: region.name,
-    detail: drills ? region.id : (region.region ?? null),
-    hits: region.hits,
-    percent: Math.round((region.hits / total) * 1000) / 10,
-    url: drills ? at(region.id) : null,
-  }));
+  const rows = map.regions.map((region) => {
+    // Unknown is no place to go down into, nor to draw.
+    const unknown = region.id === UNKNOWN_LOCATION.id;
+    return {
+      name: region.name,
+      detail: drills && !unknown ? region.id : (region.region ?? null),
+      hits: region.hits,
+      percent: Math.round((region.hits / total) * 1000) / 10,
+      url: drills && !unknown ? at(region.id) : null,
+      unknown,
+    };
+  });
+  const { places } = level;
   return {
     rows,
     // API Umbrella's trail is empty at the top.
     crumbs: map.map_breadcrumbs.length === 0 ? [{ label: 'World', url: null }] : map.map_breadcrumbs.map((crumb) => ({ label: crumb.name, url: crumb.region === undefined ? null : at(crumb.region) })),
     heading: HEADINGS[map.region_field],
     map:
-      rows.length === 0
+      places.length === 0
         ? null
         : drills
-          ? areaMap(query.region, map.regions.map((region, index) => ({ id: region.id, name: region.name, hits: region.hits, url: rows[index]!.url })))
-          : cityMap(query.region, placedCities(places), rows.length),
+          ? areaMap(query.region, places.map((_, index) => ({ ...map.regions[index]!, url: rows[index]!.url })))
+          : cityMap(query.region, placedCities(places), places.length),
   };
 }
 
