@@ -91,3 +91,18 @@ describe('POST /admin/stats/logs.json with the web session', () => {
     expect(JSON.parse(posted.body)).toMatchObject({ draw: 4, recordsTotal: 10 });
   });
 });
+
+describe("API Umbrella's stats paths without an extension", () => {
+  it('answer JSON, or CSV with format=csv, as /admin/stats/logs(.:format) does there', async () => {
+    const json = await fx.stats('/admin/stats/logs', VIEW);
+    expect(json.status).toBe(200);
+    expect(json.body).toEqual((await fx.stats('/admin/stats/logs.json', VIEW)).body);
+    const csv = await fx.stats('/admin/stats/logs', { ...VIEW, format: 'csv' });
+    expect([csv.status, csv.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
+    expect(csv.text).toBe((await fx.stats('/admin/stats/logs.csv', VIEW)).text);
+    const posted = await postForm('/admin/stats/logs', { ...VIEW, format: 'csv' });
+    expect(posted.text).toBe(csv.text);
+    for (const path of ['/admin/stats/users', '/admin/stats/map', '/admin/stats/search']) expect((await fx.stats(path)).status, path).toBe(200);
+    expect((await fx.stats('/admin/stats/search', { format: 'csv' })).status).toBe(400);
+  });
+});

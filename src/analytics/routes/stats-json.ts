@@ -5,7 +5,7 @@
 // Without `query` they filter nothing, as API Umbrella's: denied requests
 // count (the admin's pages hide them by default, and their download links
 // say so in their `query`).
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, preHandlerHookHandler, RouteHandlerMethod } from 'fastify';
 import { adminFromToken, UNAUTHENTICATED_MESSAGE } from '../../admin-api/auth.js';
 import { drawOf } from '../../admin-api/data-tables.js';
 import { jsonErrorHandler } from '../../admin-api/plugin.js';
@@ -28,33 +28,23 @@ import { refuseBodyThatIsNoFields, statsParams } from './stats-params.js';
 /** For a scope of its own: its errors (a body that is no JSON, a session's missing CSRF token) answer in JSON, as its refusals do. */
 export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reader: ReaderThread): void {
   app.setErrorHandler(jsonErrorHandler);
-  const authenticated = { preHandler: [requireAdmin(app, context), refuseBodyThatIsNoFields] };
+  const stats = new StatsRoutes(app, { preHandler: [requireAdmin(app, context), refuseBodyThatIsNoFields] });
 
   // As API Umbrella, Filter Logs takes its parameters by POST too: its table's filters and columns make URLs too long.
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/admin/stats/logs.json',
-    ...authenticated,
-    handler: async (request, reply) => {
-      const query = queryOr400(context, request, reply, parseLogQuery, { length: 100 });
-      if (query === null) return reply;
-      const [total, entries] = await Promise.all([reader.count(query), reader.entries(query)]);
-      // As API Umbrella: both totals are the number of matching entries, DataTables' draw comes back, and each entry has its request_url.
-      const data = entries.map((entry) => ({ ...entry, request_url: requestUrlOf(entry) }));
-      return { draw: drawOf(statsParams(request)), recordsTotal: total, recordsFiltered: total, data };
-    },
-  });
+  stats.add('logs', 'json', async (request, reply) => {
+    const query = queryOr400(context, request, reply, parseLogQuery, { length: 100 });
+    if (query === null) return reply;
+    const [total, entries] = await Promise.all([reader.count(query), reader.entries(query)]);
+    // As API Umbrella: both totals are the number of matching entries, DataTables' draw comes back, and each entry has its request_url.
+    const data = entries.map((entry) => ({ ...entry, request_url: requestUrlOf(entry) }));
+    return { draw: drawOf(statsParams(request)), recordsTotal: total, recordsFiltered: total, data };
+  }, ['GET', 'POST']);
 
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/admin/stats/logs.csv',
-    ...authenticated,
-    handler: async (request, reply) => {
-      const query = queryOr400(context, request, reply, parseLogQuery);
-      if (query === null) return reply;
-      return sendCsv(reply, csvFilename('logs', query)).send(await entriesCsv(reader, query));
-    },
-  });
+  stats.add('logs', 'csv', async (request, reply) => {
+    const query = queryOr400(context, request, reply, parseLogQuery);
+    if (query === null) return reply;
+    return sendCsv(reply, csvFilename('logs', query)).send(await entriesCsv(reader, query));
+  }, ['GET', 'POST']);
 
   // The view's statistics (AnalyticsQueries.statistics) in two shapes, on one registration, so for the same admins and scopes: Parasol's summary.json and API Umbrella's search.json.
   const statistics = {
@@ -69,7 +59,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
     search: (query: LogQuery) => reader.search(query),
   };
   for (const [name, answer] of Object.entries(statistics)) {
-    app.get(`/admin/stats/${name}.json`, authenticated, async (request, reply) => {
+    stats.add(name, 'json', async (request, reply) => {
       const query = queryOr400(context, request, reply, parseLogQuery);
       if (query === null) return reply;
       return answer(query);
@@ -77,26 +67,26 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
   }
 
   // By Users' view: its order (`order`, or DataTables' as API Umbrella's table sends it) names one of its own columns.
-  app.get('/admin/stats/users.json', authenticated, async (request, reply) => {
+  stats.add('users', 'json', async (request, reply) => {
     const query = queryOr400(context, request, reply, parseUsersQuery, { length: 100 });
     if (query === null) return reply;
     const { total, data } = await reader.usersPage(query);
     return { draw: drawOf(statsParams(request)), recordsTotal: total, recordsFiltered: total, data };
   });
 
-  app.get('/admin/stats/users.csv', authenticated, async (request, reply) => {
+  stats.add('users', 'csv', async (request, reply) => {
     const query = queryOr400(context, request, reply, parseUsersQuery);
     if (query === null) return reply;
     return sendCsv(reply, apiUmbrellaCsvFilename('users', context.clock.now(), zoneOf(query))).send(await usersCsv(reader, query));
   });
 
-  app.get('/admin/stats/map.json', authenticated, async (request, reply) => {
+  stats.add('map', 'json', async (request, reply) => {
     const query = queryOr400(context, request, reply, parseMapQuery);
     if (query === null) return reply;
     return reader.locations(query);
   });
 
-  app.get('/admin/stats/map.csv', authenticated, async (request, reply) => {
+  stats.add('map', 'csv', async (request, reply) => {
     const query = queryOr400(context, request, reply, parseMapQuery);
     if (query === null) return reply;
     return sendCsv(reply, csvFilename(`locations-${regionParam(query.region)}`, query)).send(locationsCsv((await reader.locations(query)).regions));
@@ -104,18 +94,57 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
 
   // API Umbrella's paths too, so its operators' scripts keep working.
   for (const base of ['/admin/stats/drilldown', '/api-umbrella/v1/analytics/drilldown']) {
-    app.get(`${base}.json`, authenticated, async (request, reply) => {
+    stats.add(base, 'json', async (request, reply) => {
       const query = queryOr400(context, request, reply, parseDrilldownQuery);
       if (query === null) return reply;
       const drilled = await reader.drilldown(query);
       return { ...drilled, results: drilled.results.slice(0, RESULTS_SHOWN) };
     });
 
-    app.get(`${base}.csv`, authenticated, async (request, reply) => {
+    stats.add(base, 'csv', async (request, reply) => {
       const query = queryOr400(context, request, reply, parseDrilldownQuery);
       if (query === null) return reply;
       return sendCsv(reply, csvFilename('drilldown', query)).send(drilldownCsv((await reader.drilldown(query)).results));
     });
+  }
+  stats.withoutExtension();
+}
+
+type StatsFormat = 'json' | 'csv';
+
+/**
+ * The stats routes, each at `<path>.json` or `.csv`, and, as API Umbrella's
+ * `/admin/stats/logs(.:format)` routes, at `<path>` alone, where `format`
+ * (json unless it says csv) picks one: scripts written for API Umbrella call
+ * `/admin/stats/logs?format=csv`.
+ */
+class StatsRoutes {
+  private readonly byPath = new Map<string, { methods: HTTPMethods[]; formats: Partial<Record<StatsFormat, RouteHandlerMethod>> }>();
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly hooks: { preHandler: preHandlerHookHandler[] },
+  ) {}
+
+  /** `name`: under /admin/stats/, or a whole path. */
+  add(name: string, format: StatsFormat, handler: RouteHandlerMethod, methods: HTTPMethods[] = ['GET']): void {
+    const path = name.startsWith('/') ? name : `/admin/stats/${name}`;
+    this.app.route({ method: methods, url: `${path}.${format}`, ...this.hooks, handler });
+    const route = this.byPath.get(path) ?? { methods, formats: {} };
+    route.formats[format] = handler;
+    this.byPath.set(path, route);
+  }
+
+  withoutExtension(): void {
+    for (const [path, { methods, formats }] of this.byPath) {
+      const handler: RouteHandlerMethod = function (request, reply) {
+        const format = statsParams(request).format === 'csv' ? 'csv' : 'json';
+        const answer = formats[format];
+        if (answer === undefined) return reply.code(400).send({ error: `${path} answers ${Object.keys(formats).join(' or ')} only` });
+        return answer.call(this, request, reply);
+      };
+      this.app.route({ method: methods, url: path, ...this.hooks, handler });
+    }
   }
 }
 
