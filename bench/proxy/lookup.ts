@@ -1,5 +1,6 @@
 // The routing table's cost with 1,000 published backends: nanoseconds per
 // match(host, path), over a mix of hits on exact and wildcard hosts and misses.
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ApiBackend } from '../../src/api-backends/model.js';
 import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
@@ -32,8 +33,8 @@ export function syntheticBackends(count: number): ApiBackend[] {
     backend_host: 'upstream.example',
     backend_protocol: 'http',
     balance_algorithm: 'round_robin',
-    servers: [{ host: '127.0.0.1', port: 10_000 + (index % 20) }],
-    url_matches: [{ frontend_prefix: `/service${index}/v${index % 3}/`, backend_prefix: '/' }],
+    servers: [{ id: randomUUID(), host: '127.0.0.1', port: 10_000 + (index % 20) }],
+    url_matches: [{ id: randomUUID(), frontend_prefix: `/service${index}/v${index % 3}/`, backend_prefix: '/' }],
     settings: EMPTY_SETTINGS,
     sub_settings: [],
     rewrites: [],

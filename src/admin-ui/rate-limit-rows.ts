@@ -1,6 +1,6 @@
 // Rate limits as the admin forms show them: a duration in a readable unit
 // instead of milliseconds. Shared by API backend and API user forms.
-import type { LimitBy, RateLimit } from '../api-backends/model.js';
+import type { Identified, LimitBy, RateLimit } from '../api-backends/model.js';
 import { toInteger, type FieldErrors } from '../lib/validation-errors.js';
 import { textOf, type FormTree } from '../lib/nested-form.js';
 
@@ -13,6 +13,8 @@ export const DURATION_UNITS = [
 ] as const;
 
 export interface RateLimitRow {
+  /** The limit's id, kept through an edit (a hidden field); '' for a new row, or a limit without one (a user's). */
+  readonly id: string;
   readonly duration_value: string;
   readonly duration_unit: string;
   readonly limit_by: string;
@@ -20,12 +22,13 @@ export interface RateLimitRow {
   readonly response_headers: boolean;
 }
 
-export const BLANK_RATE_LIMIT_ROW: RateLimitRow = { duration_value: '', duration_unit: 'minutes', limit_by: 'api_key', limit: '', response_headers: false };
+export const BLANK_RATE_LIMIT_ROW: RateLimitRow = { id: '', duration_value: '', duration_unit: 'minutes', limit_by: 'api_key', limit: '', response_headers: false };
 
 /** The largest unit that states the duration exactly (milliseconds always do). */
-export function rowFromRateLimit(limit: RateLimit): RateLimitRow {
+export function rowFromRateLimit(limit: RateLimit & Partial<Identified>): RateLimitRow {
   const unit = [...DURATION_UNITS].reverse().find((candidate) => limit.duration % candidate.ms === 0) ?? DURATION_UNITS[0];
   return {
+    id: limit.id ?? '',
     duration_value: String(limit.duration / unit.ms),
     duration_unit: unit.value,
     limit_by: limit.limit_by,
@@ -36,6 +39,7 @@ export function rowFromRateLimit(limit: RateLimit): RateLimitRow {
 
 export function rowFromForm(tree: FormTree): RateLimitRow {
   return {
+    id: textOf(tree, 'id'),
     duration_value: textOf(tree, 'duration_value').trim(),
     duration_unit: textOf(tree, 'duration_unit'),
     limit_by: textOf(tree, 'limit_by'),
@@ -53,6 +57,7 @@ export function rateLimitInput(row: RateLimitRow): Record<string, unknown> {
   const unit = DURATION_UNITS.find((candidate) => candidate.value === row.duration_unit) ?? DURATION_UNITS[0];
   const amount = toInteger(row.duration_value);
   return {
+    id: row.id,
     duration: amount === undefined ? row.duration_value : amount * unit.ms,
     limit_by: row.limit_by as LimitBy,
     limit: row.limit,

@@ -1,5 +1,6 @@
 // The API backend model, with API Umbrella's field names so that its
 // operators' scripts keep working against /api-umbrella/v1/apis.
+import { withStoredIds } from './embedded-ids.js';
 
 export const HTTP_METHODS = ['any', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT'] as const;
 export type SubSettingMethod = (typeof HTTP_METHODS)[number];
@@ -43,6 +44,19 @@ export interface RateLimit {
   readonly response_headers: boolean;
 }
 
+/**
+ * A record embedded in a backend (a server, URL prefix, sub-setting, rewrite,
+ * header or rate limit) has a UUID, as in API Umbrella, whose operators'
+ * scripts match rows by it (embedded-ids.ts). Admin data only: the gateway
+ * never reads it, and the pending-changes diff leaves it out.
+ */
+export interface Identified {
+  readonly id: string;
+}
+
+/** A record as a backend embeds it; the gateway's own types (RateLimit, HeaderSetting, …) go without the id. */
+export type Embedded<T> = T & Identified;
+
 export interface HeaderSetting {
   readonly key: string;
   readonly value: string;
@@ -59,11 +73,11 @@ export function headerLines(headers: readonly HeaderSetting[] = []): string {
 
 export interface ApiSettings {
   readonly append_query_string: string | null;
-  readonly headers: readonly HeaderSetting[];
+  readonly headers: readonly Embedded<HeaderSetting>[];
   /** Set on the upstream's response when it has no header of that name. */
-  readonly default_response_headers: readonly HeaderSetting[];
+  readonly default_response_headers: readonly Embedded<HeaderSetting>[];
   /** Set on the upstream's response in place of any header of that name. */
-  readonly override_response_headers: readonly HeaderSetting[];
+  readonly override_response_headers: readonly Embedded<HeaderSetting>[];
   readonly http_basic_auth: string | null;
   /** true: HTTPS only; false: HTTP too; transition_return_error: HTTPS only for keys of users created from require_https_transition_start_at on. */
   readonly require_https: boolean | typeof HTTPS_TRANSITION | null;
@@ -79,7 +93,7 @@ export interface ApiSettings {
   readonly allowed_ips: readonly string[];
   readonly allowed_referers: readonly string[];
   readonly rate_limit_mode: RateLimitMode;
-  readonly rate_limits: readonly RateLimit[];
+  readonly rate_limits: readonly Embedded<RateLimit>[];
   readonly rate_limit_bucket_name: string | null;
   /** null: ip_fallback. */
   readonly anonymous_rate_limit_behavior: AnonymousRateLimitBehavior | null;
@@ -104,7 +118,7 @@ export function inVerificationTransition(settings: ApiSettings): boolean {
   return settings.api_key_verification_level === 'transition_email';
 }
 
-export interface SubSetting {
+export interface SubSetting extends Identified {
   readonly http_method: SubSettingMethod;
   readonly regex: string;
   readonly settings: ApiSettings;
@@ -139,11 +153,11 @@ export interface ApiBackendConfig {
   readonly backend_host: string;
   readonly backend_protocol: BackendProtocol;
   readonly balance_algorithm: BalanceAlgorithm;
-  readonly servers: readonly ServerAddress[];
-  readonly url_matches: readonly UrlMatch[];
+  readonly servers: readonly Embedded<ServerAddress>[];
+  readonly url_matches: readonly Embedded<UrlMatch>[];
   readonly settings: ApiSettings;
   readonly sub_settings: readonly SubSetting[];
-  readonly rewrites: readonly UrlRewrite[];
+  readonly rewrites: readonly Embedded<UrlRewrite>[];
 }
 
 export interface ApiBackend extends ApiBackendConfig {
@@ -189,17 +203,22 @@ export const EMPTY_SETTINGS: ApiSettings = Object.freeze({
 });
 
 /**
- * A stored backend document as the current model: settings and rewrites
- * added since it was written take their empty defaults, so drafts and published versions
- * from before them compare and compile like new ones.
+ * A stored backend document (of the backend `backendId`) as the current
+ * model: settings and rewrites added since it was written take their empty
+ * defaults, so drafts and published versions from before them compare and
+ * compile like new ones, and embedded records from before ids get theirs
+ * (withStoredIds).
  */
-export function withCurrentSettings<T extends ApiBackendConfig>(api: T): T {
-  return {
-    ...api,
-    rewrites: api.rewrites ?? [],
-    settings: { ...EMPTY_SETTINGS, ...api.settings },
-    sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: { ...EMPTY_SETTINGS, ...sub.settings } })),
-  };
+export function withCurrentSettings<T extends ApiBackendConfig>(api: T, backendId: string): T {
+  return withStoredIds(
+    {
+      ...api,
+      rewrites: api.rewrites ?? [],
+      settings: { ...EMPTY_SETTINGS, ...api.settings },
+      sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: { ...EMPTY_SETTINGS, ...sub.settings } })),
+    },
+    backendId,
+  );
 }
 
 /**

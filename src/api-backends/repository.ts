@@ -173,7 +173,7 @@ function towardZero(value: number): number {
 }
 
 function toBackend(row: BackendRow): ApiBackend {
-  const config = withCurrentSettings(JSON.parse(row.document) as ApiBackendConfig);
+  const config = withCurrentSettings(JSON.parse(row.document) as ApiBackendConfig, row.id);
   return {
     ...config,
     id: row.id,

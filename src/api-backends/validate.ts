@@ -23,7 +23,9 @@ import {
   type ApiSettings,
   type BackendProtocol,
   type BalanceAlgorithm,
+  type Embedded,
   type HeaderSetting,
+  type RateLimit,
   type ServerAddress,
   type SubSetting,
   type SubSettingMethod,
@@ -33,6 +35,7 @@ import {
 import { templateProblem } from '../gateway/header-templates.js';
 import { rewriteError } from '../gateway/url-rewrites.js';
 import { parseRateLimitSettings } from './rate-limits.js';
+import { isUuid, sentIdOf, withUniqueIds } from './embedded-ids.js';
 
 export const BLANK = "can't be blank";
 const NOT_IN_LIST = 'is not included in the list';
@@ -105,7 +108,7 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
   if (!errors.isEmpty) return { ok: false, errors: errors.errors };
   return {
     ok: true,
-    value: {
+    value: withUniqueIds({
       name: name!,
       frontend_host: frontendHost,
       backend_host: backendHost,
@@ -116,7 +119,7 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
       settings,
       sub_settings: subSettings,
       rewrites,
-    },
+    }),
   };
 }
 
@@ -153,7 +156,7 @@ function listOf(raw: unknown, field: string, errors: ErrorCollector): Record<str
 /** API Umbrella reports a backend without servers or URL prefixes on the record as a whole. */
 const BASE = 'base';
 
-function parseServers(raw: unknown, errors: ErrorCollector): ServerAddress[] {
+function parseServers(raw: unknown, errors: ErrorCollector): Embedded<ServerAddress>[] {
   const items = listOf(raw, 'servers', errors);
   if (items.length === 0) errors.add(BASE, 'Must have at least one servers');
   const seen = new Set<string>();
@@ -168,11 +171,11 @@ function parseServers(raw: unknown, errors: ErrorCollector): ServerAddress[] {
     const address = `${host.toLowerCase()} ${port}`;
     if (host !== '' && port !== undefined && seen.has(address)) errors.add(`servers[${index}].host`, TAKEN);
     seen.add(address);
-    return { host, port: port ?? 0 };
+    return { id: sentIdOf(item), host, port: port ?? 0 };
   });
 }
 
-function parseUrlMatches(raw: unknown, errors: ErrorCollector): UrlMatch[] {
+function parseUrlMatches(raw: unknown, errors: ErrorCollector): Embedded<UrlMatch>[] {
   const items = listOf(raw, 'url_matches', errors);
   if (items.length === 0) errors.add(BASE, 'Must have at least one url_matches');
   const seen = new Set<string>();
@@ -185,7 +188,7 @@ function parseUrlMatches(raw: unknown, errors: ErrorCollector): UrlMatch[] {
     // Within one backend only, as in API Umbrella: another backend may use the same prefix (the first in the order gets its requests).
     if (frontendPrefix !== '' && seen.has(frontendPrefix)) errors.add(`url_matches[${index}].frontend_prefix`, TAKEN);
     seen.add(frontendPrefix);
-    return { frontend_prefix: frontendPrefix, backend_prefix: backendPrefix };
+    return { id: sentIdOf(item), frontend_prefix: frontendPrefix, backend_prefix: backendPrefix };
   });
 }
 
@@ -208,7 +211,7 @@ function parseSubSettings(raw: unknown, errors: ErrorCollector): SubSetting[] {
     if (regex === '') errors.add(`${at}.regex`, BLANK);
     else if (!isValidRegex(regex)) errors.add(`${at}.regex`, 'is not a valid regular expression');
     else checkPortableRegex(regex, `${at}.regex`, errors);
-    return { http_method: method, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
+    return { id: sentIdOf(item), http_method: method, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
   });
 }
 
@@ -221,13 +224,14 @@ function httpMethod(raw: unknown, field: string, errors: ErrorCollector): SubSet
   return normalized as SubSettingMethod;
 }
 
-function parseRewrites(raw: unknown, errors: ErrorCollector): UrlRewrite[] {
+function parseRewrites(raw: unknown, errors: ErrorCollector): Embedded<UrlRewrite>[] {
   return listOf(raw, 'rewrites', errors).map((item, index) => {
     const at = `rewrites[${index}]`;
     const matcherType = blankToNull(item.matcher_type) ?? '';
     if (matcherType === '') errors.add(`${at}.matcher_type`, BLANK);
     else if (!REWRITE_MATCHER_TYPES.includes(matcherType as 'route')) errors.add(`${at}.matcher_type`, NOT_IN_LIST);
     const rewrite = {
+      id: sentIdOf(item),
       matcher_type: matcherType as UrlRewrite['matcher_type'],
       http_method: httpMethod(item.http_method, `${at}.http_method`, errors),
       frontend_matcher: typeof item.frontend_matcher === 'string' ? item.frontend_matcher.trim() : '',
@@ -286,9 +290,9 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {
     append_query_string: appendQuery,
-    headers: parseHeaders(headersInput(raw, 'headers'), `${at}.headers`, errors, { templates: true }),
-    default_response_headers: parseHeaders(headersInput(raw, 'default_response_headers'), `${at}.default_response_headers`, errors),
-    override_response_headers: parseHeaders(headersInput(raw, 'override_response_headers'), `${at}.override_response_headers`, errors),
+    headers: parseHeaderSetting(raw, 'headers', `${at}.headers`, errors, { templates: true }),
+    default_response_headers: parseHeaderSetting(raw, 'default_response_headers', `${at}.default_response_headers`, errors),
+    override_response_headers: parseHeaderSetting(raw, 'override_response_headers', `${at}.override_response_headers`, errors),
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     require_https_transition_start_at: parseInstantField(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
@@ -300,7 +304,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     allowed_ips: parseAllowedIps(raw.allowed_ips, `${at}.allowed_ips`, errors),
     allowed_referers: stringList(raw.allowed_referers),
     rate_limit_mode: rateLimits.rate_limit_mode,
-    rate_limits: rateLimits.rate_limits,
+    rate_limits: withSentIds(rateLimits.rate_limits, raw.rate_limits),
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
     anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
     authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),
@@ -370,14 +374,46 @@ function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector):
 }
 
 /**
+ * The limits parseRateLimitSettings read (it is shared with users' settings,
+ * which keep no ids here), each with the id sent with it: when they parse,
+ * there is one limit per item sent, in order.
+ */
+function withSentIds(limits: readonly RateLimit[], raw: unknown): Embedded<RateLimit>[] {
+  const sent: unknown[] = Array.isArray(raw) ? raw : [];
+  return limits.map((limit, index) => {
+    const item = sent[index];
+    return { id: sentIdOf(isPlainObject(item) ? item : {}), ...limit };
+  });
+}
+
+/**
  * The headers a settings object sends: as API Umbrella reads them, the text
  * (`headers_string`, …) when there is one, else the list. The API answers
  * both, so a script that read a backend and changed the text sends back the
- * list as it was too.
+ * list as it was too: a line that states a header of that list keeps its id
+ * (the admin's form sends the saved list beside its text for the same reason).
  */
-function headersInput(raw: Record<string, unknown>, field: 'headers' | 'default_response_headers' | 'override_response_headers'): unknown {
+function parseHeaderSetting(
+  raw: Record<string, unknown>,
+  field: 'headers' | 'default_response_headers' | 'override_response_headers',
+  at: string,
+  errors: ErrorCollector,
+  options: { templates?: boolean } = {},
+): Embedded<HeaderSetting>[] {
   const text = raw[`${field}_string`];
-  return typeof text === 'string' ? text : raw[field];
+  if (typeof text !== 'string') return parseHeaders(raw[field], at, errors, options);
+  return withListedIds(parseHeaders(text, at, errors, options), raw[field]);
+}
+
+/** Each header takes the id of the first unused one of `listed` with the same name and value. */
+function withListedIds(headers: Embedded<HeaderSetting>[], listed: unknown): Embedded<HeaderSetting>[] {
+  const unused = (Array.isArray(listed) ? listed : []).filter((entry): entry is Record<string, unknown> => isPlainObject(entry) && isUuid(entry.id));
+  const same = (entry: Record<string, unknown>, header: HeaderSetting) =>
+    typeof entry.key === 'string' && entry.key.trim() === header.key && typeof entry.value === 'string' && entry.value.trim() === header.value;
+  return headers.map((header) => {
+    const index = unused.findIndex((entry) => same(entry, header));
+    return index < 0 ? header : { ...header, id: unused.splice(index, 1)[0]!.id as string };
+  });
 }
 
 /**
@@ -385,7 +421,7 @@ function headersInput(raw: Record<string, unknown>, field: 'headers' | 'default_
  * textarea. `templates`: values holding "{{" are Mustache templates (request
  * headers only, as in API Umbrella), refused when they cannot be parsed.
  */
-export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, { templates = false } = {}): HeaderSetting[] {
+export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, { templates = false } = {}): Embedded<HeaderSetting>[] {
   if (raw === undefined || raw === null || raw === '') return [];
   const entries: unknown[] =
     typeof raw === 'string'
@@ -394,17 +430,18 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, {
           return colon < 0 ? { key: line } : { key: line.slice(0, colon), value: line.slice(colon + 1) };
         })
       : Array.isArray(raw) ? raw : [];
-  const headers: HeaderSetting[] = [];
-  entries.forEach((entry, index) => {
-    const key = isPlainObject(entry) && typeof entry.key === 'string' ? entry.key.trim() : '';
-    const value = isPlainObject(entry) && typeof entry.value === 'string' ? entry.value.trim() : '';
+  const headers: Embedded<HeaderSetting>[] = [];
+  entries.forEach((item, index) => {
+    const entry = isPlainObject(item) ? item : {};
+    const key = typeof entry.key === 'string' ? entry.key.trim() : '';
+    const value = typeof entry.value === 'string' ? entry.value.trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) errors.add(`${at}[${index}].key`, 'must be a valid header name');
     else if (/[\r\n\0]/.test(value)) errors.add(`${at}[${index}].value`, 'must not contain line breaks');
     // Any other character would make each request or response fail when sent.
     else if (!isHeaderValue(value)) errors.add(`${at}[${index}].value`, 'must be printable ASCII or Latin-1 text');
     else {
       const problem = templates ? templateProblem(value) : null;
-      if (problem === null) headers.push({ key, value });
+      if (problem === null) headers.push({ id: sentIdOf(entry), key, value });
       else errors.add(`${at}[${index}].value`, problem);
     }
   });

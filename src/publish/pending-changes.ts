@@ -1,5 +1,6 @@
 // The difference between the drafts and the live config, in API Umbrella's
 // pending_changes shape. Pure: both sides come in as values.
+import { embeddedRecords } from '../api-backends/embedded-ids.js';
 import type { ApiBackend } from '../api-backends/model.js';
 import { withTransitionStarts } from './transition-starts.js';
 
@@ -16,11 +17,15 @@ export interface PendingChange {
 export type PendingChanges = Record<ChangeMode, PendingChange[]>;
 
 /**
- * Bookkeeping that says nothing about how requests are served. sort_order is
- * compared, as in API Umbrella: it decides which of two backends on the same
- * host and prefix gets the requests, so a move is a change to publish.
+ * A backend's bookkeeping, which says nothing about how requests are served.
+ * sort_order is compared, as in API Umbrella: it decides which of two
+ * backends on the same host and prefix gets the requests, so a move is a
+ * change to publish.
  */
-const IGNORED_FIELDS = new Set(['id', 'created_at', 'updated_at', 'created_by', 'updated_by']);
+const BOOKKEEPING = new Set(['id', 'created_at', 'updated_at', 'created_by', 'updated_by']);
+/** Embedded records' ids are left out too, as API Umbrella's diff leaves them: a record given a new id serves requests as before. */
+const EMBEDDED_ID = new Set(['id']);
+const NOTHING = new Set<string>();
 
 /** `now` (ISO): the time a publish would give a transition without a start, so a draft compares as it would go live. */
 export function pendingChanges(drafts: readonly ApiBackend[], published: readonly ApiBackend[], now: string): PendingChanges {
@@ -49,7 +54,11 @@ export function sameConfig(a: ApiBackend, b: ApiBackend): boolean {
  */
 const canonicalOf = new WeakMap<ApiBackend, string>();
 
-/** JSON with sorted keys and without bookkeeping fields: equal configs give equal strings. */
+/**
+ * JSON with sorted keys, without the backend's bookkeeping fields and its
+ * embedded records' ids: equal configs give equal strings. Only those: a
+ * field of error_data may well be named "id".
+ */
 export function canonicalJson(api: ApiBackend): string {
   let json = canonicalOf.get(api);
   if (json === undefined) {
@@ -60,11 +69,11 @@ export function canonicalJson(api: ApiBackend): string {
 }
 
 function sortedJson(api: ApiBackend): string {
-  return JSON.stringify(api, (key, value: unknown) => {
-    if (IGNORED_FIELDS.has(key)) return undefined;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      return Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
-    }
-    return value;
+  const embedded = embeddedRecords(api);
+  return JSON.stringify(api, (_key, value: unknown) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    // Each object reaches here as it is in `api`: only the copies made here are new.
+    const ignored = value === api ? BOOKKEEPING : embedded.has(value) ? EMBEDDED_ID : NOTHING;
+    return Object.fromEntries(Object.entries(value).filter(([key]) => !ignored.has(key)).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
   }, 2);
 }

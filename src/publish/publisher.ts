@@ -139,7 +139,7 @@ function sortByOrder(apis: ApiBackend[]): ApiBackend[] {
 
 /** A version's backends as the current model (see withCurrentSettings). */
 function storedApis(document: string): ApiBackend[] {
-  return (JSON.parse(document) as ApiBackend[]).map(withCurrentSettings);
+  return (JSON.parse(document) as ApiBackend[]).map((api) => withCurrentSettings(api, api.id));
 }
 
 function freezeConfig(version: number, apis: ApiBackend[]): PublishedConfig {

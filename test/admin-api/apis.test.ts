@@ -326,7 +326,7 @@ describe('/apis', () => {
     expect(created.status).toBe(201);
     const read = (await gw.adminApi('GET', `/apis/${created.body.api.id}`)).body.api;
     expect(read.settings).toMatchObject(settings);
-    expect(read.sub_settings).toEqual([{ http_method: 'POST', regex: '^/write', settings: expect.objectContaining({ required_roles: ['writer'] }) }]);
+    expect(read.sub_settings).toEqual([{ id: expect.any(String), http_method: 'POST', regex: '^/write', settings: expect.objectContaining({ required_roles: ['writer'] }) }]);
   });
 
   it("answers each settings' headers also as API Umbrella's text, and takes a changed text back over the list sent beside it", async () => {
@@ -372,7 +372,7 @@ describe('/apis', () => {
     const created = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'rewrites.example.com', rewrites } });
     expect(created.status).toBe(201);
     const read = (await gw.adminApi('GET', `/apis/${created.body.api.id}`)).body.api;
-    expect(read.rewrites).toEqual([{ ...rewrites[0], http_method: 'GET' }, rewrites[1]]);
+    expect(read.rewrites).toEqual([{ ...rewrites[0], id: expect.any(String), http_method: 'GET' }, { ...rewrites[1], id: expect.any(String) }]);
   });
 
   it('refuses PCRE-only regex syntax that JavaScript would read as something else', async () => {

@@ -4,6 +4,7 @@
 // admin, not the roles of backends beyond their user_manage and
 // backend_manage scopes, nor Parasol's own but the key creator's
 // (api_role_policy.lua).
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
@@ -19,7 +20,7 @@ beforeAll(async () => {
   draftBackend(gw.context, 'Bar API', ['/bar/'], ['bar-reader', 'shared']);
   // A role a sub-URL setting requires, and one only the live config still requires.
   gw.context.backends.create(
-    { ...backendConfig('Foo private', ['/foo/private/']), sub_settings: [{ http_method: 'any', regex: '^/admin', settings: { ...backendConfig('x', ['/']).settings, required_roles: ['foo-admin'] } }] },
+    { ...backendConfig('Foo private', ['/foo/private/']), sub_settings: [{ id: randomUUID(), http_method: 'any', regex: '^/admin', settings: { ...backendConfig('x', ['/']).settings, required_roles: ['foo-admin'] } }] },
     'root@example.com',
   );
   const live = draftBackend(gw.context, 'Bar old', ['/bar/old/'], ['bar-legacy']);

@@ -1,6 +1,7 @@
 // The web admin under admin groups: the menu shows what the admin may open,
 // /admin/ leads to the first such page, and API users are read-only without
 // user_manage.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_SETTINGS, type ApiBackendConfig } from '../../src/api-backends/model.js';
 import { AdminClient, createAdmin, menuOf, startAdminApp, textOf, type AdminApp } from '../admin-ui/helpers/admin-client.js';
@@ -56,7 +57,7 @@ describe('an admin who may view API users', () => {
     expect(textOf(page.body)).toContain('You may view API users, not change them.');
     // One holding a role of the admin's own scope reads the same, not as another team's.
     const { user: ours } = running.context.users.create(apiUserInput({ email: 'ours@example.com', roles: ['team-a'] }), 'test');
-    running.context.backends.create({ ...foreignBackend(), name: 'Team A', url_matches: [{ frontend_prefix: '/a/x/', backend_prefix: '/' }], settings: { ...EMPTY_SETTINGS, required_roles: ['team-a'] } }, 'test');
+    running.context.backends.create({ ...foreignBackend(), name: 'Team A', url_matches: [{ id: randomUUID(), frontend_prefix: '/a/x/', backend_prefix: '/' }], settings: { ...EMPTY_SETTINGS, required_roles: ['team-a'] } }, 'test');
     expect(textOf((await client.get(`/admin/api_users/${ours.id}`)).body)).toContain('You may view API users, not change them.');
     expect(page.body).toContain('<fieldset class="plain" disabled>');
     expect(page.body).not.toContain('regenerate_key');
@@ -132,8 +133,8 @@ function foreignBackend(): ApiBackendConfig {
     backend_host: 'backend.internal',
     backend_protocol: 'http',
     balance_algorithm: 'least_conn',
-    servers: [{ host: '10.0.0.1', port: 80 }],
-    url_matches: [{ frontend_prefix: '/b/', backend_prefix: '/' }],
+    servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
+    url_matches: [{ id: randomUUID(), frontend_prefix: '/b/', backend_prefix: '/' }],
     settings: { ...EMPTY_SETTINGS, required_roles: ['other-team'] },
     sub_settings: [],
     rewrites: [],

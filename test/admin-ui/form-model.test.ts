@@ -67,21 +67,21 @@ function parseOk(raw: unknown): ApiBackendConfig {
 }
 
 describe('the API backend form model', () => {
-  it('round-trips every field: saved backend → form → post → the same backend', () => {
+  it('round-trips every field, embedded ids too: saved backend → form → post → the same backend', () => {
     const posted = Object.fromEntries(postedFields(formFromBackend(FULL)));
-    const { input, errors } = backendInput(formFromSubmission(decodeNestedForm(posted)));
+    const { input, errors } = backendInput(formFromSubmission(decodeNestedForm(posted)), FULL);
     expect(errors).toEqual({});
     expect(parseOk(input)).toEqual(FULL);
   });
 
   it('drops rows left entirely blank', () => {
     const form = formFromSubmission(decodeNestedForm({ 'servers[0][host]': '', 'servers[0][port]': '', 'servers[1][host]': 'a', 'servers[1][port]': '1' }));
-    expect(form.servers).toEqual([{ host: 'a', port: '1' }]);
+    expect(form.servers).toEqual([{ id: '', host: 'a', port: '1' }]);
   });
 
   it('reports error data that is not a JSON object against its field', () => {
     const form = formFromSubmission(decodeNestedForm({ 'settings[error_data]': '[1, 2' }));
-    expect(Object.keys(backendInput(form).errors)).toEqual(['settings.error_data']);
+    expect(Object.keys(backendInput(form, null).errors)).toEqual(['settings.error_data']);
   });
 
   it('sends rate limit rows only under "Custom rate limits", the form keeping them to show', () => {
@@ -90,13 +90,13 @@ describe('the API backend form model', () => {
     const posted = (mode: string) => formFromSubmission(decodeNestedForm(Object.fromEntries(postedFields({ settings: settings(mode), sub_settings: [{ regex: '^/x', settings: settings(mode) }] }))));
     /** The rate_limits the parser gets: the backend's and the sub-setting's. */
     const sent = (mode: string) => {
-      const input = backendInput(posted(mode)).input as { settings: { rate_limits: unknown[] }; sub_settings: { settings: { rate_limits: unknown[] } }[] };
+      const input = backendInput(posted(mode), null).input as { settings: { rate_limits: unknown[] }; sub_settings: { settings: { rate_limits: unknown[] } }[] };
       return [input.settings.rate_limits, input.sub_settings[0]!.settings.rate_limits];
     };
     expect(posted('').settings.rate_limits).toHaveLength(1);
     expect(sent('')).toEqual([[], []]);
     expect(sent('unlimited')).toEqual([[], []]);
-    const limit = { duration: 3_600_000, limit_by: 'api_key', limit: '3', response_headers: false };
+    const limit = { id: '', duration: 3_600_000, limit_by: 'api_key', limit: '3', response_headers: false };
     expect(sent('custom')).toEqual([[limit], [limit]]);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
 import { AdminClient, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
@@ -18,8 +19,8 @@ function draft(name: string, prefix: string): string {
       backend_host: 'backend.internal',
       backend_protocol: 'http',
       balance_algorithm: 'least_conn',
-      servers: [{ host: '10.0.0.1', port: 80 }],
-      url_matches: [{ frontend_prefix: prefix, backend_prefix: '/' }],
+      servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
+      url_matches: [{ id: randomUUID(), frontend_prefix: prefix, backend_prefix: '/' }],
       settings: EMPTY_SETTINGS,
       sub_settings: [],
       rewrites: [],

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type RateLimit } from '../../src/api-backends/model.js';
+import { randomUUID } from 'node:crypto';
+import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type Embedded, type RateLimit } from '../../src/api-backends/model.js';
 import { DEFAULT_USER_SETTINGS, type ApiUser, type KeyHolder } from '../../src/api-users/model.js';
 import { compileSettings, limitsFor, mergeSettings, SettingsChooser, type BackendDefaults } from '../../src/gateway/settings.js';
 
 const DEFAULTS: RateLimit[] = [{ duration: 1000, limit_by: 'ip', limit: 5, response_headers: false }];
 const BACKEND_DEFAULTS: BackendDefaults = { rateLimits: DEFAULTS, requireHttps: false };
-const CUSTOM: RateLimit[] = [{ duration: 60_000, limit_by: 'api_key', limit: 7, response_headers: true }];
+const CUSTOM: Embedded<RateLimit>[] = [{ id: randomUUID(), duration: 60_000, limit_by: 'api_key', limit: 7, response_headers: true }];
 
 const settings = (overrides: Partial<ApiSettings>): ApiSettings => ({ ...EMPTY_SETTINGS, ...overrides });
 
@@ -15,11 +16,12 @@ function backend(base: Partial<ApiSettings>, subSettings: ApiBackend['sub_settin
 
 describe('mergeSettings', () => {
   it('inherits null fields, replaces non-empty lists and adds required roles', () => {
-    const parent = settings({ disable_api_key: true, append_query_string: 'a=1', headers: [{ key: 'X-A', value: '1' }], required_roles: ['r1'] });
-    const merged = mergeSettings(parent, settings({ headers: [{ key: 'X-B', value: '2' }], required_roles: ['r2'] }));
+    const parent = settings({ disable_api_key: true, append_query_string: 'a=1', headers: [{ id: randomUUID(), key: 'X-A', value: '1' }], required_roles: ['r1'] });
+    const child = settings({ headers: [{ id: randomUUID(), key: 'X-B', value: '2' }], required_roles: ['r2'] });
+    const merged = mergeSettings(parent, child);
     expect(merged.disable_api_key).toBe(true);
     expect(merged.append_query_string).toBe('a=1');
-    expect(merged.headers).toEqual([{ key: 'X-B', value: '2' }]);
+    expect(merged.headers).toEqual(child.headers);
     expect(merged.required_roles).toEqual(['r1', 'r2']);
   });
 
@@ -56,9 +58,9 @@ describe('SettingsChooser', () => {
   it('takes the first sub-setting whose method and case-insensitive regex match path + query', () => {
     const chooser = SettingsChooser.compile(
       backend({}, [
-        { http_method: 'POST', regex: '^/write', settings: settings({ disable_api_key: true, append_query_string: 'post=1' }) },
-        { http_method: 'any', regex: 'PUBLIC=1', settings: settings({ disable_api_key: true, append_query_string: 'public=1' }) },
-        { http_method: 'any', regex: 'public', settings: settings({ append_query_string: 'never=1' }) },
+        { id: randomUUID(), http_method: 'POST', regex: '^/write', settings: settings({ disable_api_key: true, append_query_string: 'post=1' }) },
+        { id: randomUUID(), http_method: 'any', regex: 'PUBLIC=1', settings: settings({ disable_api_key: true, append_query_string: 'public=1' }) },
+        { id: randomUUID(), http_method: 'any', regex: 'public', settings: settings({ append_query_string: 'never=1' }) },
       ]),
       BACKEND_DEFAULTS,
     );
@@ -72,7 +74,7 @@ describe('SettingsChooser', () => {
     const withoutRegex = (regex: unknown) => ({ http_method: 'any', regex, settings: settings({ append_query_string: 'first=1' }) }) as ApiBackend['sub_settings'][number];
     for (const regex of [undefined, null, '']) {
       const chooser = SettingsChooser.compile(
-        backend({}, [withoutRegex(regex), { http_method: 'any', regex: '^/sub/', settings: settings({ append_query_string: 'second=1' }) }]),
+        backend({}, [withoutRegex(regex), { id: randomUUID(), http_method: 'any', regex: '^/sub/', settings: settings({ append_query_string: 'second=1' }) }]),
         BACKEND_DEFAULTS,
       );
       expect(chooser.choose('GET', '/sub/x', '').queryAppend?.text, String(regex)).toBe('second=1');

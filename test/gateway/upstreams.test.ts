@@ -1,4 +1,5 @@
 // Choosing a backend's server when one could not be reached.
+import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
 import { isConnectionLost, isUnreachable } from '../../src/gateway/forward.js';
@@ -9,7 +10,7 @@ const pools = new UpstreamPools(testConfig().proxy);
 afterAll(() => pools.close());
 
 const group = (ports: number[], balance_algorithm: ApiBackend['balance_algorithm'] = 'round_robin') =>
-  UpstreamGroup.forBackend({ backend_protocol: 'http', balance_algorithm, servers: ports.map((port) => ({ host: '127.0.0.1', port })) }, pools);
+  UpstreamGroup.forBackend({ backend_protocol: 'http', balance_algorithm, servers: ports.map((port) => ({ id: randomUUID(), host: '127.0.0.1', port })) }, pools);
 const portOf = (server: { origin: string }) => Number(server.origin.split(':').pop());
 
 describe('UpstreamGroup', () => {

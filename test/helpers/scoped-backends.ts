@@ -1,5 +1,6 @@
 // Two teams' API backends on one host, and an admin of the "foo" team, for
 // tests of what an admin who is not a superuser may do with backends.
+import { randomUUID } from 'node:crypto';
 import type { Permission } from '../../src/admin-groups/model.js';
 import { EMPTY_SETTINGS, type ApiBackend, type ApiBackendConfig } from '../../src/api-backends/model.js';
 import type { AppContext } from '../../src/context.js';
@@ -18,8 +19,8 @@ export function backendConfig(name: string, prefixes: readonly string[], roles: 
     backend_host: 'backend.internal',
     backend_protocol: 'http',
     balance_algorithm: 'least_conn',
-    servers: [{ host: '10.0.0.1', port: 80 }],
-    url_matches: prefixes.map((frontend_prefix) => ({ frontend_prefix, backend_prefix: '/' })),
+    servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
+    url_matches: prefixes.map((frontend_prefix) => ({ id: randomUUID(), frontend_prefix, backend_prefix: '/' })),
     settings: { ...EMPTY_SETTINGS, required_roles: roles },
     sub_settings: [],
     rewrites: [],

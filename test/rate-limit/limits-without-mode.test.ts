@@ -5,6 +5,7 @@
 // their rows only under "Custom rate limits": a form saved with "Default"
 // keeps meaning the defaults. Real sockets: backends and users are made over
 // the admin API (or the admin's pages) and tried through the proxy.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
@@ -119,7 +120,7 @@ describe('rate_limits sent to the admin API without rate_limit_mode', () => {
     // As older saves left it: limits stored beside a null mode, which mean the defaults.
     const parsed = parseApiBackend(backendOn(host, {}, { sub_settings: [{ http_method: 'any', regex: '^/sub', settings: {} }] }));
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-    const stale = { ...EMPTY_SETTINGS, rate_limits: [{ duration: HOUR, limit_by: 'api_key' as const, limit: 3, response_headers: true }] };
+    const stale = { ...EMPTY_SETTINGS, rate_limits: [{ id: randomUUID(), duration: HOUR, limit_by: 'api_key' as const, limit: 3, response_headers: true }] };
     const stored = gateway.context.backends.create({ ...parsed.value, settings: stale, sub_settings: [{ ...parsed.value.sub_settings[0]!, settings: stale }] }, null);
     expect((await gateway.adminApi('PUT', `/apis/${stored.id}`, { api: { name: `${host} renamed` } })).status).toBe(204);
     const updated = gateway.context.backends.get(stored.id)!;

@@ -37,26 +37,34 @@ export interface SettingsForm {
 }
 
 export interface SubSettingForm {
+  id: string;
   http_method: string;
   regex: string;
   settings: SettingsForm;
 }
 
 export interface RewriteForm {
+  id: string;
   matcher_type: string;
   http_method: string;
   frontend_matcher: string;
   backend_replacement: string;
 }
 
+/**
+ * Each row (server, URL prefix, sub-setting, rewrite, rate limit) carries its
+ * record's id in a hidden field, so that saving the form unchanged keeps
+ * every id; a new row's is '' until saved. Header lines are matched instead
+ * (backendInput).
+ */
 export interface ApiBackendForm {
   name: string;
   backend_protocol: string;
   balance_algorithm: string;
   frontend_host: string;
   backend_host: string;
-  servers: { host: string; port: string }[];
-  url_matches: { frontend_prefix: string; backend_prefix: string }[];
+  servers: { id: string; host: string; port: string }[];
+  url_matches: { id: string; frontend_prefix: string; backend_prefix: string }[];
   settings: SettingsForm;
   sub_settings: SubSettingForm[];
   rewrites: RewriteForm[];
@@ -70,15 +78,15 @@ function blankSettings(): SettingsForm {
 
 /** Blank rows for "Add …" buttons, by list name. */
 export const BLANK_ROWS = {
-  servers: () => ({ host: '', port: '' }),
-  url_matches: () => ({ frontend_prefix: '', backend_prefix: '' }),
+  servers: () => ({ id: '', host: '', port: '' }),
+  url_matches: () => ({ id: '', frontend_prefix: '', backend_prefix: '' }),
   rate_limits: () => ({ ...BLANK_RATE_LIMIT_ROW }),
   sub_settings: blankSubSetting,
-  rewrites: (): RewriteForm => ({ matcher_type: 'route', http_method: 'any', frontend_matcher: '', backend_replacement: '' }),
+  rewrites: (): RewriteForm => ({ id: '', matcher_type: 'route', http_method: 'any', frontend_matcher: '', backend_replacement: '' }),
 } as const;
 
 export function blankSubSetting(): SubSettingForm {
-  return { http_method: 'any', regex: '', settings: blankSettings() };
+  return { id: '', http_method: 'any', regex: '', settings: blankSettings() };
 }
 
 /** A request through the form's first URL prefix and where it goes, as API Umbrella's form shows them; null until host and prefixes are filled in. */
@@ -122,10 +130,10 @@ export function formFromBackend(api: ApiBackendConfig): ApiBackendForm {
     balance_algorithm: api.balance_algorithm,
     frontend_host: api.frontend_host,
     backend_host: api.backend_host,
-    servers: api.servers.map((server) => ({ host: server.host, port: String(server.port) })),
+    servers: api.servers.map((server) => ({ id: server.id, host: server.host, port: String(server.port) })),
     url_matches: api.url_matches.map((match) => ({ ...match })),
     settings: settingsFromConfig(api.settings),
-    sub_settings: api.sub_settings.map((sub: SubSetting) => ({ http_method: sub.http_method, regex: sub.regex, settings: settingsFromConfig(sub.settings) })),
+    sub_settings: api.sub_settings.map((sub: SubSetting) => ({ id: sub.id, http_method: sub.http_method, regex: sub.regex, settings: settingsFromConfig(sub.settings) })),
     rewrites: api.rewrites.map((rewrite) => ({ ...rewrite })),
   };
 }
@@ -169,17 +177,18 @@ export function formFromSubmission(tree: FormTree): ApiBackendForm {
     frontend_host: textOf(tree, 'frontend_host').trim(),
     backend_host: textOf(tree, 'backend_host').trim(),
     servers: rowsOf(tree, 'servers')
-      .map((row) => ({ host: textOf(row, 'host').trim(), port: textOf(row, 'port').trim() }))
+      .map((row) => ({ id: textOf(row, 'id'), host: textOf(row, 'host').trim(), port: textOf(row, 'port').trim() }))
       .filter((row) => row.host !== '' || row.port !== ''),
     url_matches: rowsOf(tree, 'url_matches')
-      .map((row) => ({ frontend_prefix: textOf(row, 'frontend_prefix').trim(), backend_prefix: textOf(row, 'backend_prefix').trim() }))
+      .map((row) => ({ id: textOf(row, 'id'), frontend_prefix: textOf(row, 'frontend_prefix').trim(), backend_prefix: textOf(row, 'backend_prefix').trim() }))
       .filter((row) => row.frontend_prefix !== '' || row.backend_prefix !== ''),
     settings: settingsFromTree(treeOf(tree, 'settings')),
     sub_settings: rowsOf(tree, 'sub_settings')
-      .map((row) => ({ http_method: textOf(row, 'http_method'), regex: textOf(row, 'regex'), settings: settingsFromTree(treeOf(row, 'settings')) }))
+      .map((row) => ({ id: textOf(row, 'id'), http_method: textOf(row, 'http_method'), regex: textOf(row, 'regex'), settings: settingsFromTree(treeOf(row, 'settings')) }))
       .filter((row) => row.regex !== '' || !isBlankSettings(row.settings)),
     rewrites: rowsOf(tree, 'rewrites')
       .map((row) => ({
+        id: textOf(row, 'id'),
         matcher_type: textOf(row, 'matcher_type'),
         http_method: textOf(row, 'http_method'),
         frontend_matcher: textOf(row, 'frontend_matcher').trim(),
@@ -227,15 +236,19 @@ function isBlankSettings(settings: SettingsForm): boolean {
 /**
  * The JSON shape parseApiBackend() takes, plus the errors only the form can
  * have (error data that is not JSON), keyed like the API's field errors.
+ * `saved`: the backend edited (null for a new one), whose headers go beside
+ * the form's header text, as the API takes them, so that unchanged lines keep
+ * their ids: a textarea has no row to hold one.
  */
-export function backendInput(form: ApiBackendForm): { input: Record<string, unknown>; errors: FieldErrors } {
+export function backendInput(form: ApiBackendForm, saved: ApiBackendConfig | null): { input: Record<string, unknown>; errors: FieldErrors } {
   const errors: FieldErrors = {};
+  const savedSub = (id: string) => saved?.sub_settings.find((sub) => sub.id === id)?.settings ?? null;
   const input = {
     ...form,
     // A server without a port takes the protocol's (API Umbrella's form fills in 443 for https).
     servers: form.servers.map((server) => (server.port === '' && server.host !== '' ? { ...server, port: defaultPort(form.backend_protocol) } : server)),
-    settings: settingsInput(form.settings, 'settings', errors),
-    sub_settings: form.sub_settings.map((sub, index) => ({ ...sub, settings: settingsInput(sub.settings, `sub_settings[${index}].settings`, errors) })),
+    settings: settingsInput(form.settings, saved?.settings ?? null, 'settings', errors),
+    sub_settings: form.sub_settings.map((sub, index) => ({ ...sub, settings: settingsInput(sub.settings, savedSub(sub.id), `sub_settings[${index}].settings`, errors) })),
   };
   return { input, errors };
 }
@@ -244,15 +257,23 @@ function defaultPort(protocol: string): string {
   return protocol === 'https' ? '443' : '80';
 }
 
-function settingsInput(settings: SettingsForm, at: string, errors: FieldErrors): Record<string, unknown> {
+function settingsInput(settings: SettingsForm, saved: ApiSettings | null, at: string, errors: FieldErrors): Record<string, unknown> {
   return {
     ...settings,
+    ...headersBesideText(settings, saved),
     rate_limits: rateLimitRowsInput(settings.rate_limit_mode, settings.rate_limits, `${at}.rate_limits`, errors),
     allowed_ips: splitLines(settings.allowed_ips),
     allowed_referers: splitLines(settings.allowed_referers),
     error_templates: Object.fromEntries(Object.entries(settings.error_templates).filter(([, template]) => template.trim() !== '')),
     error_data: parseErrorData(settings.error_data, `${at}.error_data`, errors),
   };
+}
+
+const HEADER_FIELDS = ['headers', 'default_response_headers', 'override_response_headers'] as const;
+
+/** Each header field's text as *_string, with the saved list of that field beside it. */
+function headersBesideText(settings: SettingsForm, saved: ApiSettings | null): Record<string, unknown> {
+  return Object.fromEntries(HEADER_FIELDS.flatMap((field) => [[`${field}_string`, settings[field]], [field, saved?.[field] ?? []]]));
 }
 
 function parseErrorData(text: string, field: string, errors: FieldErrors): unknown {

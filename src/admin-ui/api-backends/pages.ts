@@ -91,7 +91,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     managers.post<IdParams>('/apis/:id', async (request, reply) => {
       const api = backendFor(request);
       if (typeof api === 'string') return refusedPage(reply, api);
-      return submit(reply, request.body, api.id);
+      return submit(reply, request.body, api);
     });
 
     managers.get<IdParams>('/apis/:id/delete', async (request, reply) => {
@@ -122,12 +122,14 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     return why === 'not_found' ? notFound(reply) : renderForbiddenPage(context, reply, BACK);
   }
 
-  async function submit(reply: FastifyReply, body: unknown, id: string | null) {
+  /** `edited`: the backend as stored; null for a new one. */
+  async function submit(reply: FastifyReply, body: unknown, edited: ApiBackend | null) {
+    const id = edited?.id ?? null;
     const tree = decodeNestedForm(body);
     const rowAction = rowActionOf(tree);
     if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id });
     const form = formFromSubmission(tree);
-    const { input, errors: formErrors } = backendInput(form);
+    const { input, errors: formErrors } = backendInput(form, edited);
     if (hasErrors(formErrors)) {
       // Nothing is saved while a field the form reads itself (error data) is wrong; the rest is checked too, so every problem shows at once.
       const parsed = parseApiBackend(input);
