@@ -43,7 +43,12 @@ function presentGroups(adminGroups: AdminGroupRepository, groups: readonly Admin
   const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
   const members = adminGroups.membersOf(groups.map((group) => group.id));
   return groups.map((group) => {
-    const admins = (members.get(group.id) ?? []).map((admin) => ({ id: admin.id, username: admin.email, last_sign_in_at: admin.last_sign_in_at }));
+    const admins = (members.get(group.id) ?? []).map((admin) => ({
+      id: admin.id,
+      username: admin.email,
+      current_sign_in_at: admin.current_sign_in_at,
+      last_sign_in_at: admin.last_sign_in_at,
+    }));
     return {
       ...group,
       admins,

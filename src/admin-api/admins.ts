@@ -29,8 +29,7 @@ type IdParams = { Params: { id: string } };
 /**
  * As API Umbrella's list: searched by name and email (its username: an
  * admin here signs in with their email), and ordered by its columns,
- * `username` and `current_sign_in_at` being the email and the latest sign-in
- * here.
+ * `username` being the email here.
  */
 const LISTED: DataTablesList<ApiAdmin> = {
   matches: textSearch((admin) => [admin.name, admin.email]),
@@ -39,7 +38,7 @@ const LISTED: DataTablesList<ApiAdmin> = {
     email: (admin) => admin.email,
     username: (admin) => admin.email,
     last_sign_in_at: (admin) => admin.last_sign_in_at,
-    current_sign_in_at: (admin) => admin.last_sign_in_at,
+    current_sign_in_at: (admin) => admin.current_sign_in_at,
     created_at: (admin) => admin.created_at,
     updated_at: (admin) => admin.updated_at,
   },
@@ -283,7 +282,12 @@ function toApiAdmin({ admin, groups }: SeenAccount, viewer: Admin) {
     auth_token_preview: viewer.superuser || viewer.id === admin.id ? admin.auth_token_preview : null,
     created_at: admin.created_at,
     updated_at: admin.updated_at,
+    // API Umbrella's (Devise's) sign-in tracking, IPs included, as it answers them to whoever reads the account.
+    sign_in_count: admin.sign_in_count,
+    current_sign_in_at: admin.current_sign_in_at,
     last_sign_in_at: admin.last_sign_in_at,
+    current_sign_in_ip: admin.current_sign_in_ip,
+    last_sign_in_ip: admin.last_sign_in_ip,
   };
 }
 

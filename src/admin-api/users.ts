@@ -57,7 +57,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
       if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
       const refusal = userRefusal(context, request, existing, parsed.value.roles);
       if (refusal !== null) return sendForbiddenBecause(reply, refusal);
-      return { user: users.update(existing.id, parsed.value) };
+      return { user: users.update(existing.id, parsed.value, request.admin!.id) };
     });
 
     // Not in API Umbrella, whose users keep asking for it: the user, key and details go; past analytics stay.
@@ -72,7 +72,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
       if (user === null) return notFound(reply);
       const refusal = userRefusal(context, request, user, null);
       if (refusal !== null) return sendForbiddenBecause(reply, refusal);
-      return users.endPreviousKey(user.id) === null ? notFound(reply) : reply.code(204).send();
+      return users.endPreviousKey(user.id, request.admin!.id) === null ? notFound(reply) : reply.code(204).send();
     });
 
     withJsonSuffix<IdParams>(managers, 'POST', '/users/:id/regenerate_key', async (request, reply) => {
@@ -83,7 +83,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
       if (refusal !== null) return sendForbiddenBecause(reply, refusal);
       const previousKeyEnd = parsePreviousKeyEnd(request.body, context.clock.now());
       if (!previousKeyEnd.ok) return reply.code(422).send(signupStyleErrors(previousKeyEnd.errors));
-      const result = users.regenerateKey(user.id, previousKeyEnd.value);
+      const result = users.regenerateKey(user.id, previousKeyEnd.value, request.admin!.id);
       return result === null ? notFound(reply) : sendWithKey(reply, 200, result.user, result.apiKey);
     });
   });

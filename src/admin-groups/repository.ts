@@ -39,6 +39,7 @@ const TAKEN = 'has already been taken';
 export interface GroupMember {
   readonly id: string;
   readonly email: string;
+  readonly current_sign_in_at: string | null;
   readonly last_sign_in_at: string | null;
 }
 
@@ -137,7 +138,7 @@ export class AdminGroupRepository {
   membersOf(groupIds: readonly string[]): Map<string, GroupMember[]> {
     const rows = this.db
       .prepare(
-        `SELECT m.admin_group_id, a.id, a.email, a.last_sign_in_at
+        `SELECT m.admin_group_id, a.id, a.email, a.current_sign_in_at, a.last_sign_in_at
          FROM admin_group_members m JOIN admins a ON a.id = m.admin_id
          WHERE m.admin_group_id IN (SELECT value FROM json_each(?))
          ORDER BY a.email`,

@@ -39,7 +39,7 @@ export function authPages(app: FastifyInstance, context: AppContext, links: Pass
     const created = await admins.create({ email, password, superuser: true }, { onlyIfNone: true });
     if (created === null) return refuseSetup(reply);
     // A sign-in like any other: they are no admin to invite.
-    admins.recordSignIn(created.admin.id);
+    admins.recordSignIn(created.admin.id, request.clientIp);
     startSession(context, reply, created.admin);
     return redirectWithFlash(reply, '/admin/apis', 'success', 'Welcome! Your admin account is ready. Next, add your first API backend.');
   });
@@ -54,7 +54,7 @@ export function authPages(app: FastifyInstance, context: AppContext, links: Pass
   app.post('/login', async (request, reply) => {
     const email = formString(request.body, 'email').trim();
     const next = safeNextPath(formString(request.body, 'next'));
-    const admin = await throttle.attempt(email, request.clientIp, () => admins.authenticate(email, formString(request.body, 'password')));
+    const admin = await throttle.attempt(email, request.clientIp, () => admins.authenticate(email, formString(request.body, 'password'), request.clientIp));
     if (admin === 'locked') {
       const minutes = context.config.admin.login_lockout_minutes;
       return renderLogin(reply, { email, next, problem: `Too many failed sign-in attempts. Try again in ${minutes} minutes.` }, 429);

@@ -68,7 +68,7 @@ export function passwordPages(app: FastifyInstance, context: AppContext, links: 
       const password = formString(request.body, 'password');
       const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
       if (Object.keys(errors).length > 0) return renderEditForm(reply, { token, link, errors }, 422);
-      const redeemed = await tokens.redeem(token, password);
+      const redeemed = await tokens.redeem(token, password, request.clientIp);
       if (redeemed.status !== 'valid') return renderUnusable(reply, redeemed);
       const { admin, kind } = redeemed;
       // The password was just proven: earlier failed sign-ins of the account stop counting, as after a sign-in.

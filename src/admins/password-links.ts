@@ -55,7 +55,7 @@ export class PasswordLinks {
    * Umbrella, which sends no invite to an admin who has).
    */
   mayInvite(admin: Admin): boolean {
-    return this.mailer !== null && admin.enabled && admin.last_sign_in_at === null;
+    return this.mailer !== null && admin.enabled && admin.current_sign_in_at === null;
   }
 
   /**

@@ -14,6 +14,7 @@ import { hmac, tokenMatches } from '../lib/secret-token.js';
 import type { Db } from '../store/db.js';
 import { hashPassword } from './password.js';
 import { NO_RESET_TOKEN, type Admin } from './repository.js';
+import { trackSignIn } from './sign-ins.js';
 
 export type PasswordLinkKind = 'reset' | 'invite';
 
@@ -72,12 +73,12 @@ export class PasswordTokens {
   /**
    * Sets the password of the link's admin (checked beforehand: its length and
    * confirmation), forgets the link, ends every session of the admin (whoever
-   * had the old password is out) and records the sign-in the caller then
-   * makes; what check() would have said otherwise, nothing changed. The
+   * had the old password is out) and records the sign-in from `ip` the caller
+   * then makes; what check() would have said otherwise, nothing changed. The
    * password is hashed first and the token checked again inside the write
    * transaction: of two submissions of one link, one wins.
    */
-  async redeem(token: unknown, password: string): Promise<LinkCheck> {
+  async redeem(token: unknown, password: string, ip: string): Promise<LinkCheck> {
     const before = this.check(token);
     if (before.status !== 'valid') return before;
     const hash = await hashPassword(password);
@@ -87,7 +88,8 @@ export class PasswordTokens {
       if (this.hasExpired(row)) return { status: 'expired', kind: row.reset_password_kind };
       const now = new Date(this.clock.now()).toISOString();
       this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ?').run(row.id);
-      this.db.prepare(`UPDATE admins SET password_hash = ?, ${NO_RESET_TOKEN}, last_sign_in_at = ?, updated_at = ? WHERE id = ?`).run(hash, now, now, row.id);
+      this.db.prepare(`UPDATE admins SET password_hash = ?, ${NO_RESET_TOKEN}, updated_at = ? WHERE id = ?`).run(hash, now, row.id);
+      trackSignIn(this.db, row.id, ip, now);
       const admin = this.adminById(row.id);
       return admin === null ? { status: 'invalid' } : { status: 'valid', admin, kind: row.reset_password_kind };
     }).immediate();

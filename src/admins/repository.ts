@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { digestToken, generateToken, lookupPrefix, tokenMatches } from '../lib/secret-token.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { trackSignIn } from './sign-ins.js';
 
 export interface Admin {
   readonly id: string;
@@ -19,7 +20,12 @@ export interface Admin {
   readonly auth_token_preview: string | null;
   readonly created_at: string;
   readonly updated_at: string;
+  /** API Umbrella's (Devise's) sign-in tracking (sign-ins.ts): the latest sign-in, the one before it, and how many there were. */
+  readonly current_sign_in_at: string | null;
   readonly last_sign_in_at: string | null;
+  readonly current_sign_in_ip: string | null;
+  readonly last_sign_in_ip: string | null;
+  readonly sign_in_count: number;
 }
 
 interface AdminRow {
@@ -35,7 +41,11 @@ interface AdminRow {
   auth_token_preview: string | null;
   created_at: string;
   updated_at: string;
+  current_sign_in_at: string | null;
   last_sign_in_at: string | null;
+  current_sign_in_ip: string | null;
+  last_sign_in_ip: string | null;
+  sign_in_count: number;
 }
 
 export class LastSuperuserError extends Error {
@@ -135,16 +145,17 @@ export class AdminRepository {
     return (this.db.prepare('SELECT * FROM admins ORDER BY created_at, email').all() as AdminRow[]).map(toAdmin);
   }
 
-  /** Signs in: the enabled admin whose password this is, with the time recorded, or null (unknown email, wrong password, no password set, disabled). */
-  async authenticate(email: string, password: string): Promise<Admin | null> {
+  /** Signs in from the client IP `ip`: the enabled admin whose password this is, with the sign-in recorded, or null (unknown email, wrong password, no password set, disabled). */
+  async authenticate(email: string, password: string, ip: string): Promise<Admin | null> {
     const admin = await this.checkPassword(email, password);
-    if (admin !== null) this.recordSignIn(admin.id);
-    return admin;
+    if (admin === null) return null;
+    this.recordSignIn(admin.id, ip);
+    return this.get(admin.id);
   }
 
-  /** Records a sign-in (a password, the first admin's sign-up, a reset or invite link): an admin who has one gets no more invites. */
-  recordSignIn(id: string): void {
-    this.db.prepare('UPDATE admins SET last_sign_in_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+  /** Records a sign-in (a password, the first admin's sign-up; a reset or invite link: password-tokens.ts): an admin who has one gets no more invites. */
+  recordSignIn(id: string, ip: string): void {
+    trackSignIn(this.db, id, ip, new Date().toISOString());
   }
 
   /** As authenticate(), without counting as a sign-in (My Account asks for the current password). */
@@ -259,6 +270,10 @@ function toAdmin(row: AdminRow): Admin {
     auth_token_preview: row.auth_token_preview,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    current_sign_in_at: row.current_sign_in_at,
     last_sign_in_at: row.last_sign_in_at,
+    current_sign_in_ip: row.current_sign_in_ip,
+    last_sign_in_ip: row.last_sign_in_ip,
+    sign_in_count: row.sign_in_count,
   };
 }

@@ -35,7 +35,24 @@ export interface ApiUser {
   readonly previous_api_key_expires_at: string | null;
   readonly created_at: string;
   readonly updated_at: string;
+  /**
+   * The id of the admin who created the user; null for a signup by the form,
+   * the key creator's user id for one through the API, "cli" for the command
+   * line (or the email of an admin deleted before migration 028).
+   */
   readonly created_by: string | null;
+  /** API Umbrella's creator and updater: the email of the admin created_by (updated_by) names, null when that is no admin's or the admin is gone. */
+  readonly creator: AuditName;
+  /** Who changed the user last, as created_by: the admin's id, or the creator's for a user unchanged since. */
+  readonly updated_by: string | null;
+  readonly updater: AuditName;
+  /** Since when the user is disabled (ISO 8601, UTC); null while it is enabled. */
+  readonly disabled_at: string | null;
+}
+
+/** An admin as API Umbrella's audit fields name them: by username (the email here). */
+export interface AuditName {
+  readonly username: string | null;
 }
 
 /** What the proxy needs of a key's user, and all the key index keeps in memory for each of them. */

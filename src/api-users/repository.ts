@@ -36,7 +36,15 @@ interface UserRow {
   created_at: string;
   updated_at: string;
   created_by: string | null;
+  updated_by: string | null;
+  disabled_at: string | null;
   change_seq: number;
+}
+
+/** A user's row as read: with the emails of the admins who created and last changed it (USER_ROWS). */
+interface ReadRow extends UserRow {
+  creator_username: string | null;
+  updater_username: string | null;
 }
 
 /** A user's columns that the key index files, as stored: enough to authorise a request without the store. */
@@ -120,7 +128,7 @@ export class ApiUserRepository {
     this.listeners.push(listener);
   }
 
-  /** Creates a user and its key; the clear key is returned here and nowhere else. */
+  /** Creates a user and its key (a disabled one disabled from now); the clear key is returned here and nowhere else. */
   create(input: ApiUserInput, createdBy: string | null, registration: RegistrationDetails = NO_REGISTRATION_DETAILS): { user: ApiUser; apiKey: string } {
     const apiKey = generateToken();
     const digest = digestToken(this.secretKey, apiKey);
@@ -131,18 +139,24 @@ export class ApiUserRepository {
         .prepare(
           `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, first_name, last_name, website,
              use_description, roles, enabled, email_verified, throttle_by_ip, settings, expires_at, registration_source, registration_ip,
-             registration_user_agent, registration_referer, registration_origin, created_at, updated_at, created_by, change_seq)
+             registration_user_agent, registration_referer, registration_origin, created_at, updated_at, created_by, updated_by,
+             disabled_at, change_seq)
            VALUES (@id, @prefix, @hash, @preview, @email, @first_name, @last_name, @website, @use_description, @roles,
              @enabled, @email_verified, @throttle_by_ip, @settings, @expires_at, @registration_source, @registration_ip,
-             @registration_user_agent, @registration_referer, @registration_origin, @now, @now, @createdBy, @changeSeq)`,
+             @registration_user_agent, @registration_referer, @registration_origin, @now, @now, @createdBy, @createdBy,
+             CASE WHEN @enabled THEN NULL ELSE @now END, @changeSeq)`,
         )
         .run({ id, ...digest, ...toColumns(input), ...registration, now, createdBy, changeSeq }),
     );
     return { user: this.notify(id), apiKey };
   }
 
-  /** Disabling a user also ends its previous key for good: enabling it again must not bring back a key that may have leaked. */
-  update(id: string, input: ApiUserInput): ApiUser | null {
+  /**
+   * Disabling a user also ends its previous key for good: enabling it again
+   * must not bring back a key that may have leaked. disabled_at is when it
+   * was disabled, kept through later changes while it stays so.
+   */
+  update(id: string, input: ApiUserInput, updatedBy: string | null): ApiUser | null {
     const result = this.write((changeSeq) => {
       if (!input.enabled) this.dropPreviousKey(id);
       return this.db
@@ -150,19 +164,21 @@ export class ApiUserRepository {
           `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
              use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified,
              throttle_by_ip = @throttle_by_ip, settings = @settings,
-             expires_at = @expires_at, registration_source = @registration_source, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
+             expires_at = @expires_at, registration_source = @registration_source,
+             disabled_at = CASE WHEN @enabled THEN NULL ELSE coalesce(disabled_at, @now) END,
+             updated_at = @now, updated_by = @updatedBy, change_seq = @changeSeq WHERE id = @id`,
         )
-        .run({ id, ...toColumns(input), now: new Date().toISOString(), changeSeq });
+        .run({ id, ...toColumns(input), now: new Date().toISOString(), updatedBy, changeSeq });
     });
     if (result.changes === 0) return null;
     return this.notify(id);
   }
 
   /** Ends the user's previous key now (see regenerateKey); the current key stays. Null when there is no such user. */
-  endPreviousKey(id: string): ApiUser | null {
+  endPreviousKey(id: string, updatedBy: string | null): ApiUser | null {
     const result = this.write((changeSeq) => {
       this.dropPreviousKey(id);
-      return this.db.prepare('UPDATE api_users SET updated_at = ?, change_seq = ? WHERE id = ?').run(new Date().toISOString(), changeSeq, id);
+      return this.db.prepare('UPDATE api_users SET updated_at = ?, updated_by = ?, change_seq = ? WHERE id = ?').run(new Date().toISOString(), updatedBy, changeSeq, id);
     });
     return result.changes === 0 ? null : this.notify(id);
   }
@@ -173,7 +189,7 @@ export class ApiUserRepository {
    * key (instead of any earlier previous key, which stops at once); never for
    * a disabled user, whom enabling again must not give back an old key.
    */
-  regenerateKey(id: string, previousKeyExpiresAt: string | null = null): { user: ApiUser; apiKey: string } | null {
+  regenerateKey(id: string, previousKeyExpiresAt: string | null, updatedBy: string | null): { user: ApiUser; apiKey: string } | null {
     const apiKey = generateToken();
     const digest = digestToken(this.secretKey, apiKey);
     const keep = previousKeyExpiresAt === null ? 0 : 1;
@@ -185,9 +201,10 @@ export class ApiUserRepository {
              previous_api_key_hash = CASE WHEN @keep AND enabled THEN api_key_hash END,
              previous_api_key_preview = CASE WHEN @keep AND enabled THEN api_key_preview END,
              previous_api_key_expires_at = CASE WHEN @keep AND enabled THEN @previousKeyExpiresAt END,
-             api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now, change_seq = @changeSeq WHERE id = @id`,
+             api_key_prefix = @prefix, api_key_hash = @hash, api_key_preview = @preview, updated_at = @now, updated_by = @updatedBy,
+             change_seq = @changeSeq WHERE id = @id`,
         )
-        .run({ id, ...digest, keep, previousKeyExpiresAt, now: new Date().toISOString(), changeSeq }),
+        .run({ id, ...digest, keep, previousKeyExpiresAt, now: new Date().toISOString(), updatedBy, changeSeq }),
     );
     if (result.changes === 0) return null;
     return { user: this.notify(id), apiKey };
@@ -224,7 +241,7 @@ export class ApiUserRepository {
     const { where, params } = listFilter(query, phrase !== null && this.fewIndexedMatches(phrase) ? phrase : null);
     const order = userListOrder(query);
     const total = (this.db.prepare(`SELECT count(*) AS n FROM api_users ${where}`).get(params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM api_users ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all(params) as UserRow[];
+    const rows = this.db.prepare(`${USER_ROWS} ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all(params) as ReadRow[];
     return { users: rows.map(toUser), total };
   }
 
@@ -251,10 +268,10 @@ export class ApiUserRepository {
   expiringUntold(now: string, soon: string): ApiUser[] {
     const rows = this.db
       .prepare(
-        `SELECT * FROM api_users WHERE ${STATUS_WHERE.expiring}
+        `${USER_ROWS} WHERE ${STATUS_WHERE.expiring}
            AND (expiry_notice_sent_for IS NULL OR expiry_notice_sent_for != expires_at) ORDER BY expires_at`,
       )
-      .all({ now, soon }) as UserRow[];
+      .all({ now, soon }) as ReadRow[];
     return rows.map(toUser);
   }
 
@@ -323,8 +340,8 @@ export class ApiUserRepository {
       .run(id);
   }
 
-  private row(id: string): UserRow | undefined {
-    return this.db.prepare('SELECT * FROM api_users WHERE id = ?').get(id) as UserRow | undefined;
+  private row(id: string): ReadRow | undefined {
+    return this.db.prepare(`${USER_ROWS} WHERE id = ?`).get(id) as ReadRow | undefined;
   }
 
   private notify(id: string): ApiUser {
@@ -333,6 +350,14 @@ export class ApiUserRepository {
     return toUser(row);
   }
 }
+
+/**
+ * The users' rows with API Umbrella's creator and updater: the email of the
+ * admin whose id created_by and updated_by are; none when that is no admin's
+ * (a signup, the key creator's user id, "cli") or the admin was deleted.
+ */
+const USER_ROWS = `SELECT *, (SELECT admins.email FROM admins WHERE admins.id = api_users.created_by) AS creator_username,
+  (SELECT admins.email FROM admins WHERE admins.id = api_users.updated_by) AS updater_username FROM api_users`;
 
 /** Searches this long may be looked up in the trigram index (migration 018); shorter ones hold no trigram. */
 const MIN_INDEXED_SEARCH = 3;
@@ -409,7 +434,7 @@ function toColumns(input: ApiUserInput): Record<string, unknown> {
   };
 }
 
-function toUser(row: UserRow): ApiUser {
+function toUser(row: ReadRow): ApiUser {
   return Object.freeze({
     id: row.id,
     email: row.email,
@@ -434,6 +459,10 @@ function toUser(row: UserRow): ApiUser {
     created_at: row.created_at,
     updated_at: row.updated_at,
     created_by: row.created_by,
+    creator: Object.freeze({ username: row.creator_username }),
+    updated_by: row.updated_by,
+    updater: Object.freeze({ username: row.updater_username }),
+    disabled_at: row.disabled_at,
   });
 }
 

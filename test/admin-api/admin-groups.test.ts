@@ -56,8 +56,8 @@ describe('/admin_groups', () => {
     const expected = {
       admin_usernames: ['al@example.com', 'bea@example.com'],
       admins: [
-        { id: al.id, username: 'al@example.com', last_sign_in_at: null },
-        { id: bea.id, username: 'bea@example.com', last_sign_in_at: null },
+        { id: al.id, username: 'al@example.com', current_sign_in_at: null, last_sign_in_at: null },
+        { id: bea.id, username: 'bea@example.com', current_sign_in_at: null, last_sign_in_at: null },
       ],
       permission_ids: ['user_view', 'analytics'],
       permission_display_names: ['API Users - View', 'Analytics'],

@@ -84,7 +84,7 @@ describe('send_invite_email on PUT /admins/:id', () => {
     const [mail] = await smtp.mails(1);
     expect(mail).toMatchObject({ to: ['pending@example.com'], subject: 'Weather API Admin Access' });
 
-    gw.context.admins.recordSignIn(id);
+    gw.context.admins.recordSignIn(id, '127.0.0.1');
     const ignored = await gw.adminApi('PUT', `/admins/${id}`, { admin: { notes: 'Baz', send_invite_email: true } });
     expect(ignored.status).toBe(200);
     expect(ignored.body.admin.notes).toBe('Baz');

@@ -9,7 +9,10 @@ import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 const PASSWORD = 'a long enough passphrase';
 const LAST_SUPERUSER = new LastSuperuserError().message;
 const GROUPS_NEEDED = 'must belong to at least one group or be a superuser';
-const ADMIN_FIELDS = ['auth_token_preview', 'created_at', 'email', 'enabled', 'group_ids', 'group_names', 'id', 'last_sign_in_at', 'name', 'notes', 'superuser', 'updated_at', 'username'];
+const ADMIN_FIELDS = [
+  'auth_token_preview', 'created_at', 'current_sign_in_at', 'current_sign_in_ip', 'email', 'enabled', 'group_ids', 'group_names', 'id',
+  'last_sign_in_at', 'last_sign_in_ip', 'name', 'notes', 'sign_in_count', 'superuser', 'updated_at', 'username',
+];
 const AGENCY_A = { host: 'api.example.com', path_prefix: '/agency-a/' };
 
 let gw: TestGateway;
@@ -78,7 +81,9 @@ describe('reading admins', () => {
     for (const admin of list.body.data) expect(Object.keys(admin).sort()).toEqual(ADMIN_FIELDS);
     const { authentication_token: token, ...shown } = created;
     expect(list.body.data.find((admin: { id: string }) => admin.id === created.id)).toEqual(shown);
-    expect(shown).toMatchObject({ username: 'listed@example.com', email: 'listed@example.com', name: null, notes: null, superuser: false, enabled: true, group_ids: [groupId], group_names: ['Agency A viewers'], last_sign_in_at: null });
+    expect(shown).toMatchObject({ username: 'listed@example.com', email: 'listed@example.com', name: null, notes: null, superuser: false, enabled: true, group_ids: [groupId], group_names: ['Agency A viewers'] });
+    // Never signed in (sign-in-tracking.test.ts signs in).
+    expect(shown).toMatchObject({ sign_in_count: 0, current_sign_in_at: null, last_sign_in_at: null, current_sign_in_ip: null, last_sign_in_ip: null });
     expect(shown.auth_token_preview).toMatch(/^.+\.\.\.$/);
     expect(JSON.stringify(list.body)).not.toMatch(/hash|password/);
     expect(JSON.stringify(list.body)).not.toContain(token);
@@ -154,7 +159,7 @@ describe('adding admins', () => {
     expect(admin.auth_token_preview).toBe(`${admin.authentication_token.slice(0, 6)}...`);
     expect((await call(admin.authentication_token, 'GET', '/users')).status).toBe(200);
     expectForbidden(await call(admin.authentication_token, 'POST', '/apis', { api: {} }));
-    expect(await gw.context.admins.authenticate('New@Example.com', PASSWORD)).toMatchObject({ id: admin.id });
+    expect(await gw.context.admins.authenticate('New@Example.com', PASSWORD, '127.0.0.1')).toMatchObject({ id: admin.id });
   });
 
   it("refuses an admin who is neither a superuser nor in a group, in API Umbrella's words, and adds a superuser, who may do everything", async () => {
@@ -189,9 +194,9 @@ describe('adding admins', () => {
     expect(gw.context.admins.get(admin.id)).toMatchObject({ email: 'hello@example.com', has_password: false });
     // The token answered now works; no password signs in, not even an empty one, until one is set.
     expect((await call(admin.authentication_token, 'GET', '/admins')).status).toBe(200);
-    for (const password of ['', PASSWORD]) expect(await gw.context.admins.authenticate('hello@example.com', password)).toBeNull();
+    for (const password of ['', PASSWORD]) expect(await gw.context.admins.authenticate('hello@example.com', password, '127.0.0.1')).toBeNull();
     await gw.context.admins.setPassword(admin.id, PASSWORD);
-    expect(await gw.context.admins.authenticate('HELLO@Example.COM', PASSWORD)).toMatchObject({ id: admin.id });
+    expect(await gw.context.admins.authenticate('HELLO@Example.COM', PASSWORD, '127.0.0.1')).toMatchObject({ id: admin.id });
 
     // A username taken in another case is taken.
     expect(errorsOf(await asRoot('POST', '/admins', { admin: { username: 'Hello@Example.com', superuser: true } }))).toEqual({ email: ['has already been taken'] });
@@ -224,7 +229,7 @@ describe('adding admins', () => {
     const disabled = await createAdmin({ email: 'disabled@example.com', enabled: false });
     expect(disabled.enabled).toBe(false);
     expect((await call(disabled.authentication_token, 'GET', '/admins')).status).toBe(401);
-    expect(await gw.context.admins.authenticate('disabled@example.com', PASSWORD)).toBeNull();
+    expect(await gw.context.admins.authenticate('disabled@example.com', PASSWORD, '127.0.0.1')).toBeNull();
   });
 
   it('takes a bare object and form fields, the groups as a list', async () => {
@@ -335,7 +340,7 @@ describe('changing admins', () => {
     }
     const { authentication_token: _token, ...unchanged } = admin;
     expect((await asRoot('GET', `/admins/${admin.id}`)).body.admin).toEqual(unchanged);
-    expect(await gw.context.admins.authenticate('kept@example.com', PASSWORD)).not.toBeNull();
+    expect(await gw.context.admins.authenticate('kept@example.com', PASSWORD, '127.0.0.1')).not.toBeNull();
   });
 
   it('answers 404 for an unknown admin', async () => {
@@ -391,6 +396,6 @@ describe('admins who are not superusers', () => {
     expect(gw.context.admins.findByEmail('sneaky@example.com')).toBeNull();
     expect(gw.context.admins.get(viewer.admin.id)).toMatchObject({ superuser: false });
     expect(gw.context.admins.get(rootId)).not.toBeNull();
-    expect(await gw.context.admins.authenticate('viewer@example.com', SCOPED_PASSWORD)).not.toBeNull();
+    expect(await gw.context.admins.authenticate('viewer@example.com', SCOPED_PASSWORD, '127.0.0.1')).not.toBeNull();
   });
 });

@@ -250,7 +250,7 @@ describe('My Account', () => {
     const locked = await change(PASSWORD);
     expect(locked.statusCode).toBe(422);
     expect(textOf(locked.body)).toContain('Current Password was tried too often; try again in 15 minutes');
-    expect(await running.context.admins.authenticate('ops@example.com', PASSWORD)).not.toBeNull();
+    expect(await running.context.admins.authenticate('ops@example.com', PASSWORD, '127.0.0.1')).not.toBeNull();
 
     const other = await createAdmin(running.context, 'other@example.com');
     const otherClient = new AdminClient(running.app, '192.0.2.44');

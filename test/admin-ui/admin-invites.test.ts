@@ -94,7 +94,7 @@ describe('Add Admin with "Send invite email"', () => {
     expect(account.body).toContain('>new.admin@example.com</summary>');
     expect(textOf(account.body)).toContain('Your password has been set. You are now signed in.');
     expect(gw.context.admins.findByEmail('new.admin@example.com')).toMatchObject({ has_password: true });
-    expect(gw.context.admins.findByEmail('new.admin@example.com')!.last_sign_in_at).not.toBeNull();
+    expect(gw.context.admins.findByEmail('new.admin@example.com')!.current_sign_in_at).not.toBeNull();
     expect((await browser().signIn('new.admin@example.com', THEIR_PASSWORD)).location).toBe('/admin/');
 
     // Signed in now: Edit Admin offers no resend.
@@ -175,7 +175,7 @@ describe('Edit Admin with "Resend invite email"', () => {
     expect((await browser().get(inviteLink(second!).path)).status).toBe(200);
 
     // Once they have signed in, there is nothing to resend.
-    gw.context.admins.recordSignIn(pending.id);
+    gw.context.admins.recordSignIn(pending.id, '127.0.0.1');
     expect(checkbox((await ops.get(`/admin/admins/${pending.id}/edit`)).body, 'resend_invite_email', '1')).toBe('absent');
     await editAdmin(ops, pending.id, { email: pending.email, resend_invite_email: '1' });
     await noMoreMail(2);

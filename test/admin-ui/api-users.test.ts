@@ -212,6 +212,32 @@ describe('API Users', () => {
     expect(running.context.keyIndex.find(apiKey)?.user.enabled).toBe(false);
   });
 
+  it('records the signed-in admin (by id) as who created and last changed a user, and since when it is disabled', async () => {
+    const admin = running.context.admins.findByEmail('ops@example.com')!;
+    const byAdmin = { created_by: admin.id, creator: { username: 'ops@example.com' }, updated_by: admin.id, updater: { username: 'ops@example.com' } };
+    await client.get('/admin/api_users/new');
+    await client.post('/admin/api_users', { email: 'audited@example.com', first_name: 'Ada', last_name: 'Lovelace', enabled: '1' });
+    const user = running.context.users.list({ search: 'audited@example.com' }).users[0]!;
+    expect(user).toMatchObject({ ...byAdmin, disabled_at: null });
+
+    // Unchecking "Enabled", on a user made elsewhere.
+    const edited = addUser('edited@example.com').user;
+    await client.get(`/admin/api_users/${edited.id}`);
+    await client.post(`/admin/api_users/${edited.id}`, { email: 'edited@example.com', first_name: 'Ada', last_name: 'Lovelace' });
+    const disabled = running.context.users.get(edited.id)!;
+    expect(disabled).toMatchObject({ created_by: 'test', updated_by: admin.id, updater: { username: 'ops@example.com' }, disabled_at: disabled.updated_at });
+    await client.post(`/admin/api_users/${edited.id}`, { email: 'edited@example.com', first_name: 'Ada', last_name: 'Lovelace', enabled: '1' });
+    expect(running.context.users.get(edited.id)!.disabled_at).toBeNull();
+
+    // A new key and the end of the previous one are changes by the admin too.
+    for (const action of ['regenerate_key', 'end_previous_key']) {
+      const other = addUser(`${action}@example.com`).user;
+      await client.get(`/admin/api_users/${other.id}`);
+      await client.post(`/admin/api_users/${other.id}/${action}`, action === 'regenerate_key' ? { previous_key_grace: '1h' } : {});
+      expect(running.context.users.get(other.id), action).toMatchObject({ created_by: 'test', updated_by: admin.id, updater: { username: 'ops@example.com' } });
+    }
+  });
+
   it('lets one rate limit show in the headers, as API Umbrella\'s radio button does: a second ticked box is an error beside it, and nothing is saved', async () => {
     const { user } = addUser('headers@example.com');
     const limit = (index: number, unit: string, amount: string) => ({

@@ -41,7 +41,7 @@ describe('first admin account', () => {
     expect(sessionCookie(created)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/admin' });
     expect(context.admins.findByEmail('ops@example.com')).toMatchObject({ superuser: true, enabled: true });
     // Recorded as a sign-in: Admin Accounts offers them no invite.
-    expect(context.admins.findByEmail('ops@example.com')!.last_sign_in_at).not.toBeNull();
+    expect(context.admins.findByEmail('ops@example.com')!.current_sign_in_at).not.toBeNull();
     const page = await client.follow(created);
     expect(page.statusCode).toBe(200);
     expect(textOf(page.body)).toContain('Your admin account is ready');

@@ -79,7 +79,7 @@ describe('Forgot your password?', () => {
     expect(before.reset_password_token_hash).toBeNull();
     expect(before.reset_password_sent_at).toBeNull();
 
-    const you = browser();
+    const you = browser('198.51.100.20');
     const login = await you.get('/admin/login');
     expect(login.body).toContain('<a href="/admin/password/new">Forgot your password?</a>');
     const form = await you.get('/admin/password/new');
@@ -130,6 +130,8 @@ describe('Forgot your password?', () => {
     expect(changed.location).toBe('/admin/');
     expect(textOf((await you.get('/admin/account')).body)).toContain('Your password has been changed successfully. You are now signed in.');
     expect(await signedInAs(you)).toBe('ops@example.com');
+    // A sign-in from the browser that used the link, after the other's.
+    expect(gw.context.admins.findByEmail('ops@example.com')).toMatchObject({ sign_in_count: 2, current_sign_in_ip: '198.51.100.20', last_sign_in_ip: '127.0.0.1' });
 
     const after = tokenColumns(gw, 'ops@example.com');
     expect(after).toMatchObject({ reset_password_token_hash: null, reset_password_sent_at: null, reset_password_kind: null });

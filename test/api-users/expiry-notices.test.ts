@@ -65,10 +65,10 @@ describe('key expiry notices', () => {
   it('tells a user again when an operator moves the end, and not when the end stays', async () => {
     const user = addUser('moved@example.com', endingIn(1));
     expect(await notices.sendDue()).toBe(1);
-    context.users.update(user.id, apiUserInput({ email: 'moved@example.com', first_name: 'Ada', expires_at: endingIn(5) }));
+    context.users.update(user.id, apiUserInput({ email: 'moved@example.com', first_name: 'Ada', expires_at: endingIn(5) }), null);
     expect(await notices.sendDue()).toBe(1);
     expect((await smtp.mails(2))[1]!.text).toContain('expires on 2027-01-06 09:00 UTC');
-    context.users.update(user.id, apiUserInput({ email: 'moved@example.com', first_name: 'Eve', expires_at: endingIn(5) }));
+    context.users.update(user.id, apiUserInput({ email: 'moved@example.com', first_name: 'Eve', expires_at: endingIn(5) }), null);
     expect(await notices.sendDue()).toBe(0);
   });
 

@@ -78,7 +78,7 @@ describe('key index columns', () => {
   it('refuses every regenerated key at once and finds the new ones, still one entry per user', () => {
     const { gateway } = twoProcesses();
     const users = createUsers(gateway, 500);
-    const regenerated = users.map(({ id }) => gateway.users.regenerateKey(id)!);
+    const regenerated = users.map(({ id }) => gateway.users.regenerateKey(id, null, null)!);
     expect(gateway.keyIndex.size).toBe(500);
     users.forEach(({ id, apiKey }, index) => {
       expect(gateway.keyIndex.find(apiKey)).toBeNull();
@@ -89,9 +89,9 @@ describe('key index columns', () => {
   it('answers with a disabled user, marked so, and with the email as changed', () => {
     const { gateway } = twoProcesses();
     const { user, apiKey } = gateway.users.create(apiUserInput({ email: 'before@example.com' }), null);
-    gateway.users.update(user.id, apiUserInput({ email: 'after@example.com', enabled: false }));
+    gateway.users.update(user.id, apiUserInput({ email: 'after@example.com', enabled: false }), null);
     expect(gateway.keyIndex.find(apiKey)?.user).toMatchObject({ id: user.id, email: 'after@example.com', enabled: false });
-    gateway.users.update(user.id, apiUserInput({ email: 'after@example.com', enabled: true }));
+    gateway.users.update(user.id, apiUserInput({ email: 'after@example.com', enabled: true }), null);
     expect(gateway.keyIndex.find(apiKey)?.user.enabled).toBe(true);
   });
 
@@ -107,7 +107,7 @@ describe('key index columns', () => {
     }
     expect(gateway.keyIndex.find(first)!.user.roles).toBe(gateway.keyIndex.find(second)!.user.roles);
 
-    gateway.users.update(special.user.id, apiUserInput());
+    gateway.users.update(special.user.id, apiUserInput(), null);
     expect(gateway.keyIndex.find(special.apiKey)?.user).toMatchObject({ roles: [], settings: DEFAULT_USER_SETTINGS });
   });
 

@@ -18,11 +18,11 @@ describe('key index across processes', () => {
   it('learns a disable and a regenerated key from another process, and forgets the old key', () => {
     const { gateway, cli } = twoProcesses();
     const { user, apiKey } = gateway.users.create(input, 'admin');
-    cli.users.update(user.id, { ...input, enabled: false });
+    cli.users.update(user.id, { ...input, enabled: false }, null);
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(apiKey)?.user.enabled).toBe(false);
 
-    const regenerated = cli.users.regenerateKey(user.id)!;
+    const regenerated = cli.users.regenerateKey(user.id, null, null)!;
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(apiKey)).toBeNull();
     expect(gateway.keyIndex.find(regenerated.apiKey)?.user.id).toBe(user.id);
@@ -32,7 +32,7 @@ describe('key index across processes', () => {
     const { gateway, cli } = twoProcesses();
     const { user, apiKey } = gateway.users.create({ ...input, email_verified: false }, 'admin');
     expect(gateway.keyIndex.find(apiKey)?.user).toMatchObject({ email_verified: false, created_at_ms: Date.parse(user.created_at) });
-    cli.users.update(user.id, { ...input, email_verified: true });
+    cli.users.update(user.id, { ...input, email_verified: true }, null);
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(apiKey)?.user).toMatchObject({ email_verified: true, created_at_ms: Date.parse(user.created_at) });
   });
@@ -41,13 +41,13 @@ describe('key index across processes', () => {
     const { gateway, cli } = twoProcesses();
     const { user, apiKey } = gateway.users.create(input, 'admin');
     expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Infinity);
-    cli.users.update(user.id, { ...input, expires_at: '2027-01-31T00:00:00.000Z' });
+    cli.users.update(user.id, { ...input, expires_at: '2027-01-31T00:00:00.000Z' }, null);
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.UTC(2027, 0, 31));
-    cli.users.update(user.id, { ...input, expires_at: 'not a time' });
+    cli.users.update(user.id, { ...input, expires_at: 'not a time' }, null);
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(-Infinity);
-    cli.users.update(user.id, input);
+    cli.users.update(user.id, input, null);
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Infinity);
   });
@@ -55,22 +55,22 @@ describe('key index across processes', () => {
   it("keeps a regenerated user's previous key with its own end, from another process too, until the next regeneration or deletion", () => {
     const { gateway, cli } = twoProcesses();
     const { user, apiKey: first } = gateway.users.create({ ...input, expires_at: '2030-01-01T00:00:00.000Z' }, 'admin');
-    const second = cli.users.regenerateKey(user.id, '2027-01-31T00:00:00.000Z')!.apiKey;
+    const second = cli.users.regenerateKey(user.id, '2027-01-31T00:00:00.000Z', null)!.apiKey;
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(first)?.user).toMatchObject({ id: user.id, expires_at_ms: Date.UTC(2027, 0, 31), api_key_preview: `${first.slice(0, 6)}...` });
     expect(gateway.keyIndex.find(second)?.user).toMatchObject({ id: user.id, expires_at_ms: Date.UTC(2030, 0, 1) });
     // The user's own end comes first when it is earlier.
-    cli.users.update(user.id, { ...input, expires_at: '2026-06-01T00:00:00.000Z' });
+    cli.users.update(user.id, { ...input, expires_at: '2026-06-01T00:00:00.000Z' }, null);
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(first)?.user.expires_at_ms).toBe(Date.UTC(2026, 5, 1));
     // A second regeneration keeps only the key it replaces.
-    const third = gateway.users.regenerateKey(user.id, '2027-02-01T00:00:00.000Z')!.apiKey;
+    const third = gateway.users.regenerateKey(user.id, '2027-02-01T00:00:00.000Z', null)!.apiKey;
     expect(gateway.keyIndex.find(first)).toBeNull();
     expect(gateway.keyIndex.find(second)?.user.id).toBe(user.id);
-    gateway.users.regenerateKey(user.id);
+    gateway.users.regenerateKey(user.id, null, null);
     expect(gateway.keyIndex.find(second)).toBeNull();
     expect(gateway.keyIndex.find(third)).toBeNull();
-    const fourth = gateway.users.regenerateKey(user.id, '2027-03-01T00:00:00.000Z')!;
+    const fourth = gateway.users.regenerateKey(user.id, '2027-03-01T00:00:00.000Z', null)!;
     cli.users.delete(fourth.user.id, 'cli');
     gateway.keyIndex.refresh();
     expect(gateway.keyIndex.find(fourth.apiKey)).toBeNull();
@@ -81,7 +81,7 @@ describe('key index across processes', () => {
     const { gateway } = twoProcesses();
     const { user, apiKey } = gateway.users.create(input, 'admin');
     expect(gateway.keyIndex.find(apiKey)).not.toBeNull();
-    const regenerated = gateway.users.regenerateKey(user.id)!;
+    const regenerated = gateway.users.regenerateKey(user.id, null, null)!;
     expect(gateway.keyIndex.find(apiKey)).toBeNull();
     expect(gateway.keyIndex.find(regenerated.apiKey)).not.toBeNull();
     const generation = gateway.keyIndex.generation;
@@ -98,7 +98,7 @@ describe('key index across processes', () => {
     const changedThenDeleted = gateway.users.create({ ...input, email: 'changed@example.com' }, 'admin');
     const size = gateway.keyIndex.size;
     expect(cli.users.delete(deleted.user.id, 'cli')).toBe(true);
-    cli.users.update(changedThenDeleted.user.id, { ...input, email: 'changed@example.com', enabled: false });
+    cli.users.update(changedThenDeleted.user.id, { ...input, email: 'changed@example.com', enabled: false }, null);
     cli.users.delete(changedThenDeleted.user.id, 'cli');
     expect(gateway.keyIndex.find(deleted.apiKey)).not.toBeNull();
     gateway.keyIndex.refresh();
@@ -119,7 +119,7 @@ describe('key index across processes', () => {
     const deleted = gateway.users.create(input, 'admin');
     const disabled = gateway.users.create({ ...input, email: 'disabled@example.com' }, 'admin');
     cli.users.delete(deleted.user.id, 'cli');
-    cli.users.update(disabled.user.id, { ...input, email: 'disabled@example.com', enabled: false });
+    cli.users.update(disabled.user.id, { ...input, email: 'disabled@example.com', enabled: false }, null);
     // Filed here at once, with a number after the other process's two.
     gateway.users.create({ ...input, email: 'local@example.com' }, 'admin');
     gateway.keyIndex.refresh();

@@ -54,7 +54,7 @@ describe('API user search', () => {
 
   it('follows a change of roles and of registration source', () => {
     const { user } = context.users.create(apiUserInput({ email: 'roles@example.com', roles: ['before-role'] }), 'test');
-    context.users.update(user.id, apiUserInput({ email: 'roles@example.com', roles: ['after-role'], registration_source: 'imported' }));
+    context.users.update(user.id, apiUserInput({ email: 'roles@example.com', roles: ['after-role'], registration_source: 'imported' }), null);
     expect(found('before-role')).toEqual([]);
     expect(found('after-role')).toEqual(['roles@example.com']);
     expect(found('imported')).toEqual(['roles@example.com']);
@@ -62,11 +62,11 @@ describe('API user search', () => {
 
   it('follows an edit, a new key and a deletion', () => {
     const { user } = context.users.create(apiUserInput({ email: 'before@example.com', first_name: 'Before' }), 'test');
-    context.users.update(user.id, apiUserInput({ email: 'after@example.com', first_name: 'After' }));
+    context.users.update(user.id, apiUserInput({ email: 'after@example.com', first_name: 'After' }), null);
     expect(found('before')).toEqual([]);
     expect(found('after@')).toEqual(['after@example.com']);
     const old = context.users.get(user.id)!.api_key_preview.slice(0, 6);
-    const renewed = context.users.regenerateKey(user.id)!;
+    const renewed = context.users.regenerateKey(user.id, null, null)!;
     expect(found(old)).toEqual([]);
     expect(found(renewed.apiKey.slice(0, 6))).toEqual(['after@example.com']);
     context.users.delete(user.id, 'test');

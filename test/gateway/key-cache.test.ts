@@ -37,7 +37,7 @@ describe('verified key cache', () => {
     const { user, apiKey } = gateway.users.create(input, 'admin');
     const cache = new VerifiedKeyCache(gateway.keyIndex);
     expect(cache.find(apiKey)?.user.enabled).toBe(true);
-    gateway.users.update(user.id, { ...input, enabled: false });
+    gateway.users.update(user.id, { ...input, enabled: false }, null);
     expect(cache.find(apiKey)?.user.enabled).toBe(false);
   });
 
@@ -46,7 +46,7 @@ describe('verified key cache', () => {
     const { user, apiKey } = gateway.users.create(input, 'admin');
     const cache = new VerifiedKeyCache(gateway.keyIndex);
     expect(cache.find(apiKey)).not.toBeNull();
-    const regenerated = cli.users.regenerateKey(user.id)!;
+    const regenerated = cli.users.regenerateKey(user.id, null, null)!;
     gateway.keyIndex.refresh();
     expect(cache.find(apiKey)).toBeNull();
     expect(cache.find(regenerated.apiKey)?.user.id).toBe(user.id);

@@ -180,7 +180,7 @@ describe('changes made by another process', () => {
       const otherDb = openStore(local.gw.context.config.data_dir);
       const otherUsers = new ApiUserRepository(otherDb, local.gw.context.secretKey);
       const user = otherUsers.get(local.userId)!;
-      otherUsers.update(user.id, { ...user, enabled: false });
+      otherUsers.update(user.id, { ...user, enabled: false }, null);
       otherDb.close();
       local.gw.context.keyIndex.refresh();
       clock.advance(1000);

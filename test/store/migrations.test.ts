@@ -183,6 +183,39 @@ describe('store', () => {
     expect(db.prepare('SELECT DISTINCT updated_at FROM admin_groups').pluck().all()).toEqual(['then']);
   });
 
+  it("gives users and admins API Umbrella's audit fields: disabled users disabled at their last change, the web admin's creator emails as admin ids, an admin's latest sign-in as the current one", () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.filter((migration) => migration.version < 28));
+    const admin = db.prepare(`INSERT INTO admins (id, email, password_hash, superuser, enabled, created_at, updated_at, last_sign_in_at) VALUES (?, ?, 'x', 1, 1, 'then', 'then', ?)`);
+    admin.run('ops-id', 'ops@example.com', '2026-03-01T10:00:00.000Z');
+    admin.run('never-id', 'never@example.com', null);
+    const user = db.prepare(
+      `INSERT INTO api_users (id, api_key_prefix, api_key_hash, api_key_preview, email, enabled, created_at, updated_at, created_by)
+       VALUES (?, ?, x'00', 'p...', 'u@example.com', ?, '2026-01-01', ?, ?)`,
+    );
+    user.run('by-api', 'Prefix0000000001', 1, '2026-01-01', 'ops-id');
+    user.run('by-web-admin', 'Prefix0000000002', 1, '2026-01-01', 'Ops@Example.com');
+    user.run('changed-since', 'Prefix0000000003', 1, '2026-02-01', 'ops-id');
+    user.run('disabled', 'Prefix0000000004', 0, '2026-02-01', null);
+    user.run('by-deleted-admin', 'Prefix0000000005', 1, '2026-01-01', 'gone@example.com');
+    user.run('by-cli', 'Prefix0000000006', 1, '2026-01-01', 'cli');
+    migrate(db, migrations);
+    expect(db.prepare('SELECT id, created_by, updated_by, disabled_at FROM api_users ORDER BY id').all()).toEqual([
+      { id: 'by-api', created_by: 'ops-id', updated_by: 'ops-id', disabled_at: null },
+      { id: 'by-cli', created_by: 'cli', updated_by: 'cli', disabled_at: null },
+      { id: 'by-deleted-admin', created_by: 'gone@example.com', updated_by: 'gone@example.com', disabled_at: null },
+      { id: 'by-web-admin', created_by: 'ops-id', updated_by: 'ops-id', disabled_at: null },
+      // Who changed it last is not known.
+      { id: 'changed-since', created_by: 'ops-id', updated_by: null, disabled_at: null },
+      { id: 'disabled', created_by: null, updated_by: null, disabled_at: '2026-02-01' },
+    ]);
+    expect(db.prepare('SELECT id, sign_in_count, current_sign_in_at, last_sign_in_at, current_sign_in_ip, last_sign_in_ip FROM admins ORDER BY id').all()).toEqual([
+      { id: 'never-id', sign_in_count: 0, current_sign_in_at: null, last_sign_in_at: null, current_sign_in_ip: null, last_sign_in_ip: null },
+      { id: 'ops-id', sign_in_count: 1, current_sign_in_at: '2026-03-01T10:00:00.000Z', last_sign_in_at: '2026-03-01T10:00:00.000Z', current_sign_in_ip: null, last_sign_in_ip: null },
+    ]);
+  });
+
   it('applies a failing migration not at all', () => {
     const db = new Database(':memory:');
     const failing = [

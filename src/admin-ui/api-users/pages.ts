@@ -128,7 +128,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const refusal = userRefusal(context, request, null, parsed.value.roles);
       if (refusal !== null) return renderForm(reply, { form, user: null, errors: { roles: [refusal] } }, 403);
       const asked = { sendWelcome: form.send_welcome_email && signups.sendsMail };
-      const { user, apiKey } = signups.createByAdmin(parsed.value, reply.request.admin!.email, registrationDetailsOf(request), asked);
+      const { user, apiKey } = signups.createByAdmin(parsed.value, request.admin!.id, registrationDetailsOf(request), asked);
       return renderKey(reply, user, apiKey, asked.sendWelcome ? 'created and mailed' : 'created');
     });
 
@@ -147,7 +147,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       if (!parsed.ok || hasErrors(errors)) return renderForm(reply, { form, user, errors: { ...errors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
       const refusal = userRefusal(context, request, user, parsed.value.roles);
       if (refusal !== null) return renderForm(reply, { form, user, errors: { roles: [refusal] } }, 403);
-      users.update(user.id, parsed.value);
+      users.update(user.id, parsed.value, request.admin!.id);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `Saved the API user ${user.email}.`);
     });
 
@@ -160,7 +160,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
       if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
       const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
-      const result = users.regenerateKey(user.id, previousKeyEnd);
+      const result = users.regenerateKey(user.id, previousKeyEnd, request.admin!.id);
       return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
     });
 
@@ -169,7 +169,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       if (user === null) return notFound(reply);
       const refusal = userRefusal(context, request, user, null);
       if (refusal !== null) return renderForbiddenPage(context, reply, BACK, refusal);
-      if (users.endPreviousKey(user.id) === null) return notFound(reply);
+      if (users.endPreviousKey(user.id, request.admin!.id) === null) return notFound(reply);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
     });
 
