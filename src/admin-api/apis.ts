@@ -6,9 +6,10 @@ import { mayManage, type BackendRefusal } from '../admin-groups/backend-policy.j
 import { accessOf, guard, requirePermission, sendForbidden, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import { refusedRolesMessage } from '../admin-groups/role-policy.js';
 import { backendMatches } from '../api-backends/backend-search.js';
-import { asUpdateBase, headerLines, type ApiBackend, type ApiSettings } from '../api-backends/model.js';
+import { asUpdateBase, type ApiBackend } from '../api-backends/model.js';
 import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
+import { apiBackendJson } from './api-backend-json.js';
 import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
 import { sendDataTablesPage, type DataTablesList } from './data-tables.js';
 
@@ -32,7 +33,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   // without backend_manage has none, and finds the list empty (200), as in API Umbrella.
   withJsonSuffix(app, 'GET', '/apis', async (request, reply) => {
     const access = accessOf(context, request);
-    return sendDataTablesPage(reply, request.query, LISTED_APIS, () => backends.list().filter((api) => mayManage(access, api)), (page) => page.map(apiJson));
+    return sendDataTablesPage(reply, request.query, LISTED_APIS, () => backends.list().filter((api) => mayManage(access, api)), (page) => page.map(apiBackendJson));
   });
 
   app.register(async (managers) => {
@@ -43,14 +44,14 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access, live: context.publisher.current.apis })!;
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
-      return reply.code(201).send({ api: apiJson(saved.value) });
+      return reply.code(201).send({ api: apiBackendJson(saved.value) });
     });
 
     managers.get<IdParams>('/apis/:id', async (request, reply) => {
       const api = backends.get(stripJson(request.params.id));
       if (api === null) return notFound(reply);
       const access = accessOf(context, request);
-      return mayManage(access, api) ? { api: apiJson(api) } : sendForbidden(reply, access);
+      return mayManage(access, api) ? { api: apiBackendJson(api) } : sendForbidden(reply, access);
     });
 
     managers.put<IdParams>('/apis/:id', async (request, reply) => {
@@ -84,23 +85,6 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       return reply.code(204).send();
     });
   });
-}
-
-/**
- * A backend as API Umbrella answers it: each settings (the backend's and each
- * sub-URL setting's) with its headers also as the text its admin edits.
- */
-function apiJson(api: ApiBackend) {
-  return { ...api, settings: settingsJson(api.settings), sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: settingsJson(sub.settings) })) };
-}
-
-function settingsJson(settings: ApiSettings) {
-  return {
-    ...settings,
-    headers_string: headerLines(settings.headers),
-    default_response_headers_string: headerLines(settings.default_response_headers),
-    override_response_headers_string: headerLines(settings.override_response_headers),
-  };
 }
 
 /** `move_after_id` from JSON or form fields; null when absent or blank (API Umbrella then moves the backend first). */

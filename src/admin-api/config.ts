@@ -5,6 +5,9 @@ import { accessOf, guard, requirePermission, requireSuperuser, sendForbidden } f
 import type { AppContext } from '../context.js';
 import { isPlainObject, toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
+import { configYaml } from '../publish/config-yaml.js';
+import type { PendingChange, PendingChanges } from '../publish/pending-changes.js';
+import { apiBackendJson } from './api-backend-json.js';
 import { notFound, withJsonSuffix } from './routes.js';
 
 export function configRoutes(app: FastifyInstance, context: AppContext): void {
@@ -13,7 +16,7 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
   app.register(async (publishers) => {
     guard(publishers, requirePermission(context, 'backend_publish'));
 
-    withJsonSuffix(publishers, 'GET', '/config/pending_changes', async (request) => ({ config: { apis: pendingChangesFor(publisher, accessOf(context, request)) } }));
+    withJsonSuffix(publishers, 'GET', '/config/pending_changes', async (request) => ({ config: { apis: pendingChangesJson(pendingChangesFor(publisher, accessOf(context, request))) } }));
 
     // All or nothing: a selection naming a backend out of the admin's reach publishes none.
     withJsonSuffix(publishers, 'POST', '/config/publish', async (request, reply) => {
@@ -39,6 +42,18 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
       return reply.code(201).send({ config_version: version });
     });
   });
+}
+
+/** Each change's backends as the admin API answers them, with their config as YAML beside them (pending_yaml, active_yaml), as in API Umbrella. */
+function pendingChangesJson(changes: PendingChanges) {
+  const changeJson = ({ active, pending, ...change }: PendingChange) => ({
+    ...change,
+    active: active === null ? null : apiBackendJson(active),
+    pending: pending === null ? null : apiBackendJson(pending),
+    ...(active === null ? {} : { active_yaml: configYaml(active) }),
+    ...(pending === null ? {} : { pending_yaml: configYaml(pending) }),
+  });
+  return { new: changes.new.map(changeJson), modified: changes.modified.map(changeJson), deleted: changes.deleted.map(changeJson), identical: changes.identical.map(changeJson) };
 }
 
 /** {"config":{"apis":{"<id>":{"publish":"1"}}}} → the ids whose publish flag is set. */

@@ -49,6 +49,38 @@ describe('pending changes and publish', () => {
     expect((changes.new[0]!.pending as { name: string }).name).toBe('alpha');
   });
 
+  it("shows each side's config as YAML, as API Umbrella does: sorted keys, no bookkeeping, ids or unset fields, no document marker; and who made it", async () => {
+    const id = await create('alpha');
+    type Change = { pending_yaml?: string; active_yaml?: string; pending: Record<string, unknown> };
+    const [created] = (await pending()).new as unknown as Change[];
+    expect(created!.active_yaml).toBeUndefined();
+    expect(created!.pending_yaml!.split('\n').map((line) => line.replace(/:.*/, ''))).toEqual([
+      'backend_host',
+      'backend_protocol',
+      'balance_algorithm',
+      'frontend_host',
+      'name',
+      'servers',
+      '  - host',
+      '    port',
+      'settings',
+      '  required_roles_override',
+      'sort_order',
+      'url_matches',
+      '  - backend_prefix',
+      '    frontend_prefix',
+      '',
+    ]);
+    for (const noise of ['---', 'created_at', 'updated_by', 'id:', 'null']) expect(created!.pending_yaml, noise).not.toContain(noise);
+    const admin = { username: expect.stringMatching(/^admin-\d+@example\.com$/) };
+    expect(created!.pending).toMatchObject({ creator: admin, updater: admin });
+    await publish(id);
+    await gw.adminApi('PUT', `/apis/${id}`, { api: { name: 'alpha two' } });
+    const [modified] = (await pending()).modified as unknown as Change[];
+    expect(modified!.active_yaml).toContain('name: alpha\n');
+    expect(modified!.pending_yaml).toContain('name: alpha two\n');
+  });
+
   it('publishes only the checked backends; a draft edit changes nothing live until published', async () => {
     const a = await create('alpha');
     const b = await create('beta');

@@ -1,0 +1,24 @@
+// An API backend as API Umbrella's admin API answers it: each settings (the
+// backend's and each sub-URL setting's) with its headers also as the text
+// its admin edits, and who created and last changed it by username (the
+// admin's email, which Parasol records for backends).
+import { headerLines, type ApiBackend, type ApiSettings } from '../api-backends/model.js';
+
+export function apiBackendJson(api: ApiBackend) {
+  return {
+    ...api,
+    creator: { username: api.created_by },
+    updater: { username: api.updated_by },
+    settings: settingsJson(api.settings),
+    sub_settings: api.sub_settings.map((sub) => ({ ...sub, settings: settingsJson(sub.settings) })),
+  };
+}
+
+function settingsJson(settings: ApiSettings) {
+  return {
+    ...settings,
+    headers_string: headerLines(settings.headers),
+    default_response_headers_string: headerLines(settings.default_response_headers),
+    override_response_headers_string: headerLines(settings.override_response_headers),
+  };
+}
