@@ -29,6 +29,8 @@ interface KnownName {
 
 export class UpstreamNames {
   private readonly names = new Map<string, KnownName>();
+  /** A look under way: a resolver slower than the refresh must not have lookups pile up. */
+  private looking = false;
 
   constructor(private readonly resolve: LookupAll = lookupAll) {}
 
@@ -50,8 +52,14 @@ export class UpstreamNames {
    * a backend down (API Umbrella's resolver serves stale answers too).
    */
   async moved(): Promise<string[]> {
-    const looked = await Promise.all([...this.names.keys()].map(async (hostname) => ({ hostname, addresses: await this.addressesOf(hostname) })));
-    return looked.filter(({ hostname, addresses }) => addresses !== null && this.changed(hostname, addresses)).map(({ hostname }) => hostname);
+    if (this.looking) return [];
+    this.looking = true;
+    try {
+      const looked = await Promise.all([...this.names.keys()].map(async (hostname) => ({ hostname, addresses: await this.addressesOf(hostname) })));
+      return looked.filter(({ hostname, addresses }) => addresses !== null && this.names.has(hostname) && this.changed(hostname, addresses)).map(({ hostname }) => hostname);
+    } finally {
+      this.looking = false;
+    }
   }
 
   /** No server is named by it any more: it is not looked up again. */

@@ -87,6 +87,21 @@ describe('upstream host names', () => {
     expect(answer).toBe('127.0.0.2');
   });
 
+  it('look a name up once at a time, however long the resolver takes', async () => {
+    const { resolve } = fakeDns(['127.0.0.1']);
+    let hang = false;
+    let hanging = 0;
+    // Once the connections are made, every look (the refresh's) never ends.
+    const slow: LookupAll = (hostname, options, callback) => (hang ? void hanging++ : resolve(hostname, options, callback));
+    const upstreams = poolsWith(slow, 100);
+    await answersInTurn(upstreams, 2);
+    hang = true;
+    await vi.waitFor(() => expect(hanging).toBe(1), { timeout: 5_000 });
+    // Three more refreshes' time: none of them looks again while the first look hangs.
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(hanging).toBe(1);
+  });
+
   it('keep their connections while the resolver fails, and a reordered answer is no move', async () => {
     const { dns, resolve } = fakeDns(['127.0.0.1', '127.0.0.3']);
     const upstreams = poolsWith(resolve, 100);
