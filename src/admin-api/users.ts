@@ -11,6 +11,7 @@ import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
 import { parseDataTablesQuery, sendDataTablesErrors } from './data-tables.js';
+import { apiUserJson } from './api-user-json.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -32,7 +33,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
     // As API Umbrella: an admin who may not read users finds none (200), rather than a 403.
     if (!accessOf(context, request).has(...USER_READERS)) return { draw, recordsTotal: 0, recordsFiltered: 0, data: [] };
     const { users: data, total } = users.list({ offset, limit, search, status, order, now: context.clock.now() });
-    return { draw, recordsTotal: total, recordsFiltered: total, data };
+    return { draw, recordsTotal: total, recordsFiltered: total, data: data.map(apiUserJson) };
   });
 
   app.register(async (viewers) => {
@@ -40,7 +41,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
 
     viewers.get<IdParams>('/users/:id', async (request, reply) => {
       const user = users.get(stripJson(request.params.id));
-      return user === null ? notFound(reply) : { user };
+      return user === null ? notFound(reply) : { user: apiUserJson(user) };
     });
   });
 
@@ -57,7 +58,8 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
       if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
       const refusal = userRefusal(context, request, existing, parsed.value.roles);
       if (refusal !== null) return sendForbiddenBecause(reply, refusal);
-      return { user: users.update(existing.id, parsed.value, request.admin!.id) };
+      const updated = users.update(existing.id, parsed.value, request.admin!.id);
+      return updated === null ? notFound(reply) : { user: apiUserJson(updated) };
     });
 
     // Not in API Umbrella, whose users keep asking for it: the user, key and details go; past analytics stay.
@@ -91,7 +93,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
 
 /** `{"user":{…,"api_key":…}, …beside}`: an answer holding a clear key, which no cache may keep. */
 export function sendWithKey(reply: FastifyReply, status: number, user: Omit<ApiUser, keyof RegistrationDetails>, apiKey: string, beside: Record<string, unknown> = {}): FastifyReply {
-  return reply.code(status).header('cache-control', 'no-store').send({ user: { ...user, api_key: apiKey }, ...beside });
+  return reply.code(status).header('cache-control', 'no-store').send({ user: { ...apiUserJson(user), api_key: apiKey }, ...beside });
 }
 
 /** The users endpoints answer 422 in API Umbrella's signup shape: a list of {code, field, message, full_message}. */

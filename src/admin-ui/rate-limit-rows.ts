@@ -1,6 +1,7 @@
 // Rate limits as the admin forms show them: a duration in a readable unit
 // instead of milliseconds. Shared by API backend and API user forms.
-import type { Identified, LimitBy, RateLimit } from '../api-backends/model.js';
+import type { LimitBy, RateLimit } from '../api-backends/model.js';
+import type { Embedded } from '../lib/record-ids.js';
 import { toInteger, type FieldErrors } from '../lib/validation-errors.js';
 import { textOf, type FormTree } from '../lib/nested-form.js';
 
@@ -13,7 +14,7 @@ export const DURATION_UNITS = [
 ] as const;
 
 export interface RateLimitRow {
-  /** The limit's id, kept through an edit (a hidden field); '' for a new row, or a limit without one (a user's). */
+  /** The limit's id, kept through an edit (a hidden field); '' for a new row. */
   readonly id: string;
   readonly duration_value: string;
   readonly duration_unit: string;
@@ -25,10 +26,10 @@ export interface RateLimitRow {
 export const BLANK_RATE_LIMIT_ROW: RateLimitRow = { id: '', duration_value: '', duration_unit: 'minutes', limit_by: 'api_key', limit: '', response_headers: false };
 
 /** The largest unit that states the duration exactly (milliseconds always do). */
-export function rowFromRateLimit(limit: RateLimit & Partial<Identified>): RateLimitRow {
+export function rowFromRateLimit(limit: Embedded<RateLimit>): RateLimitRow {
   const unit = [...DURATION_UNITS].reverse().find((candidate) => limit.duration % candidate.ms === 0) ?? DURATION_UNITS[0];
   return {
-    id: limit.id ?? '',
+    id: limit.id,
     duration_value: String(limit.duration / unit.ms),
     duration_unit: unit.value,
     limit_by: limit.limit_by,

@@ -1,19 +1,8 @@
 // The ids of the records a backend embeds (servers, URL prefixes, sub-settings,
-// rewrites, headers, rate limits): UUIDs, as API Umbrella gives them, kept as
-// a client sends them so that its scripts can match rows across a PUT.
-import { createHash, randomUUID } from 'node:crypto';
-import type { ApiBackendConfig, ApiSettings, Identified } from './model.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
-
-/** The id a client sent with a record, when it is a UUID; else a new one, as API Umbrella gives a record without one. */
-export function sentIdOf(record: Record<string, unknown>): string {
-  return isUuid(record.id) ? record.id : randomUUID();
-}
+// rewrites, headers, rate limits), made and kept as record-ids.ts says, over
+// every list of the backend.
+import { distinctIds, withStoredId, type Identified } from '../lib/record-ids.js';
+import type { ApiBackendConfig, ApiSettings } from './model.js';
 
 /** A record and where it sits in its backend: "servers[0]", "sub_settings[1].settings.rate_limits[0]". */
 type Visit = <R extends Identified>(record: R, path: string) => R;
@@ -48,38 +37,18 @@ export function embeddedRecords(api: ApiBackendConfig): ReadonlySet<object> {
   return records;
 }
 
-/**
- * Ids within a backend are unique: a record sent with the id of one before
- * it (a row copied in a script) gets a new one, so that an id names one row.
- */
+/** Ids within a backend are unique (distinctIds), across all its lists. */
 export function withUniqueIds<T extends ApiBackendConfig>(api: T): T {
-  const seen = new Set<string>();
-  return mapEmbedded(api, (record) => {
-    const id = seen.has(record.id) ? randomUUID() : record.id;
-    seen.add(id);
-    return id === record.id ? record : { ...record, id };
-  });
+  return mapEmbedded(api, distinctIds());
 }
 
 /**
- * A stored backend with an id on every embedded record. Documents written
- * before records had ids (drafts and published versions) get ids derived
- * from the backend's id and the record's place, rather than random ones:
- * the same on every read and in every process, for a draft and its published
- * copy alike, so a script sees stable ids; and nothing stored is rewritten,
- * as published versions are history. Saving the backend stores them.
+ * A stored backend with an id on every embedded record: documents written
+ * before records had ids (drafts and published versions) get ids derived from
+ * the backend's id and the record's place (withStoredId), the same for a draft
+ * and its published copy, so a script sees stable ids; and no published
+ * version, which is history, is rewritten.
  */
 export function withStoredIds<T extends ApiBackendConfig>(api: T, backendId: string): T {
-  return mapEmbedded(api, (record, path) => (isUuid(record.id) ? record : { ...record, id: nameBasedUuid(`${backendId} ${path}`) }));
-}
-
-/** Parasol's namespace for name-based (version 5, RFC 9562) UUIDs of embedded records. */
-const NAMESPACE = Buffer.from('9b2f6a1e4c7d4e0a8f3b5d6c7e8f9a0b', 'hex');
-
-function nameBasedUuid(name: string): string {
-  const bytes = createHash('sha1').update(NAMESPACE).update(name).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return mapEmbedded(api, (record, path) => withStoredId(record, `${backendId} ${path}`));
 }

@@ -1,5 +1,6 @@
 // The API backend model, with API Umbrella's field names so that its
 // operators' scripts keep working against /api-umbrella/v1/apis.
+import type { Embedded, Identified } from '../lib/record-ids.js';
 import { withStoredIds } from './embedded-ids.js';
 
 export const HTTP_METHODS = ['any', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT'] as const;
@@ -43,19 +44,6 @@ export interface RateLimit {
   readonly limit: number;
   readonly response_headers: boolean;
 }
-
-/**
- * A record embedded in a backend (a server, URL prefix, sub-setting, rewrite,
- * header or rate limit) has a UUID, as in API Umbrella, whose operators'
- * scripts match rows by it (embedded-ids.ts). Admin data only: the gateway
- * never reads it, and the pending-changes diff leaves it out.
- */
-export interface Identified {
-  readonly id: string;
-}
-
-/** A record as a backend embeds it; the gateway's own types (RateLimit, HeaderSetting, …) go without the id. */
-export type Embedded<T> = T & Identified;
 
 export interface HeaderSetting {
   readonly key: string;

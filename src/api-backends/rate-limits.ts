@@ -1,4 +1,5 @@
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import { sentIdOf, type Embedded } from '../lib/record-ids.js';
 import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from './model.js';
 
 export const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
@@ -47,7 +48,7 @@ export function parseRateLimits(raw: unknown, field = 'rate_limits', collector =
 /** A settings object's rate limit mode and limits: a backend's, a sub-setting's or a user's (`at`: that object's field). */
 export interface RateLimitSettings {
   readonly rate_limit_mode: RateLimitMode;
-  readonly rate_limits: RateLimit[];
+  readonly rate_limits: Embedded<RateLimit>[];
 }
 
 /**
@@ -58,12 +59,22 @@ export interface RateLimitSettings {
  * limits only under "custom", so they would otherwise be stored and silently
  * ignored. Done at input, not when compiling, so what is already stored keeps
  * its meaning (the admin's forms send rows only under "custom"; an update
- * over a stored backend drops unused rows first: asUpdateBase).
+ * over a stored backend drops unused rows first: asUpdateBase). Each limit
+ * keeps the id sent with it (record-ids.ts); its document makes them unique.
  */
 export function parseRateLimitSettings(raw: Record<string, unknown>, at: string, errors: ErrorCollector): RateLimitSettings {
   const mode = blankToNull(raw.rate_limit_mode);
   if (mode !== null && !RATE_LIMIT_MODES.includes(mode as 'custom')) errors.add(`${at}.rate_limit_mode`, 'is not included in the list');
   const parsed = parseRateLimits(raw.rate_limits, `${at}.rate_limits`, errors);
   const limits = parsed.ok ? parsed.value : [];
-  return { rate_limit_mode: mode === null && limits.length > 0 ? 'custom' : (mode as RateLimitMode), rate_limits: limits };
+  return { rate_limit_mode: mode === null && limits.length > 0 ? 'custom' : (mode as RateLimitMode), rate_limits: withSentIds(limits, raw.rate_limits) };
+}
+
+/** The limits parseRateLimits read, each with the id sent with it: when they parse, there is one limit per item sent, in order. */
+function withSentIds(limits: readonly RateLimit[], raw: unknown): Embedded<RateLimit>[] {
+  const sent: unknown[] = Array.isArray(raw) ? raw : [];
+  return limits.map((limit, index) => {
+    const item = sent[index];
+    return { id: sentIdOf(isPlainObject(item) ? item : {}), ...limit };
+  });
 }

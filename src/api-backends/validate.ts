@@ -23,9 +23,7 @@ import {
   type ApiSettings,
   type BackendProtocol,
   type BalanceAlgorithm,
-  type Embedded,
   type HeaderSetting,
-  type RateLimit,
   type ServerAddress,
   type SubSetting,
   type SubSettingMethod,
@@ -35,7 +33,8 @@ import {
 import { templateProblem } from '../gateway/header-templates.js';
 import { rewriteError } from '../gateway/url-rewrites.js';
 import { parseRateLimitSettings } from './rate-limits.js';
-import { isUuid, sentIdOf, withUniqueIds } from './embedded-ids.js';
+import { withUniqueIds } from './embedded-ids.js';
+import { isUuid, sentIdOf, type Embedded } from '../lib/record-ids.js';
 
 export const BLANK = "can't be blank";
 const NOT_IN_LIST = 'is not included in the list';
@@ -304,7 +303,7 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     allowed_ips: parseAllowedIps(raw.allowed_ips, `${at}.allowed_ips`, errors),
     allowed_referers: stringList(raw.allowed_referers),
     rate_limit_mode: rateLimits.rate_limit_mode,
-    rate_limits: withSentIds(rateLimits.rate_limits, raw.rate_limits),
+    rate_limits: rateLimits.rate_limits,
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
     anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
     authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),
@@ -371,19 +370,6 @@ function parseRequireHttps(raw: unknown, field: string, errors: ErrorCollector):
   const value = toBoolean(raw);
   if (value === null && raw !== null && raw !== undefined && raw !== '') errors.add(field, NOT_IN_LIST);
   return value;
-}
-
-/**
- * The limits parseRateLimitSettings read (it is shared with users' settings,
- * which keep no ids here), each with the id sent with it: when they parse,
- * there is one limit per item sent, in order.
- */
-function withSentIds(limits: readonly RateLimit[], raw: unknown): Embedded<RateLimit>[] {
-  const sent: unknown[] = Array.isArray(raw) ? raw : [];
-  return limits.map((limit, index) => {
-    const item = sent[index];
-    return { id: sentIdOf(isPlainObject(item) ? item : {}), ...limit };
-  });
 }
 
 /**

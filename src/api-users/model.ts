@@ -1,11 +1,21 @@
 import type { RateLimit, RateLimitMode } from '../api-backends/model.js';
+import { withStoredId, type Embedded } from '../lib/record-ids.js';
 
-/** Per-user settings; rate limits here win over the backend's. */
+/** Per-user settings, as the proxy reads them; rate limits here win over the backend's. */
 export interface ApiUserSettings {
   readonly rate_limit_mode: RateLimitMode;
   readonly rate_limits: readonly RateLimit[];
   readonly allowed_ips: readonly string[];
   readonly allowed_referers: readonly string[];
+}
+
+/**
+ * A user's settings as stored and as the admin answers them: each rate limit
+ * with a UUID id, as in API Umbrella (record-ids.ts). The key index keeps
+ * them without, as ApiUserSettings.
+ */
+export interface StoredUserSettings extends ApiUserSettings {
+  readonly rate_limits: readonly Embedded<RateLimit>[];
 }
 
 export interface ApiUser {
@@ -21,7 +31,7 @@ export interface ApiUser {
   readonly email_verified: boolean;
   /** The key is shared (a demo key, one inside a public page): its limits by api_key count per client IP, as API Umbrella's throttle_by_ip does. */
   readonly throttle_by_ip: boolean;
-  readonly settings: ApiUserSettings;
+  readonly settings: StoredUserSettings;
   /** From this instant on (ISO 8601, UTC) the key is refused with API_KEY_EXPIRED; null: never. */
   readonly expires_at: string | null;
   readonly registration_source: string | null;
@@ -56,7 +66,8 @@ export interface AuditName {
 }
 
 /** What the proxy needs of a key's user, and all the key index keeps in memory for each of them. */
-export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'email_verified' | 'throttle_by_ip' | 'roles' | 'settings'> & {
+export type KeyHolder = Pick<ApiUser, 'id' | 'email' | 'api_key_preview' | 'enabled' | 'email_verified' | 'throttle_by_ip' | 'roles'> & {
+  readonly settings: ApiUserSettings;
   /** created_at in milliseconds since the epoch (api_key_verification_level transition_email compares it). */
   readonly created_at_ms: number;
   /** expires_at in milliseconds since the epoch; Infinity: never. */
@@ -90,12 +101,23 @@ export const NO_REGISTRATION_DETAILS: RegistrationDetails = Object.freeze({
   registration_origin: null,
 });
 
-export const DEFAULT_USER_SETTINGS: ApiUserSettings = Object.freeze({
+export const DEFAULT_USER_SETTINGS: StoredUserSettings = Object.freeze({
   rate_limit_mode: null,
   rate_limits: [],
   allowed_ips: [],
   allowed_referers: [],
 });
+
+/**
+ * A user's stored settings (of the user `userId`) as the current model: a
+ * document from before a field ('{}') takes its default, and rate limits
+ * from before ids get ids derived from the user's id and their place
+ * (withStoredId), the same on every read until the user is saved.
+ */
+export function withCurrentUserSettings(stored: Partial<StoredUserSettings>, userId: string): StoredUserSettings {
+  const settings = { ...DEFAULT_USER_SETTINGS, ...stored };
+  return { ...settings, rate_limits: settings.rate_limits.map((limit, index) => withStoredId(limit, `api_user ${userId} settings.rate_limits[${index}]`)) };
+}
 
 /** Role that lets a key create other keys through the JSON signup API. */
 export const KEY_CREATOR_ROLE = 'api-umbrella-key-creator';

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { digestToken, generateToken } from '../lib/secret-token.js';
-import { NO_REGISTRATION_DETAILS, type ApiUser, type ApiUserInput, type ApiUserSettings, type RegistrationDetails } from './model.js';
+import { NO_REGISTRATION_DETAILS, withCurrentUserSettings, type ApiUser, type ApiUserInput, type RegistrationDetails, type StoredUserSettings } from './model.js';
 
 interface UserRow {
   id: string;
@@ -446,7 +446,7 @@ function toUser(row: ReadRow): ApiUser {
     enabled: row.enabled === 1,
     email_verified: row.email_verified === 1,
     throttle_by_ip: row.throttle_by_ip === 1,
-    settings: Object.freeze(JSON.parse(row.settings) as ApiUserSettings),
+    settings: Object.freeze(withCurrentUserSettings(JSON.parse(row.settings) as Partial<StoredUserSettings>, row.id)),
     expires_at: row.expires_at,
     registration_source: row.registration_source,
     registration_ip: row.registration_ip,

@@ -5,7 +5,8 @@ import { parseRateLimitSettings } from '../api-backends/rate-limits.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
-import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type ApiUserSettings } from './model.js';
+import { distinctIds } from '../lib/record-ids.js';
+import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type StoredUserSettings } from './model.js';
 
 const NAME_MAX = 80;
 const EMAIL_MAX = 255;
@@ -106,14 +107,17 @@ export function looksLikeLinkOrMarkup(text: string): boolean {
   return SUSPICIOUS_NAME.test(text);
 }
 
-function parseUserSettings(raw: unknown, errors: ErrorCollector): ApiUserSettings {
+function parseUserSettings(raw: unknown, errors: ErrorCollector): StoredUserSettings {
   if (raw === undefined || raw === null) return DEFAULT_USER_SETTINGS;
   if (!isPlainObject(raw)) {
     errors.add('settings', 'must be an object');
     return DEFAULT_USER_SETTINGS;
   }
+  const rateLimits = parseRateLimitSettings(raw, 'settings', errors);
   return {
-    ...parseRateLimitSettings(raw, 'settings', errors),
+    rate_limit_mode: rateLimits.rate_limit_mode,
+    // A user's only embedded records: their ids are unique among them.
+    rate_limits: rateLimits.rate_limits.map(distinctIds()),
     allowed_ips: parseAllowedIps(raw.allowed_ips, 'settings.allowed_ips', errors),
     allowed_referers: stringList(raw.allowed_referers),
   };

@@ -17,7 +17,7 @@ function parsed(raw: Record<string, unknown>) {
 describe('parseRateLimitSettings', () => {
   it('stores limits sent with a null, missing or blank mode as custom', () => {
     for (const mode of [null, undefined, '', '  ']) {
-      expect(parsed({ rate_limit_mode: mode, rate_limits: [LIMIT] })).toEqual({ rate_limit_mode: 'custom', rate_limits: [STORED], errors: {} });
+      expect(parsed({ rate_limit_mode: mode, rate_limits: [LIMIT] })).toEqual({ rate_limit_mode: 'custom', rate_limits: [{ ...STORED, id: expect.any(String) }], errors: {} });
     }
   });
 

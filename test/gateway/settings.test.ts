@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type Embedded, type RateLimit } from '../../src/api-backends/model.js';
+import { EMPTY_SETTINGS, type ApiBackend, type ApiSettings, type RateLimit } from '../../src/api-backends/model.js';
+import type { Embedded } from '../../src/lib/record-ids.js';
 import { DEFAULT_USER_SETTINGS, type ApiUser, type KeyHolder } from '../../src/api-users/model.js';
 import { compileSettings, limitsFor, mergeSettings, SettingsChooser, type BackendDefaults } from '../../src/gateway/settings.js';
 
