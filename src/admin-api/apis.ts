@@ -10,6 +10,7 @@ import { asUpdateBase, type ApiBackend } from '../api-backends/model.js';
 import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
 import { apiBackendJson } from './api-backend-json.js';
+import { backendChanges } from './settings-merge.js';
 import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
 import { sendDataTablesPage, type DataTablesList } from './data-tables.js';
 
@@ -60,7 +61,8 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       const access = accessOf(context, request);
       // Refused before the body is judged: its 422s would say nothing of use about another team's backend.
       if (!mayManage(access, existing)) return sendForbidden(reply, access);
-      const saved = saveApiBackend(backends, overExisting(asUpdateBase(existing), unwrap(request.body, 'api')), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis });
+      const base = asUpdateBase(existing);
+      const saved = saveApiBackend(backends, overExisting(base, backendChanges(base, unwrap(request.body, 'api'))), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis });
       if (saved === null) return notFound(reply);
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });

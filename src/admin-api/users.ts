@@ -12,6 +12,7 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
 import { parseDataTablesQuery, sendDataTablesErrors } from './data-tables.js';
 import { apiUserJson } from './api-user-json.js';
+import { userChanges } from './settings-merge.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -54,7 +55,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
       // Another team's user is refused whatever the body says; then the roles the change gives or takes.
       const held = userRefusal(context, request, existing, null);
       if (held !== null) return sendForbiddenBecause(reply, held);
-      const parsed = parseApiUser(unwrap(request.body, 'user'), existing);
+      const parsed = parseApiUser(userChanges(existing, unwrap(request.body, 'user')), existing);
       if (!parsed.ok) return reply.code(422).send(signupStyleErrors(parsed.errors));
       const refusal = userRefusal(context, request, existing, parsed.value.roles);
       if (refusal !== null) return sendForbiddenBecause(reply, refusal);
