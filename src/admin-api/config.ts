@@ -53,7 +53,7 @@ function pendingChangesJson(changes: PendingChanges) {
     ...(active === null ? {} : { active_yaml: configYaml(active) }),
     ...(pending === null ? {} : { pending_yaml: configYaml(pending) }),
   });
-  return { new: changes.new.map(changeJson), modified: changes.modified.map(changeJson), deleted: changes.deleted.map(changeJson), identical: changes.identical.map(changeJson) };
+  return Object.fromEntries(Object.entries(changes).map(([mode, items]) => [mode, items.map(changeJson)]));
 }
 
 /** {"config":{"apis":{"<id>":{"publish":"1"}}}} → the ids whose publish flag is set. */

@@ -65,6 +65,7 @@ export function locationModel(query: MapQuery, level: LevelHits): LocationModel 
     // API Umbrella's trail is empty at the top.
     crumbs: map.map_breadcrumbs.length === 0 ? [{ label: 'World', url: null }] : map.map_breadcrumbs.map((crumb) => ({ label: crumb.name, url: crumb.region === undefined ? null : at(crumb.region) })),
     heading: HEADINGS[map.region_field],
+    // The regions are the places, in their order, then Unknown: the map draws the places.
     map:
       places.length === 0
         ? null
