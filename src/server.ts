@@ -31,7 +31,7 @@ export async function buildServer(context: AppContext, work?: OpenWork): Promise
     trustProxy: (address: string) => context.proxyTrust.isTrusted(address),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    keepAliveTimeout: config.proxy.client_keep_alive_timeout_ms,
+    ...clientKeepAlive(config.proxy.client_keep_alive_timeout_ms),
     routerOptions: { maxParamLength: 1000 },
     // A request without Host gets the gateway's own 400 in the client's format (request-url.ts), not Node's empty one.
     http: { maxHeaderSize: config.proxy.max_header_size, requireHostHeader: false },
@@ -58,4 +58,14 @@ async function registerParts(app: FastifyInstance, context: AppContext, homepage
   await app.register(contactApiPlugin(context, signup.mailer), { prefix: '/api-umbrella/v1' });
   await app.register(webPlugin(context, [adminUiRoutes(signup.signups, passwordLinks), signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage, work }));
+}
+
+/**
+ * Idle client connections are kept this long; 0 keeps none, as nginx's
+ * keepalive_timeout 0 in front of API Umbrella: each response says
+ * `Connection: close` and its connection closes (Node's keepAliveTimeout 0
+ * would instead keep an idle connection for ever).
+ */
+function clientKeepAlive(timeoutMs: number): { keepAliveTimeout: number; maxRequestsPerSocket: number } {
+  return timeoutMs === 0 ? { keepAliveTimeout: 1, maxRequestsPerSocket: 1 } : { keepAliveTimeout: timeoutMs, maxRequestsPerSocket: 0 };
 }

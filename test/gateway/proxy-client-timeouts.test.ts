@@ -112,4 +112,19 @@ describe('idle client connections', () => {
     expect(reply.headers['keep-alive']).toBe('timeout=5');
     expect((await send(fx.gw.url, '/admin/login')).headers['keep-alive']).toBe('timeout=5');
   });
+
+  it('are not kept with proxy.client_keep_alive_timeout_ms 0, as nginx keepalive_timeout 0: each response closes its connection', async () => {
+    const closing = await startProxyFixture({ config: { proxy: { client_keep_alive_timeout_ms: 0 } } });
+    try {
+      await closing.gw.publishBackend(echoBackend(closing.echo));
+      // Two requests on one connection: the first is answered with Connection: close, and the connection ends there.
+      const request = `GET /echo/one HTTP/1.1\r\nHost: gateway.test\r\nX-Api-Key: ${closing.apiKey}\r\n\r\n`;
+      const raw = await sendRaw(closing.gw.url, request + request.replace('/one', '/two'));
+      expect(statusOf(raw)).toBe(200);
+      expect(raw).toMatch(/\r\nconnection: close\r\n/i);
+      expect(raw.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
+    } finally {
+      await closing.close();
+    }
+  });
 });
