@@ -5,6 +5,7 @@ import { adminApiPlugin } from './admin-api/plugin.js';
 import { adminUiRoutes } from './admin-ui/plugin.js';
 import { PasswordLinks } from './admins/password-links.js';
 import { analyticsRoutes } from './analytics/routes/index.js';
+import { keyValidationPlugin } from './api-users/validate-api.js';
 import type { AppContext } from './context.js';
 import { answerClientError } from './gateway/client-errors.js';
 import { decorateClientIp } from './gateway/client-ip.js';
@@ -56,6 +57,7 @@ async function registerParts(app: FastifyInstance, context: AppContext, homepage
   await app.register(adminApiPlugin(context, passwordLinks), { prefix: '/api-umbrella/v1' });
   await app.register(signup.api, { prefix: '/api-umbrella/v1' });
   await app.register(contactApiPlugin(context, signup.mailer), { prefix: '/api-umbrella/v1' });
+  await app.register(keyValidationPlugin(context), { prefix: '/api-umbrella' });
   await app.register(webPlugin(context, [adminUiRoutes(signup.signups, passwordLinks), signup.pages, contactPage, analyticsRoutes]));
   await app.register(gatewayPlugin(context, { homepage, work }));
 }

@@ -29,8 +29,11 @@ function isUrlField(path: readonly unknown[]): boolean {
 }
 
 function redactUrl(value: unknown): unknown {
-  return typeof value === 'string' ? redactApiKeys(value).replace(RESET_TOKEN_PARAM, '$1[REDACTED]') : value;
+  return typeof value === 'string' ? redactApiKeys(value).replace(RESET_TOKEN_PARAM, '$1[REDACTED]').replace(VALIDATED_KEY, '$1[REDACTED]$2') : value;
 }
+
+/** The key API Umbrella's key check takes in its path (/api-umbrella/api-users/KEY/validate). */
+const VALIDATED_KEY = /(\/api-users\/)[^/?#]*(\/validate)/gi;
 
 /** The token of an admin's password link (/admin/password/edit?reset_password_token=…), which sets their password. */
 const RESET_TOKEN_PARAM = /((?:^|[?&;])reset_password_token=)[^&#]*/gi;

@@ -34,6 +34,10 @@ describe('log redaction', () => {
     expect(logged({ reset_password_token: 'abc' }).reset_password_token).toBe('[REDACTED]');
   });
 
+  it('keeps a logged request URL but not the key a key check names in its path', () => {
+    expect(logged({ req: { method: 'GET', url: '/api-umbrella/api-users/SECRET/validate.json?x=1' } }).req.url).toBe('/api-umbrella/api-users/[REDACTED]/validate.json?x=1');
+  });
+
   it("keeps the URL an Invalid URL error was given, but not its api_key", () => {
     let err: unknown;
     try {
