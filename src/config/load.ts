@@ -11,6 +11,7 @@ import { crossKeyProblem } from './cross-key-rules.js';
 import { isField, Refusal, type Field, type Schema } from './fields.js';
 import { describe, didYouMean } from './messages.js';
 import { configSchema, type Config } from './schema.js';
+import { umbrellaKeyIn } from './umbrella-keys.js';
 
 export { ConfigError, ConfigValueError } from './config-error.js';
 
@@ -102,7 +103,7 @@ type Mutable = Record<string, unknown>;
 
 function applySchema(schema: Schema, raw: Record<string, unknown>, path: string[], source: string): Mutable {
   for (const key of Object.keys(raw)) {
-    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${source}: unknown key "${[...path, key].join('.')}"${didYouMean(keyPaths([...path, key]))}`);
+    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${source}: ${unknownKey([...path, key], raw[key])}`);
   }
   const result: Mutable = {};
   for (const [key, node] of Object.entries(schema)) {
@@ -208,16 +209,15 @@ function* schemaKeys(schema: Schema, path: readonly string[]): Generator<[string
   }
 }
 
-/**
- * API Umbrella's names (api-umbrella.yml) for keys Parasol keeps under
- * another one, so an operator moving a config over is told where each went.
- */
-const UMBRELLA_KEYS: ReadonlyMap<string, string> = new Map([['http_port', 'listen.port']]);
+/** "unknown key …", with the keys it probably means: Parasol's for API Umbrella's, or keys of the same name elsewhere (`port` → `listen.port`). */
+function unknownKey(path: readonly string[], value: unknown): string {
+  const umbrella = umbrellaKeyIn(path, value);
+  if (umbrella === null) return `unknown key "${path.join('.')}"${didYouMean(sameNamedKeys(path))}`;
+  const hint = umbrella.parasolKey !== null ? didYouMean([umbrella.parasolKey]) : ` (${umbrella.note})`;
+  return `unknown key "${umbrella.path.join('.')}"${hint}`;
+}
 
-/** The keys an unknown one probably means: API Umbrella's name for one, or keys of the same name elsewhere (`port` → `listen.port`). */
-function keyPaths(unknown: readonly string[]): string[] {
-  const umbrella = UMBRELLA_KEYS.get(unknown.join('.'));
-  if (umbrella !== undefined) return [umbrella];
+function sameNamedKeys(unknown: readonly string[]): string[] {
   const name = unknown[unknown.length - 1];
   return [...schemaKeys(configSchema, [])].filter(([path]) => path[path.length - 1] === name).map(([path]) => path.join('.'));
 }

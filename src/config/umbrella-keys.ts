@@ -1,0 +1,69 @@
+// API Umbrella's keys (api-umbrella.yml) that an operator moving a config over
+// may bring: where each went in Parasol, or why Parasol has none, so that the
+// one line start-up stops with says what to do rather than only "unknown key".
+import { isPlainObject } from '../lib/validation-errors.js';
+
+/** Parasol's key for it, or what to do instead. */
+type UmbrellaKey = { readonly parasol: string } | { readonly note: string };
+
+const parasol = (key: string): UmbrellaKey => ({ parasol: key });
+const note = (text: string): UmbrellaKey => ({ note: text });
+
+const RUNS_WITHOUT = note('a part of API Umbrella that Parasol runs without: remove the key');
+const DATA_DIR = note('Parasol keeps its store, keys and cache in data_dir');
+
+const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
+  ['http_port', parasol('listen.port')],
+  ['https_port', parasol('listen.https_port')],
+  ['app_env', note('remove it')],
+  ['user', note("the package runs Parasol as the user parasol; from source, as whoever starts it")],
+  ['group', note("the package runs Parasol as the user parasol; from source, as whoever starts it")],
+  ...['root_dir', 'etc_dir', 'var_dir', 'db_dir', 'run_dir', 'tmp_dir'].map((key): [string, UmbrellaKey] => [key, DATA_DIR]),
+  ['log_dir', note('Parasol logs to its standard output (with the package, the journal: journalctl -u parasol)')],
+  ...['services', 'nginx', 'envoy', 'trafficserver', 'fluent_bit', 'rsyslog', 'supervisord', 'redis', 'varnish', 'mongodb', 'postgresql', 'elasticsearch', 'opensearch'].map(
+    (key): [string, UmbrellaKey] => [key, RUNS_WITHOUT],
+  ),
+  ['apiSettings', parasol('default_api_backend_settings')],
+  ['hosts', note('a host with default: true is default_host, a host\'s real_ip_header is real_ip_header; Parasol has no other per-host settings')],
+  ['dns_resolver', note('Parasol looks up upstream names again every proxy.upstream_dns_refresh_ms')],
+  ['router.trusted_proxies', parasol('trusted_proxies')],
+  ['router.global_rate_limits', parasol('global_rate_limits')],
+  ['router.match_x_forwarded_host', note("a trusted proxy's X-Forwarded-Host always decides the host in Parasol")],
+  ['gatekeeper.api_key_methods', note("Parasol takes a key from the X-Api-Key header, the api_key parameter and basic auth's user name, always")],
+  ['geoip.maxmind_license_key', note('Parasol downloads no database: put a GeoLite2 City file in analytics.geoip_file')],
+  ['analytics.adapter', note("Parasol keeps analytics in its own store")],
+  ['analytics.outputs', note("Parasol keeps analytics in its own store")],
+  ['web.contact_form_email', parasol('contact_email')],
+  ['web.mailer.smtp_settings', parasol('mailer.smtp')],
+  ['web.admin.password_length_min', parasol('admin.password_min_length')],
+  ['web.admin.initial_superusers', note('create the first admin with parasol admins create --email E --password P')],
+  ['web.admin.username_is_email', note("Parasol's admins are known by their email")],
+  [
+    'web.admin.auth_strategies',
+    note("API Umbrella's external admin sign-in; Parasol's admins sign in with their email and a password (README, Moving from API Umbrella)"),
+  ],
+]);
+
+export interface UmbrellaHint {
+  /** The key API Umbrella knows: the unknown one, or a key inside it. */
+  readonly path: readonly string[];
+  /** Where Parasol keeps it; null: Parasol has no such key, and `note` says what to do instead. */
+  readonly parasolKey: string | null;
+  readonly note: string | null;
+}
+
+/**
+ * The unknown key at `path`, or the first key within its `value` (an
+ * unknown `web:` mapping holds API Umbrella's `web.admin.…`), that is API
+ * Umbrella's; null: none is.
+ */
+export function umbrellaKeyIn(path: readonly string[], value: unknown): UmbrellaHint | null {
+  const known = UMBRELLA_KEYS.get(path.join('.'));
+  if (known !== undefined) return 'parasol' in known ? { path, parasolKey: known.parasol, note: null } : { path, parasolKey: null, note: known.note };
+  if (!isPlainObject(value)) return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = umbrellaKeyIn([...path, key], inner);
+    if (found !== null) return found;
+  }
+  return null;
+}
