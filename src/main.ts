@@ -3,12 +3,17 @@
 import { ConfigError, ConfigValueError, loadConfig, type LoadedConfig } from './config/load.js';
 import { parseCommandLine } from './cli/arguments.js';
 import { runCommand, UsageError, USAGE } from './cli/commands.js';
+import { PARASOL_VERSION } from './lib/parasol-version.js';
 
 async function main(argv: string[]): Promise<number> {
   let loaded: LoadedConfig | null = null;
   try {
     // Before the config is read or a store touched: a mistyped option stops here.
-    const { config, help, invocation } = parseCommandLine(argv);
+    const { config, help, version, invocation } = parseCommandLine(argv);
+    if (version && !help) {
+      process.stdout.write(`parasol ${PARASOL_VERSION}\n`);
+      return 0;
+    }
     if (help || invocation === null) {
       process.stdout.write(USAGE);
       return help ? 0 : 1;

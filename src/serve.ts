@@ -17,6 +17,7 @@ import { guardProcess } from './lib/process-guards.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
 import { CertificateReloader, fingerprintOf, type CertificateInUse } from './tls-certificate-reload.js';
 import { openTlsListener, type TlsListener, type TlsListenOptions } from './tls-listener.js';
+import { PARASOL_VERSION } from './lib/parasol-version.js';
 
 const IDLE_SWEEP_MS = 50;
 
@@ -183,7 +184,7 @@ export async function serveUntilSignalled(loaded: LoadedConfig): Promise<void> {
   const { logger } = server.context;
   guardProcess(logger);
   const urls = server.httpsUrl === null ? { url: server.url } : { url: server.url, https_url: server.httpsUrl };
-  logger.info({ ...urls, data_dir: config.data_dir }, 'Parasol is listening');
+  logger.info({ ...urls, data_dir: config.data_dir, version: PARASOL_VERSION }, 'Parasol is listening');
   warnOfAdminsWithoutGroups(server.context);
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {

@@ -11,7 +11,7 @@ import { didYouMean as hintAt } from '../config/messages.js';
 import { editDistance } from '../lib/spelling.js';
 import { UsageError } from './usage-error.js';
 
-/** Each command's own options: all take a value and all are required. Every command also takes --config and --help. */
+/** Each command's own options: all take a value and all are required. Every command also takes --config, --help and --version. */
 export const COMMAND_OPTIONS = {
   serve: [],
   reload: [],
@@ -34,6 +34,7 @@ export interface CommandLine {
   /** --config PATH, when given. */
   readonly config: string | undefined;
   readonly help: boolean;
+  readonly version: boolean;
   /** null when argv names no command. */
   readonly invocation: Invocation | null;
 }
@@ -41,6 +42,8 @@ export interface CommandLine {
 const GLOBAL_OPTIONS = ['config'] as const;
 const EVERY_OPTION: readonly string[] = [...new Set([...GLOBAL_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()])];
 const SEE_HELP = '; see parasol --help';
+/** Options that take no value and answer on their own. */
+const FLAGS: readonly string[] = ['help', 'version'];
 
 type Token = ReturnType<typeof tokenize>[number];
 type OptionToken = Extract<Token, { kind: 'option' }>;
@@ -54,12 +57,15 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const accepted = command === null ? EVERY_OPTION : [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command]];
   const values = checkTokens(tokens, command, accepted);
   const help = values.has('help');
-  if (command === null && positionals.length > 0 && !help) throw new UsageError(`unknown command "${positionals.join(' ')}"${SEE_HELP}`);
-  if (command !== null && !help) requireOptions(command, values);
-  const options = Object.fromEntries([...values].filter(([name]) => name !== 'help' && name !== 'config'));
+  const version = values.has('version');
+  const answersItself = help || version;
+  if (command === null && positionals.length > 0 && !answersItself) throw new UsageError(`unknown command "${positionals.join(' ')}"${SEE_HELP}`);
+  if (command !== null && !answersItself) requireOptions(command, values);
+  const options = Object.fromEntries([...values].filter(([name]) => !FLAGS.includes(name) && name !== 'config'));
   return {
     config: values.get('config'),
     help,
+    version,
     invocation: command === null ? null : ({ command, options } as Invocation),
   };
 }
@@ -67,7 +73,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 function tokenize(argv: readonly string[]) {
   // Every command's options are declared, so that `--email E` before the command's words leaves E out of the positionals.
   const options = Object.fromEntries(EVERY_OPTION.map((name) => [name, { type: 'string' as const }]));
-  return parseArgs({ args: [...argv], options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true }).tokens;
+  const flags = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } } as const;
+  return parseArgs({ args: [...argv], options: { ...options, ...flags }, strict: false, allowPositionals: true, tokens: true }).tokens;
 }
 
 /** The command the first one or two words name; null for none or an unknown one. */
@@ -79,7 +86,7 @@ function commandOf(positionals: readonly string[]): CommandName | null {
   return null;
 }
 
-/** The options' values by name ('help' for --help); refuses an unknown, repeated or empty option and a word after the command's. */
+/** The options' values by name ('help' for --help, 'version' for --version); refuses an unknown, repeated or empty option and a word after the command's. */
 function checkTokens(tokens: readonly Token[], command: CommandName | null, accepted: readonly string[]): Map<string, string> {
   const values = new Map<string, string>();
   let commandWords = command?.split(' ').length ?? 0;
@@ -87,9 +94,9 @@ function checkTokens(tokens: readonly Token[], command: CommandName | null, acce
     if (token.kind === 'positional') {
       if (command !== null && commandWords-- <= 0) throw new UsageError(`unexpected argument ${JSON.stringify(token.value)} after "${command}"${SEE_HELP}`);
     } else if (token.kind === 'option') {
-      const name = token.name === 'help' ? 'help' : checkOption(token, command, accepted);
+      const name = FLAGS.includes(token.name) ? token.name : checkOption(token, command, accepted);
       if (values.has(name)) throw new UsageError(`option "${token.rawName}" given twice${SEE_HELP}`);
-      values.set(name, name === 'help' ? checkFlag(token) : checkValue(token));
+      values.set(name, FLAGS.includes(name) ? checkFlag(token) : checkValue(token));
     }
   }
   return values;
@@ -98,7 +105,7 @@ function checkTokens(tokens: readonly Token[], command: CommandName | null, acce
 function checkOption(token: OptionToken, command: CommandName | null, accepted: readonly string[]): string {
   if (accepted.includes(token.name)) return token.name;
   const forCommand = command !== null && EVERY_OPTION.includes(token.name) ? ` for ${command}` : '';
-  throw new UsageError(`unknown option "${token.rawName}"${forCommand}${didYouMean(token.name, [...accepted, 'help'])}${SEE_HELP}`);
+  throw new UsageError(`unknown option "${token.rawName}"${forCommand}${didYouMean(token.name, [...accepted, ...FLAGS])}${SEE_HELP}`);
 }
 
 function checkFlag(token: OptionToken): string {

@@ -28,6 +28,7 @@ Commands:
   backup --to FILE                             copy the store to FILE (a new file), also while serving
 
 The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
+parasol --version prints the version; parasol --help, this.
 Any other option or argument is refused (exit 2).
 `;
 

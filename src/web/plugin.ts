@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { dirname } from 'node:path';
 import type { AppContext } from '../context.js';
 import { contactUrl } from '../contact/contact-url.js';
+import { PARASOL_VERSION } from '../lib/parasol-version.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { packagePath } from '../lib/package-path.js';
 import { linkedAssetsVersion, PICO_CSS_FILE } from './asset-version.js';
@@ -53,7 +54,7 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
       engine: { eta: new Eta() },
       root: packagePath('views'),
       viewExt: 'eta',
-      defaultContext: { siteName: context.config.site_name, contactUrl: contactUrl(context.config, ''), assetVersion: linkedAssetsVersion() },
+      defaultContext: { siteName: context.config.site_name, contactUrl: contactUrl(context.config, ''), assetVersion: linkedAssetsVersion(), parasolVersion: PARASOL_VERSION },
     });
     // The layout links them by their content's version (asset-version.ts): kept a year, never revalidated.
     const caching = { maxAge: '365d', immutable: true };

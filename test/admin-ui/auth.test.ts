@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { PARASOL_VERSION } from '../../src/lib/parasol-version.js';
 import { AdminClient, createAdmin, PASSWORD, startAdminApp, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp | null = null;
@@ -109,6 +110,15 @@ describe('sign in and out', () => {
     const stale = await running!.app.inject({ url: '/admin/apis', cookies: { parasol_admin_session: firstId } });
     expect(stale.statusCode).toBe(303);
     expect((await client.get('/admin/apis')).statusCode).toBe(200);
+  });
+
+  it("shows the running Parasol's version on the admin's pages, not on the sign-in page", async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    const footer = (body: string) => textOf(/<footer[^]*<\/footer>/.exec(body)![0]);
+    expect(footer((await client.get('/admin/login')).body)).not.toContain(`Parasol ${PARASOL_VERSION}`);
+    await client.signIn();
+    expect(footer((await client.get('/admin/apis')).body)).toContain(`Parasol ${PARASOL_VERSION}`);
   });
 
   it('marks the session cookie Secure when the admin is reached over HTTPS', async () => {

@@ -1,6 +1,6 @@
 // Every command refuses what it does not take, before it reads the config or
 // touches a store: a mistyped --config must not start on the defaults.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/config.js';
@@ -84,5 +84,13 @@ describe('parasol command line', () => {
     const help = await parasol(['serve', '--help'], { cwd });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: parasol/);
+  });
+
+  it('--version prints the version of package.json, alone or with a command, and reads no config', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const argv of [['--version'], ['serve', '--version', '--config', join(cwd, 'missing.yml')]]) {
+      expect(await parasol(argv, { cwd })).toEqual({ code: 0, stdout: `parasol ${version}\n`, stderr: '' });
+    }
+    await expectRefused(['--version=1'], 'option "--version" takes no value');
   });
 });

@@ -49,6 +49,8 @@ check "the config (it may hold secret_key and the SMTP password) is root's to wr
   bash -c "[[ \$(in_root stat -c %U:%G:%a /etc/parasol/parasol.yml) == root:parasol:640 ]]"
 check "/usr/bin/parasol config check reads /etc/parasol/parasol.yml" \
   bash -c "in_root /usr/bin/parasol config check | grep -q '\"config_file\":\"/etc/parasol/parasol.yml\"'"
+check "/usr/bin/parasol --version names the packaged version" \
+  bash -c "[[ \$(in_root /usr/bin/parasol --version) == \"parasol \$(in_root /opt/parasol/embedded/bin/node -p 'require(\"/opt/parasol/package.json\").version')\" ]]"
 check "the systemd unit and logrotate config are installed" \
   test -f "$ROOT/lib/systemd/system/parasol.service" -a -f "$ROOT/etc/logrotate.d/parasol"
 check "systemd-analyze verify finds nothing wrong in parasol.service" verify_unit
