@@ -8,7 +8,8 @@ import type { ApiBackend } from '../api-backends/model.js';
 import type { AppContext } from '../context.js';
 import { toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
-import { canonicalJson, type PendingChange } from '../publish/pending-changes.js';
+import { configYaml } from '../publish/config-yaml.js';
+import type { PendingChange } from '../publish/pending-changes.js';
 import { redirectWithFlash } from './flash.js';
 import { lineDiff } from './line-diff.js';
 import { decodeNestedForm, textOf } from '../lib/nested-form.js';
@@ -81,8 +82,9 @@ function describe(change: PendingChange, checked: boolean) {
   };
 }
 
+/** As API Umbrella shows it, and as the admin API's pending changes answer it: YAML without what is unset. */
 function configText(api: ApiBackend | null): string {
-  return api === null ? '' : canonicalJson(api);
+  return api === null ? '' : configYaml(api);
 }
 
 function summary(api: ApiBackend): string {

@@ -128,9 +128,9 @@ describe('Publish Changes for an admin of one team', () => {
   it('shows only the changes within reach, and no version history', async () => {
     seedPendingChanges(running.context, teams);
     const text = textOf((await client.get('/admin/config/publish')).body);
-    expect(text).toMatch(/New API Backends 1 .*Foo fresh/);
-    expect(text).toMatch(/Modified API Backends 1 .*Foo API/);
-    expect(text).toMatch(/Deleted API Backends 1 .*Foo gone/);
+    expect(text).toMatch(/1 New API Backends .*Foo fresh/);
+    expect(text).toMatch(/1 Modified API Backends .*Foo API/);
+    expect(text).toMatch(/1 Deleted API Backends .*Foo gone/);
     for (const name of ['Bar API', 'Half API', 'Other Host API', 'Foo moved', 'Version history', 'Roll back']) expect(text).not.toContain(name);
   });
 
