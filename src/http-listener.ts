@@ -19,7 +19,8 @@ export interface Listener<S extends ListeningServer> {
 export type HttpListener = Listener<HttpServer>;
 
 export interface ListenOptions<S extends ListeningServer> {
-  readonly host: string;
+  /** null: every interface, as Node listens without a host (IPv6 and IPv4, or IPv4 where the machine has no IPv6). */
+  readonly host: string | null;
   readonly port: number;
   readonly maxHeaderSize: number;
   /** Puts the app's listeners on the server before it listens, so that no early request goes unanswered. */
@@ -34,7 +35,7 @@ export function openHttpListener(options: ListenOptions<HttpServer>): Promise<Ht
 /** Serves and listens on a server made for `options` (its maxHeaderSize among them). */
 export async function listen<S extends ListeningServer>(server: S, options: ListenOptions<S>): Promise<Listener<S>> {
   options.serve(server);
-  server.listen({ host: options.host, port: options.port });
+  server.listen(options.host === null ? { port: options.port } : { host: options.host, port: options.port });
   await once(server, 'listening');
   return { server, url: urlOf(server), close: () => closeServer(server) };
 }

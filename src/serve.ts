@@ -130,17 +130,18 @@ export function unresolvedHost(host: string, code: string): ConfigValueError {
  * through the keys it carries, where the values were set); any other error
  * as it is. A port in use is about the host too: it may be free on another.
  */
-function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port', host: string, port: number): unknown {
+function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port', host: string | null, port: number): unknown {
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return new ConfigValueError([portKey, 'listen.host'], `${portKey}: ${port} is in use on ${host} (EADDRINUSE)`);
+      return new ConfigValueError([portKey, 'listen.host'], `${portKey}: ${port} is in use${host === null ? '' : ` on ${host}`} (EADDRINUSE)`);
     case 'EACCES':
       return new ConfigValueError([portKey], `${portKey}: ${port} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install`);
+    // The next ones name a host: without one (every interface), there is none to blame.
     case 'EADDRNOTAVAIL':
-      return new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
+      return host === null ? error : new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return unresolvedHost(host, (error as NodeJS.ErrnoException).code!);
+      return host === null ? error : unresolvedHost(host, (error as NodeJS.ErrnoException).code!);
     default:
       return error;
   }

@@ -26,7 +26,8 @@ export async function startUpProblem(config: Config): Promise<ConfigError | null
  * or a malformed address (256.1.1.1) that does not resolve stops start-up.
  * In the words of serve.ts's listenError().
  */
-async function listenHostProblem(host: string): Promise<ConfigError | null> {
+async function listenHostProblem(host: string | null): Promise<ConfigError | null> {
+  if (host === null) return null;
   try {
     await lookup(host);
     return null;

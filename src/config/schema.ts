@@ -56,7 +56,8 @@ const DEFAULT_STRIP_COOKIES: readonly string[] = ['^__utm.*$', '^_ga$', '^is_ret
 
 export const configSchema = {
   listen: {
-    host: str('0.0.0.0'),
+    /** null: every interface, IPv6 and IPv4 (IPv4 alone on a machine without IPv6), as API Umbrella listens on "*" and "[::]". */
+    host: optionalStr(),
     port: int(8080, 0, 65535),
     /** null: no HTTPS listener. */
     https_port: optionalInt(0, 65535),
