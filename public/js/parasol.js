@@ -54,7 +54,31 @@
     list.insertAdjacentHTML('beforeend', html);
     var field = list.lastElementChild && list.lastElementChild.querySelector('input, select, textarea');
     if (field) field.focus();
+    // A new sub-setting brings its own Rate Limit select and rows.
+    if (list.lastElementChild) showRateLimitsIn(list.lastElementChild);
   }
+
+  // Rate limit rows show only while their Rate Limit select says "Custom rate limits", as in API Umbrella's
+  // form; hidden, they are disabled too, so a page never sends limits the operator cannot see. (Without the
+  // script they always show, and the server refuses rows added under another mode.)
+  function showRateLimits(rows) {
+    var select = rows.form && rows.form.elements.namedItem(rows.getAttribute('data-rate-limits-for'));
+    if (!select || select.tagName !== 'SELECT') return;
+    var custom = select.value === 'custom';
+    rows.hidden = !custom;
+    rows.disabled = !custom;
+  }
+
+  function showRateLimitsIn(root) {
+    root.querySelectorAll('fieldset[data-rate-limits-for]').forEach(showRateLimits);
+  }
+
+  document.addEventListener('change', function (event) {
+    if (event.target.matches && event.target.matches('select')) showRateLimitsIn(document);
+  });
+  // Also when the browser restores a page (Back) with the choices it had.
+  window.addEventListener('pageshow', function () { showRateLimitsIn(document); });
+  showRateLimitsIn(document);
 
   // Publish page: Check all / Uncheck all, and Publish only when something is checked.
   var publishForm = document.querySelector('form[data-publish-form]');

@@ -15,6 +15,7 @@ import { adminEmail, type Admin } from '../admins/repository.js';
 import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
 import { baseUrl } from '../lib/base-url.js';
+import { withLineFeeds } from '../lib/nested-form.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
@@ -160,7 +161,8 @@ function formFromBody(body: FastifyRequest['body']): AdminForm {
   return {
     email: adminEmail(formString(body, 'email')),
     name: formString(body, 'name').trim(),
-    notes: formString(body, 'notes'),
+    // A textarea: LF line endings whatever the browser sent.
+    notes: withLineFeeds(formString(body, 'notes')),
     superuser: formString(body, 'superuser') !== '',
     enabled: formString(body, 'enabled') !== '',
     group_ids: formStrings(body, 'group_ids'),

@@ -66,17 +66,27 @@ export function rateLimitInput(row: RateLimitRow): Record<string, unknown> {
   };
 }
 
+/** What the Rate Limit select says when limits were typed under another mode. */
+export const ROWS_NEED_CUSTOM_MODE = 'Choose "Custom rate limits" to use the rate limits below, or remove them.';
+
 /**
- * The limits a form's rows send, where "Custom" is chosen. Only one limit can
- * show in the headers (API Umbrella's form offers it as a radio button): a
- * second ticked box is an error beside it, where the gateway would quietly
- * report the first.
+ * The limits a form's rows send, where "Custom" is chosen (`at`: the
+ * settings' path, errors going to `${at}.rate_limit_mode` and
+ * `${at}.rate_limits[i]…`). Only one limit can show in the headers (API
+ * Umbrella's form offers it as a radio button): a second ticked box is an
+ * error beside it, where the gateway would quietly report the first.
+ * Under another mode none is sent: the saved rows (those with an id) go, as
+ * switching away from Custom means; a row added in this edit is an error on
+ * the mode, since saving would drop what was just typed (the page's script
+ * shows the rows only under Custom, as API Umbrella's form does).
  */
 export function rateLimitRowsInput(mode: string, rows: readonly RateLimitRow[], at: string, errors: FieldErrors): Record<string, unknown>[] {
-  // The page posts its rows whatever the mode; only "Custom" may send them, as limits without a mode are stored as custom.
-  if (mode.trim() !== 'custom') return [];
+  if (mode.trim() !== 'custom') {
+    if (rows.some((row) => row.id === '' && !isBlankRow(row))) errors[`${at}.rate_limit_mode`] = [ROWS_NEED_CUSTOM_MODE];
+    return [];
+  }
   const shown = rows.flatMap((row, index) => (row.response_headers ? [index] : []));
-  for (const index of shown.slice(1)) errors[`${at}[${index}].response_headers`] = ['only one rate limit can show in the headers'];
+  for (const index of shown.slice(1)) errors[`${at}.rate_limits[${index}].response_headers`] = ['only one rate limit can show in the headers'];
   return rows.map(rateLimitInput);
 }
 

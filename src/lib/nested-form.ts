@@ -53,6 +53,22 @@ export function textOf(tree: FormTree | undefined, key: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+/**
+ * Text from a textarea, its line endings LF: browsers post a textarea's lines
+ * with CRLF (HTML's form encoding), while what the admin API and API
+ * Umbrella store, and what the form shows back, has LF. Read as sent, an
+ * unchanged save would rewrite the text (a backend's error templates then a
+ * change to publish, and the live error bodies changed).
+ */
+export function textareaOf(tree: FormTree | undefined, key: string): string {
+  return withLineFeeds(textOf(tree, key));
+}
+
+/** CRLF and lone CR as LF. */
+export function withLineFeeds(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
 export function treeOf(tree: FormTree | undefined, key: string): FormTree {
   const value = tree?.[key];
   return typeof value === 'object' ? value : (Object.create(null) as FormTree);

@@ -115,6 +115,31 @@ describe('web admin journey', () => {
     await screenshot(page, '08-api-user-key');
   });
 
+  it('shows rate limit rows only while Rate Limit is "Custom rate limits", as API Umbrella does, a new sub-setting\'s too', async () => {
+    await openMenu('Users', 'API Users');
+    await page.getByRole('button', { name: 'Add API User' }).first().click();
+    const add = page.getByRole('button', { name: 'Add rate limit' });
+    expect(await add.isVisible()).toBe(false);
+    await page.getByLabel('Rate Limit', { exact: true }).selectOption('custom');
+    await add.click();
+    await page.getByLabel('Limit', { exact: true }).fill('5');
+    await page.getByLabel('Rate Limit', { exact: true }).selectOption('');
+    expect(await add.isVisible()).toBe(false);
+    expect(await page.getByLabel('Limit', { exact: true }).isVisible()).toBe(false);
+    // Hidden rows are not sent: the page never posts limits the operator cannot see.
+    expect(await page.getByLabel('Limit', { exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel('Rate Limit', { exact: true }).selectOption('custom');
+    expect(await page.getByLabel('Limit', { exact: true }).inputValue()).toBe('5');
+
+    await openMenu('Configuration', 'API Backends');
+    await page.getByRole('link', { name: 'Echo API' }).click();
+    await page.getByRole('button', { name: 'Add Sub-URL setting' }).click();
+    const sub = page.locator('.sub-setting').last();
+    expect(await sub.getByRole('button', { name: 'Add rate limit' }).isVisible()).toBe(false);
+    await sub.getByLabel('Rate Limit', { exact: true }).selectOption('custom');
+    expect(await sub.getByRole('button', { name: 'Add rate limit' }).isVisible()).toBe(true);
+  });
+
   it('calls the proxied API through Parasol with the key, and sees it live', async () => {
     const response = await fetch(`${server.url}/echo/hello?x=1`, { headers: { 'X-Api-Key': apiKey } });
     expect(response.status).toBe(200);

@@ -1,10 +1,11 @@
 // API Umbrella applies a settings object's rate_limits whenever the list is
 // non-empty, and its own tests and its operators' scripts send limits without
 // a rate_limit_mode. Parasol stores such input as "custom", so the limits are
-// enforced, not silently replaced by the defaults. Its own web forms send
-// their rows only under "Custom rate limits": a form saved with "Default"
-// keeps meaning the defaults. Real sockets: backends and users are made over
-// the admin API (or the admin's pages) and tried through the proxy.
+// enforced, not silently replaced by the defaults. Its own web forms save
+// their rows only under "Custom rate limits": a form switched to "Default"
+// means the defaults (rows typed under it are refused). Real sockets:
+// backends and users are made over the admin API (or the admin's pages) and
+// tried through the proxy.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -12,6 +13,7 @@ import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
 import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { AdminClient, createAdmin } from '../admin-ui/helpers/admin-client.js';
+import { formFieldsOf } from '../admin-ui/helpers/form-fields.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { backendOnHost } from './support.js';
@@ -147,7 +149,7 @@ describe('rate_limits sent to the admin API without rate_limit_mode', () => {
   });
 });
 
-describe("the admin's pages with Rate Limit left at Default and rate limit rows in the form", () => {
+describe("the admin's pages with Rate Limit switched from Custom to Default, the saved rows still in the form (as a page without JavaScript posts them)", () => {
   let client: AdminClient;
   beforeAll(async () => {
     await createAdmin(gateway.context, 'no-mode-admin@example.com');
@@ -155,38 +157,29 @@ describe("the admin's pages with Rate Limit left at Default and rate limit rows 
     await client.signIn('no-mode-admin@example.com');
   });
 
-  /** A rate limit row as the page posts it, under `base` ("settings[rate_limits][0]"). */
-  const row = (base: string, limit: number) => ({
-    [`${base}[duration_value]`]: '1',
-    [`${base}[duration_unit]`]: 'hours',
-    [`${base}[limit_by]`]: 'api_key',
-    [`${base}[limit]`]: String(limit),
-    [`${base}[response_headers]`]: '1',
-  });
+  /** The page's form as a browser sends it, with these fields changed. */
+  async function editedForm(page: string, action: string, changes: Record<string, string>): Promise<Record<string, string>> {
+    return { ...Object.fromEntries(formFieldsOf((await client.get(page)).body, action)), ...changes };
+  }
 
-  it('save a backend and a sub-setting that still get the defaults', async () => {
+  it('save a backend and a sub-setting that then get the defaults; a row typed in the while is refused', async () => {
     const host = freshHost();
-    await client.get('/admin/apis/new');
-    const saved = await client.post('/admin/apis', {
-      name: host,
-      backend_protocol: 'http',
-      balance_algorithm: 'least_conn',
-      'servers[0][host]': '127.0.0.1',
-      'servers[0][port]': String(upstream.port),
-      frontend_host: host,
-      backend_host: 'upstream.example.test',
-      'url_matches[0][frontend_prefix]': '/',
-      'url_matches[0][backend_prefix]': '/',
-      'settings[rate_limit_mode]': '',
-      ...row('settings[rate_limits][0]', 3),
-      'sub_settings[0][http_method]': 'any',
-      'sub_settings[0][regex]': '^/sub',
-      'sub_settings[0][settings][rate_limit_mode]': '',
-      ...row('sub_settings[0][settings][rate_limits][0]', 2),
-    });
+    const sub = { http_method: 'any', regex: '^/sub', settings: { rate_limit_mode: 'custom', rate_limits: [perHour(2)] } };
+    const id = (await gateway.adminApi('POST', '/apis', { api: backendOn(host, { rate_limit_mode: 'custom', rate_limits: [perHour(3)] }, { sub_settings: [sub] }) })).body.api.id as string;
+    const action = `/admin/apis/${id}`;
+    const toDefault = { 'settings[rate_limit_mode]': '', 'sub_settings[0][settings][rate_limit_mode]': '' };
+    const typed = {
+      'settings[rate_limits][9][duration_value]': '1',
+      'settings[rate_limits][9][duration_unit]': 'hours',
+      'settings[rate_limits][9][limit_by]': 'api_key',
+      'settings[rate_limits][9][limit]': '7',
+    };
+    const refused = await client.post(action, await editedForm(`${action}/edit`, action, { ...toDefault, ...typed }));
+    expect(refused.statusCode).toBe(422);
+    const saved = await client.post(action, await editedForm(`${action}/edit`, action, toDefault));
     expect(saved.statusCode).toBe(303);
-    const backend = gateway.context.backends.list().find((api) => api.frontend_host === host)!;
-    await publish(backend.id);
+    expect(gateway.context.backends.get(id)!.settings).toMatchObject({ rate_limit_mode: null, rate_limits: [] });
+    await publish(id);
     const { apiKey } = await userWith();
     expect(await calls(host, apiKey, 4)).toEqual([
       [200, '5', '4'],
@@ -197,20 +190,13 @@ describe("the admin's pages with Rate Limit left at Default and rate limit rows 
     expect(await calls(host, apiKey, 1, '/sub/x')).toEqual([[200, '5', '0']]);
   });
 
-  it("save a user who still gets the backend's limits", async () => {
+  it("save a user who then gets the backend's limits", async () => {
     const host = freshHost();
     await publish((await gateway.adminApi('POST', '/apis', { api: backendOn(host) })).body.api.id);
-    await client.get('/admin/api_users/new');
-    const created = await client.post('/admin/api_users', {
-      email: 'form-default@example.com',
-      first_name: 'Dana',
-      last_name: 'Default',
-      enabled: '1',
-      'settings[rate_limit_mode]': '',
-      ...row('settings[rate_limits][0]', 3),
-    });
-    expect(created.statusCode).toBe(201);
-    const apiKey = /id="api-key"[^>]*value="([A-Za-z0-9]{40})"/.exec(created.body)![1]!;
+    const { id, apiKey } = await userWith({ rate_limits: [perHour(3)] });
+    const action = `/admin/api_users/${id}`;
+    const saved = await client.post(action, await editedForm(action, action, { 'settings[rate_limit_mode]': '' }));
+    expect(saved.statusCode).toBe(303);
     expect(await calls(host, apiKey, 4)).toEqual([
       [200, '5', '4'],
       [200, '5', '3'],

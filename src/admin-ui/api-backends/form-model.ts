@@ -2,9 +2,11 @@
 // backend fills them, and how they become API Umbrella's JSON shape for
 // parseApiBackend(). Validation itself stays in src/api-backends.
 import { headerLines, type ApiBackendConfig, type ApiSettings, type SubSetting } from '../../api-backends/model.js';
+import type { Config } from '../../config/schema.js';
+import { backendDefaultsOf } from '../../gateway/settings.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
-import { rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
+import { rowsOf, textareaOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { BLANK_RATE_LIMIT_ROW, isBlankRow, rateLimitRowsInput, rowFromForm, rowFromRateLimit, type RateLimitRow } from '../rate-limit-rows.js';
 
 export const ERROR_FORMATS = ['json', 'xml', 'csv', 'html'] as const;
@@ -87,6 +89,24 @@ export const BLANK_ROWS = {
 
 export function blankSubSetting(): SubSettingForm {
   return { id: '', http_method: 'any', regex: '', settings: blankSettings() };
+}
+
+/**
+ * The labels of the empty ("Default") choice of the global settings' selects
+ * whose default the config sets (default_api_backend_settings): what such a
+ * backend gets, as the gateway resolves it. Sub-settings inherit instead.
+ */
+export interface DefaultChoiceLabels {
+  readonly require_https: string;
+  readonly rate_limit_mode: string;
+}
+
+export function defaultChoiceLabels(defaults: Config['default_api_backend_settings']): DefaultChoiceLabels {
+  const resolved = backendDefaultsOf(defaults);
+  return {
+    require_https: resolved.requireHttps ? 'Default — HTTPS only' : 'Default — HTTP and HTTPS',
+    rate_limit_mode: resolved.rateLimits.length === 0 ? 'Default — unlimited requests' : 'Default rate limits',
+  };
 }
 
 /** A request through the form's first URL prefix and where it goes, as API Umbrella's form shows them; null until host and prefixes are filled in. */
@@ -200,6 +220,8 @@ export function formFromSubmission(tree: FormTree): ApiBackendForm {
 
 function settingsFromTree(tree: FormTree): SettingsForm {
   const text = (key: string) => textOf(tree, key);
+  // Textareas: LF line endings whatever the browser sent (textareaOf).
+  const lines = (key: string) => textareaOf(tree, key);
   const templates = treeOf(tree, 'error_templates');
   return {
     disable_api_key: text('disable_api_key'),
@@ -210,22 +232,22 @@ function settingsFromTree(tree: FormTree): SettingsForm {
     required_roles: text('required_roles'),
     required_roles_override: text('required_roles_override') !== '',
     append_query_string: text('append_query_string'),
-    headers: text('headers'),
-    default_response_headers: text('default_response_headers'),
-    override_response_headers: text('override_response_headers'),
+    headers: lines('headers'),
+    default_response_headers: lines('default_response_headers'),
+    override_response_headers: lines('override_response_headers'),
     http_basic_auth: text('http_basic_auth'),
     rate_limit_mode: text('rate_limit_mode'),
     rate_limits: rowsOf(tree, 'rate_limits').map(rowFromForm).filter((row) => !isBlankRow(row)),
-    allowed_ips: text('allowed_ips'),
-    allowed_referers: text('allowed_referers'),
+    allowed_ips: lines('allowed_ips'),
+    allowed_referers: lines('allowed_referers'),
     rate_limit_bucket_name: text('rate_limit_bucket_name'),
     anonymous_rate_limit_behavior: text('anonymous_rate_limit_behavior'),
     authenticated_rate_limit_behavior: text('authenticated_rate_limit_behavior'),
     disable_analytics: text('disable_analytics'),
     api_key_verification_level: text('api_key_verification_level'),
     api_key_verification_transition_start_at: text('api_key_verification_transition_start_at').trim(),
-    error_templates: { json: textOf(templates, 'json'), xml: textOf(templates, 'xml'), csv: textOf(templates, 'csv'), html: textOf(templates, 'html') },
-    error_data: text('error_data'),
+    error_templates: { json: textareaOf(templates, 'json'), xml: textareaOf(templates, 'xml'), csv: textareaOf(templates, 'csv'), html: textareaOf(templates, 'html') },
+    error_data: lines('error_data'),
   };
 }
 
@@ -261,7 +283,7 @@ function settingsInput(settings: SettingsForm, saved: ApiSettings | null, at: st
   return {
     ...settings,
     ...headersBesideText(settings, saved),
-    rate_limits: rateLimitRowsInput(settings.rate_limit_mode, settings.rate_limits, `${at}.rate_limits`, errors),
+    rate_limits: rateLimitRowsInput(settings.rate_limit_mode, settings.rate_limits, at, errors),
     allowed_ips: splitLines(settings.allowed_ips),
     allowed_referers: splitLines(settings.allowed_referers),
     error_templates: Object.fromEntries(Object.entries(settings.error_templates).filter(([, template]) => template.trim() !== '')),

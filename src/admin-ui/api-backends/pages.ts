@@ -20,7 +20,7 @@ import { renderAdminPage, renderErrorPage } from '../page.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
 import { formAfterRowAction, rowActionOf } from '../row-actions.js';
-import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, emptyBackendForm, formFromBackend, formFromSubmission, requestExample, type ApiBackendForm } from './form-model.js';
+import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, defaultChoiceLabels, emptyBackendForm, formFromBackend, formFromSubmission, requestExample, type ApiBackendForm } from './form-model.js';
 import { refusalErrors } from './refusal-errors.js';
 
 type IdParams = { Params: { id: string } };
@@ -43,6 +43,8 @@ const FORM_OPTIONS = { protocols: BACKEND_PROTOCOLS, balanceAlgorithms: BALANCE_
 
 export function apiBackendPages(app: FastifyInstance, context: AppContext): void {
   const { backends, publisher } = context;
+  // The "Default" choices say what the config's defaults give (an app is built anew for a reloaded config).
+  const formOptions = { ...FORM_OPTIONS, defaults: defaultChoiceLabels(context.config.default_api_backend_settings) };
 
   app.register(async (managers) => {
     // Without the permission the list itself is refused, so its 403 page leads to the admin's start page.
@@ -148,7 +150,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
     const position = data.id === null ? null : positionOf(data.id, accessOf(context, reply.request));
     const example = requestExample(data.form, context.config.listen.https_port === null ? 'http' : 'https');
-    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: FORM_OPTIONS, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position, example }, status);
+    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: formOptions, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position, example }, status);
   }
 
   /** Where a backend stands in the list, and the places the admin may move it to: first, or after a backend they manage. */

@@ -15,7 +15,7 @@ import { redirectWithFlash } from '../flash.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
-import { decodeNestedForm, rowsOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
+import { decodeNestedForm, rowsOf, textareaOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { listPage, requestedPage } from '../list-page.js';
 import { listView, parseListOrder, repositoryOrder, type ListState } from './list-view.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
@@ -256,7 +256,8 @@ function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm 
     first_name: textOf(tree, 'first_name').trim(),
     last_name: textOf(tree, 'last_name').trim(),
     website: textOf(tree, 'website').trim(),
-    use_description: textOf(tree, 'use_description'),
+    // Textareas: LF line endings whatever the browser sent (textareaOf).
+    use_description: textareaOf(tree, 'use_description'),
     roles: textOf(tree, 'roles'),
     enabled: textOf(tree, 'enabled') !== '',
     email_verified: textOf(tree, 'email_verified') !== '',
@@ -275,7 +276,7 @@ function formFromSubmission(tree: FormTree, saved: ApiUser | null): ApiUserForm 
 
 /** A restriction list's textarea as sent; a post without the field (not from this form) keeps the saved list. */
 function listText(settings: FormTree, key: 'allowed_ips' | 'allowed_referers', saved: ApiUser | null): string {
-  return key in settings ? textOf(settings, key) : joinLines(saved?.settings[key] ?? []);
+  return key in settings ? textareaOf(settings, key) : joinLines(saved?.settings[key] ?? []);
 }
 
 /** What parseApiUser() takes. */
@@ -289,7 +290,7 @@ function userInput(form: ApiUserForm, existing: ApiUser | null): { input: Record
     throttle_by_ip: form.throttle_by_ip ? '1' : '0',
     settings: {
       rate_limit_mode: form.settings.rate_limit_mode,
-      rate_limits: rateLimitRowsInput(form.settings.rate_limit_mode, form.settings.rate_limits, 'settings.rate_limits', errors),
+      rate_limits: rateLimitRowsInput(form.settings.rate_limit_mode, form.settings.rate_limits, 'settings', errors),
       allowed_ips: splitLines(form.settings.allowed_ips),
       allowed_referers: splitLines(form.settings.allowed_referers),
     },
