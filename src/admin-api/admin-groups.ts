@@ -27,6 +27,7 @@ export function adminGroupRoutes(app: FastifyInstance, context: AppContext): voi
     listed: LISTED,
     get: (id) => adminGroups.getGroup(id),
     manages: (policy, group) => policy.managesGroup(group),
+    reads: (policy, group) => policy.readsGroup(group),
     save: (policy, raw, id) => saveAdminGroup(adminGroups, policy, raw, id),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
     present: (groups) => presentGroups(adminGroups, groups),
@@ -36,8 +37,9 @@ export function adminGroupRoutes(app: FastifyInstance, context: AppContext): voi
 /**
  * Groups as API Umbrella answers them: with their admins (by username, which
  * is the email here), and the names of their permissions and scopes beside
- * the ids, in the same order. Whoever reads a group manages it, and so sees
- * its admins on Admin Accounts too.
+ * the ids, in the same order. Whoever reads a group sees its admins on Admin
+ * Accounts too: its every scope lies within their admin_view or admin_manage
+ * scopes.
  */
 function presentGroups(adminGroups: AdminGroupRepository, groups: readonly AdminGroup[]) {
   const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));

@@ -28,6 +28,7 @@ export function apiScopeRoutes(app: FastifyInstance, context: AppContext): void 
     listed: LISTED,
     get: (id) => adminGroups.getScope(id),
     manages: (policy, scope) => policy.managesScope(scope),
+    reads: (policy, scope) => policy.readsScope(scope),
     save: (policy, raw, id) => saveApiScope(adminGroups, policy, raw, id),
     delete: (policy, id) => deleteApiScope(adminGroups, policy, id),
   });

@@ -1,11 +1,14 @@
 // Resources of the admin API that admins holding admin_manage manage within
 // their scopes, and superusers everywhere (API scopes, admin groups: who may
-// do what), each with API Umbrella's five routes and answers. The list holds
-// only what the admin manages, so any other admin finds it empty (200, as API
-// Umbrella answers), and gets 403 FORBIDDEN on every other route, reading one
-// included: the groups tell who holds which keys to which APIs.
+// do what), each with API Umbrella's five routes and answers. Admins holding
+// admin_view (or admin_manage) read them within their scopes too: the list
+// holds what the admin reads, so any other admin finds it empty (200, as API
+// Umbrella answers), and reading one out of reach answers 403 FORBIDDEN, as
+// does every route to an admin holding neither. Changes stay with
+// admin_manage.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
+import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import { guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
@@ -17,13 +20,15 @@ export interface JsonResource<T> {
   /** The key answers wrap a record in (and bodies may), e.g. "api_scope". */
   readonly key: string;
   get(id: string): T | null;
-  /** Whether the admin may read (and so change) it. */
+  /** Whether the admin may change it. */
   manages(policy: ManagePolicy, record: T): boolean;
+  /** Whether the admin may read it (all they manage, and more with admin_view). */
+  reads(policy: ManagePolicy, record: T): boolean;
   /** Creates without `id`; null when there is nothing with that id. */
   save(policy: ManagePolicy, raw: unknown, id?: string): Judged<T> | null;
   /** value: whether there was such a record; errors when it may not go. */
   delete(policy: ManagePolicy, id: string): Judged<boolean>;
-  /** Everything, for the list (which shows what the admin manages). */
+  /** Everything, for the list (which shows what the admin reads). */
   list(): readonly T[];
   /** How the list searches and orders (API Umbrella's search_fields and order_fields). */
   readonly listed: DataTablesList<T>;
@@ -39,7 +44,18 @@ export function managedResourceRoutes<T extends object>(app: FastifyInstance, co
 
   withJsonSuffix(app, 'GET', path, async (request, reply) => {
     const policy = managePolicyOf(context, request);
-    return sendDataTablesPage(reply, request.query, resource.listed, () => resource.list().filter((record) => resource.manages(policy, record)), present);
+    return sendDataTablesPage(reply, request.query, resource.listed, () => resource.list().filter((record) => resource.reads(policy, record)), present);
+  });
+
+  app.register(async (readers) => {
+    guard(readers, requirePermission(context, ...ADMIN_READERS));
+
+    readers.get<IdParams>(`${path}/:id`, async (request, reply) => {
+      const policy = managePolicyOf(context, request);
+      const found = resource.get(stripJson(request.params.id));
+      if (found === null) return notFound(reply);
+      return resource.reads(policy, found) ? { [key]: present([found])[0] } : failed(reply, policy.readRefusal());
+    });
   });
 
   app.register(async (managers) => {
@@ -50,13 +66,6 @@ export function managedResourceRoutes<T extends object>(app: FastifyInstance, co
       const saved = resource.save(managePolicyOf(context, request), unwrap(request.body, key))!;
       if (!saved.ok) return failed(reply, saved);
       return reply.code(201).send({ [key]: present([saved.value])[0] });
-    });
-
-    managers.get<IdParams>(`${path}/:id`, async (request, reply) => {
-      const policy = managePolicyOf(context, request);
-      const found = resource.get(stripJson(request.params.id));
-      if (found === null) return notFound(reply);
-      return resource.manages(policy, found) ? { [key]: present([found])[0] } : failed(reply, policy.refusal());
     });
 
     managers.put<IdParams>(`${path}/:id`, async (request, reply) => {

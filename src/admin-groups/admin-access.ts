@@ -55,9 +55,9 @@ export class AdminAccess {
     return this.superuser || this.grants.some((grant) => permissions.includes(grant.permission) && placeWithin(place, grant.scope));
   }
 
-  /** "host/prefix" of every scope the admin holds the permission (or, without one, anything) in, for the messages that refuse an action. */
-  areas(permission?: Permission): string[] {
-    const grants = permission === undefined ? this.grants : this.grants.filter((grant) => grant.permission === permission);
+  /** "host/prefix" of every scope the admin holds one of the permissions (or, without any, anything) in, for the messages that refuse an action. */
+  areas(...permissions: Permission[]): string[] {
+    const grants = permissions.length === 0 ? this.grants : this.grants.filter((grant) => permissions.includes(grant.permission));
     return [...new Set(grants.map((grant) => `${grant.scope.host}${grant.scope.path_prefix}`))].sort();
   }
 }
@@ -79,8 +79,8 @@ function uniqueScopes(scopes: readonly ApiScope[]): ApiScope[] {
 }
 
 /** API Umbrella's words for a refused action, naming where the admin may act instead. */
-export function forbiddenMessage(access: AdminAccess, permission?: Permission): string {
-  const areas = access.areas(permission);
+export function forbiddenMessage(access: AdminAccess, ...permissions: Permission[]): string {
+  const areas = access.areas(...permissions);
   const where = areas.length === 0 ? 'You are not authorized for any APIs yet.' : `You are only authorized to perform actions for APIs in the following areas:\n\n${areas.map((area) => `- ${area}`).join('\n')}`;
   return `You are not authorized to perform this action. ${where}\n\nContact your Parasol administrator if you need access to new APIs.`;
 }

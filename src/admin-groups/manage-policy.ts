@@ -5,10 +5,12 @@
 // reach. Unlike API Umbrella, the groups they manage are only those granting
 // what they hold themselves in each of the group's scopes: otherwise they
 // could make, widen or join a group granting anything there, and so hold
-// every permission in their scopes.
+// every permission in their scopes. What they manage they may read; so may
+// admin_view holders, what lies within their admin_view scopes (read-only).
 import type { Admin } from '../admins/repository.js';
 import type { Parsed } from '../lib/validation-errors.js';
 import { forbiddenMessage, type AdminAccess, type Place } from './admin-access.js';
+import { ADMIN_READERS } from './admin-visibility.js';
 import { permissionsIncluding, type AdminGroup, type ApiScope, type Permission } from './model.js';
 import { scopeInUseMessage, type AdminGroupRepository, type ScopeInUseError } from './repository.js';
 
@@ -47,6 +49,32 @@ export class ManagePolicy {
 
   managesScope(place: Place): boolean {
     return this.access.covers(place, 'admin_manage');
+  }
+
+  /**
+   * Whether the admin may read a scope (list it, open it): it lies within one
+   * of their admin_manage or admin_view scopes, as API Umbrella's
+   * api_scope_policy lets admin_view show the scopes inside the viewer's.
+   */
+  readsScope(place: Place): boolean {
+    return this.access.covers(place, ...ADMIN_READERS);
+  }
+
+  /**
+   * Whether the admin may read a group (list it, open it, see its admins):
+   * they manage it, or every one of its scopes (it has at least one) lies
+   * within their admin_view scopes, the rule by which Admin Accounts names
+   * groups (src/admin-groups/admin-visibility.ts).
+   */
+  readsGroup(group: GroupGrants): boolean {
+    if (this.managesGroup(group)) return true;
+    const scopes = this.placesOf(group);
+    return scopes.length > 0 && scopes.length === group.api_scope_ids.length && scopes.every((scope) => this.access.covers(scope, 'admin_view'));
+  }
+
+  /** API Umbrella's refusal of a scope or group the admin may not read, naming where they may. */
+  readRefusal(): Refusal {
+    return { ok: false, refused: forbiddenMessage(this.access, ...ADMIN_READERS) };
   }
 
   /**

@@ -1,6 +1,7 @@
 // Users › Admin Groups: what admins who are not superusers may do (API
 // Umbrella's permissions), and within which API scopes. Superusers, and
-// admins holding admin_manage for the groups within their scopes.
+// admins holding admin_manage for the groups within their scopes; admin_view
+// holders see the groups wholly within theirs, read-only.
 import type { FastifyInstance } from 'fastify';
 import { PERMISSION_LABELS, PERMISSIONS, type AdminGroup } from '../admin-groups/model.js';
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
@@ -26,21 +27,33 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
     formFromBody: (body) => ({ name: formString(body, 'name'), api_scope_ids: formStrings(body, 'api_scope_ids'), permission_ids: formStrings(body, 'permission_ids') }),
     get: (id) => adminGroups.getGroup(id),
     manages: (policy, group) => policy.managesGroup(group),
+    reads: (policy, group) => policy.readsGroup(group),
+    readOnlyReason: (policy, group) => {
+      if (!policy.access.has('admin_manage')) return 'You may view admin groups, not change them.';
+      const ungrantable = policy.ungrantable(group);
+      if (policy.managesScopesOf(group) && ungrantable.length > 0) return `It grants what you do not hold in its API scopes (${ungrantable.join(', ')}): you may view it, not change it.`;
+      return 'Some of its API scopes lie outside those where you hold Admin Accounts - Manage: you may view it, not change it.';
+    },
     save: (policy, form, id) => saveAdminGroup(adminGroups, policy, form, id),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
     listData: (policy) => {
       const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
-      const groups = policy.manageableGroups();
+      const groups = adminGroups.listGroups().filter((group) => policy.readsGroup(group));
       const members = adminGroups.membersOf(groups.map((group) => group.id));
       const rows = groups.map((group) => ({
         group,
+        manageable: policy.managesGroup(group),
         scopes: group.api_scope_ids.map((id) => scopes.get(id)!),
         permissions: group.permission_ids.map((id) => PERMISSION_LABELS.get(id)!),
         members: (members.get(group.id) ?? []).map((member) => member.email),
       }));
       return { groups: rows };
     },
-    formChoices: (policy) => ({ scopes: adminGroups.listScopes().filter((scope) => policy.managesScope(scope)), permissions: PERMISSIONS }),
+    // Read-only, the group's scopes are among those the admin reads.
+    formChoices: (policy, readOnly) => ({
+      scopes: adminGroups.listScopes().filter((scope) => (readOnly ? policy.readsScope(scope) : policy.managesScope(scope))),
+      permissions: PERMISSIONS,
+    }),
     deleteConsequences: (_policy, group) => {
       const members = adminGroups.memberEmails(group.id);
       if (members.length === 0) return ['No admin is in this group.'];

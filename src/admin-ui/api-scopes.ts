@@ -1,6 +1,6 @@
 // Users › API Scopes: the hosts and path prefixes admin groups grant their
 // permissions in. Superusers, and admins holding admin_manage for the scopes
-// within theirs.
+// within theirs; admin_view holders see those within theirs, read-only.
 import type { FastifyInstance } from 'fastify';
 import type { AdminGroup, ApiScope, ApiScopeInput } from '../admin-groups/model.js';
 import { ScopeInUseError } from '../admin-groups/repository.js';
@@ -21,17 +21,20 @@ export function apiScopePages(app: FastifyInstance, context: AppContext): void {
     formFromBody: (body) => ({ name: formString(body, 'name'), host: formString(body, 'host'), path_prefix: formString(body, 'path_prefix') }),
     get: (id) => adminGroups.getScope(id),
     manages: (policy, scope) => policy.managesScope(scope),
+    reads: (policy, scope) => policy.readsScope(scope),
+    readOnlyReason: (policy) =>
+      policy.access.has('admin_manage') ? 'It lies outside the API scopes where you hold Admin Accounts - Manage: you may view it, not change it.' : 'You may view API scopes, not change them.',
     save: (policy, form, id) => saveApiScope(adminGroups, policy, form, id),
     delete: (policy, id) => deleteApiScope(adminGroups, policy, id),
     listData: (policy) => {
-      // Another team's group names are that team's business: only groups the admin manages are named.
+      // Another team's group names are that team's business: only groups the admin reads are named.
       const all = adminGroups.listGroups();
-      const named = policy.manageableGroups();
-      const scopes = adminGroups.listScopes().filter((scope) => policy.managesScope(scope));
+      const named = all.filter((group) => policy.readsGroup(group));
+      const scopes = adminGroups.listScopes().filter((scope) => policy.readsScope(scope));
       return {
         scopes: scopes.map((scope) => {
           const groups = groupsUsing(named, scope.id);
-          return { scope, groups, otherGroups: groupsUsing(all, scope.id).length - groups.length };
+          return { scope, groups, otherGroups: groupsUsing(all, scope.id).length - groups.length, manageable: policy.managesScope(scope) };
         }),
       };
     },

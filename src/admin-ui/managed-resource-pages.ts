@@ -2,9 +2,12 @@
 // scopes, and superusers everywhere (API scopes, admin groups): a list, add,
 // edit, and delete after a confirmation page, at /admin/<path> with the
 // views views/admin/<path>/index and form and the shared
-// admin/confirm-delete. Any other admin, or a record out of reach, gets the
-// 403 page; a refused save shows the form again with the reason.
+// admin/confirm-delete. Admins holding admin_view (or admin_manage) may also
+// list and open, read-only, what lies within their scopes, as in API
+// Umbrella. Any other admin, or a record out of reach, gets the 403 page; a
+// refused save shows the form again with the reason.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
@@ -26,48 +29,65 @@ export interface PageResource<F, T extends F & { readonly id: string; readonly n
   blankForm(): F;
   formFromBody(body: unknown): F;
   get(id: string): T | null;
-  /** Whether the admin may see (and so change) it. */
+  /** Whether the admin may change it. */
   manages(policy: ManagePolicy, record: T): boolean;
+  /** Whether the admin may see it (all they manage, and more with admin_view). */
+  reads(policy: ManagePolicy, record: T): boolean;
+  /** Why the admin, who reads it, may not change it (the note atop its read-only page). */
+  readOnlyReason(policy: ManagePolicy, record: T): string;
   /** Creates without `id`; null when there is nothing with that id. */
   save(policy: ManagePolicy, form: F, id?: string): Judged<T> | null;
   /** value: whether there was such a record; errors when it may not go. */
   delete(policy: ManagePolicy, id: string): Judged<boolean>;
-  /** What the list shows: what the admin manages. */
+  /** What the list shows: what the admin reads, each row saying whether they manage it (`manageable`). */
   listData(policy: ManagePolicy): Record<string, unknown>;
-  /** What the form offers to choose from. */
-  formChoices(policy: ManagePolicy): Record<string, unknown>;
+  /** What the form offers to choose from; when read-only, what it shows. */
+  formChoices(policy: ManagePolicy, readOnly: boolean): Record<string, unknown>;
   /** What deleting it does, one paragraph each, for the confirmation page. */
   deleteConsequences(policy: ManagePolicy, record: T): string[];
 }
 
 type IdParams = { Params: { id: string } };
 
-const SECTION = 'admins';
+const SECTION = 'admins' as const;
 
 export function managedResourcePages<F, T extends F & { readonly id: string; readonly name: string }>(app: FastifyInstance, context: AppContext, resource: PageResource<F, T>): void {
   const listPath = `/admin/${resource.path}`;
   const back = { backHref: listPath, backLabel: `Back to ${resource.plural}`, section: SECTION } as const;
   const titled = resource.singular.replace(/\b[a-z]/g, (letter) => letter.toUpperCase());
 
-  app.register(async (managers) => {
-    managers.addHook('preHandler', async (request, reply) => {
-      if (accessOf(context, request).has('admin_manage')) return;
+  // Reading: the list and a record's page (read-only unless the admin manages it).
+  app.register(async (readers) => {
+    readers.addHook('preHandler', async (request, reply) => {
+      if (accessOf(context, request).has(...ADMIN_READERS)) return;
       // The default way back (the admin's start page): the list would refuse them too.
       return renderForbiddenPage(context, reply, { section: SECTION });
     });
 
-    managers.get(`/${resource.path}`, async (request, reply) =>
-      renderAdminPage(context, reply, `admin/${resource.path}/index`, { title: resource.plural, section: SECTION, ...resource.listData(policyOf(request)) }),
-    );
+    readers.get(`/${resource.path}`, async (request, reply) => {
+      const policy = policyOf(request);
+      const data = { title: resource.plural, section: SECTION, mayAdd: policy.access.has('admin_manage'), ...resource.listData(policy) };
+      return renderAdminPage(context, reply, `admin/${resource.path}/index`, data);
+    });
+
+    readers.get<IdParams>(`/${resource.path}/:id/edit`, async (request, reply) => {
+      const policy = policyOf(request);
+      return withTarget(reply, policy, request.params.id, (target) => renderForm(reply, policy, { form: target, target }), 'read');
+    });
+  });
+
+  // Changing: superusers, and admin_manage holders for what they manage.
+  app.register(async (managers) => {
+    managers.addHook('preHandler', async (request, reply) => {
+      const access = accessOf(context, request);
+      if (access.has('admin_manage')) return;
+      // Readers may go back to the list; others to their start page.
+      return renderForbiddenPage(context, reply, access.has(...ADMIN_READERS) ? back : { section: SECTION });
+    });
 
     managers.get(`/${resource.path}/new`, async (request, reply) => renderForm(reply, policyOf(request), { form: resource.blankForm(), target: null }));
 
     managers.post(`/${resource.path}`, async (request, reply) => submit(reply, policyOf(request), request.body, null));
-
-    managers.get<IdParams>(`/${resource.path}/:id/edit`, async (request, reply) => {
-      const policy = policyOf(request);
-      return withTarget(reply, policy, request.params.id, (target) => renderForm(reply, policy, { form: target, target }));
-    });
 
     managers.post<IdParams>(`/${resource.path}/:id`, async (request, reply) => {
       const policy = policyOf(request);
@@ -96,11 +116,12 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
     return managePolicyOf(context, request);
   }
 
-  /** The record, when it exists and the admin manages it; the 404 or 403 page otherwise. */
-  async function withTarget(reply: FastifyReply, policy: ManagePolicy, id: string, then: (target: T, policy: ManagePolicy) => Promise<FastifyReply>) {
+  /** The record, when it exists and the admin manages it (or, to read it, reads it); the 404 or 403 page otherwise. */
+  async function withTarget(reply: FastifyReply, policy: ManagePolicy, id: string, then: (target: T, policy: ManagePolicy) => Promise<FastifyReply>, to: 'manage' | 'read' = 'manage') {
     const target = resource.get(id);
     if (target === null) return notFound(reply);
-    return resource.manages(policy, target) ? then(target, policy) : renderForbiddenPage(context, reply, back, policy.refusal().refused);
+    if (to === 'read' ? resource.reads(policy, target) : resource.manages(policy, target)) return then(target, policy);
+    return renderForbiddenPage(context, reply, back, (to === 'read' ? policy.readRefusal() : policy.refusal()).refused);
   }
 
   async function submit(reply: FastifyReply, policy: ManagePolicy, body: unknown, target: T | null) {
@@ -112,10 +133,13 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
     return redirectWithFlash(reply, listPath, 'success', `${target === null ? 'Added' : 'Saved'} the ${resource.singular} “${saved.value.name}”.`);
   }
 
+  /** The form; shown read-only, without its buttons, to an admin who reads the record but does not manage it. */
   function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: F; target: T | null; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => resource.labels[field] ?? field);
-    const title = data.target === null ? `Add ${titled}` : `Edit ${data.target.name}`;
-    return renderAdminPage(context, reply, `admin/${resource.path}/form`, { title, section: SECTION, ...data, errors, ...resource.formChoices(policy) }, status);
+    const readOnly = data.target !== null && !resource.manages(policy, data.target) ? resource.readOnlyReason(policy, data.target) : null;
+    const title = data.target === null ? `Add ${titled}` : readOnly === null ? `Edit ${data.target.name}` : data.target.name;
+    const view = { title, section: SECTION, ...data, errors, readOnly, ...resource.formChoices(policy, readOnly !== null) };
+    return renderAdminPage(context, reply, `admin/${resource.path}/form`, view, status);
   }
 
   function notFound(reply: FastifyReply) {

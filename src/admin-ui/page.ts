@@ -57,7 +57,7 @@ export interface AdminMenu {
   readonly analytics: boolean;
   readonly apiUsers: boolean;
   readonly admins: boolean;
-  /** API scopes and admin groups: superusers and admin_manage holders. */
+  /** API scopes and admin groups: superusers, admin_manage holders, and admin_view holders (read-only). */
   readonly permissions: boolean;
 }
 
@@ -68,7 +68,7 @@ export function menuOf(access: AdminAccess): AdminMenu {
     analytics: access.has('analytics'),
     apiUsers: access.has('user_view', 'user_manage'),
     admins: access.has(...ADMIN_READERS),
-    permissions: access.has('admin_manage'),
+    permissions: access.has(...ADMIN_READERS),
   };
 }
 

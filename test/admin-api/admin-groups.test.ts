@@ -115,8 +115,8 @@ describe('/admin_groups', () => {
     expect(running.context.admins.get(admin.id)).not.toBeNull();
   });
 
-  it('answers an admin without admin_manage an empty list, as API Umbrella does, and 403 FORBIDDEN on every other route, reading included, changing nothing', async () => {
-    const { authToken, groupId } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/weather/' }], permissions: ['admin_view'] });
+  it('answers an admin without admin_view or admin_manage an empty list, as API Umbrella does, and 403 FORBIDDEN on every other route, reading included, changing nothing', async () => {
+    const { authToken, groupId } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/weather/' }], permissions: ['user_view'] });
     const everything = { admin_group: { permission_ids: ['analytics', 'user_view', 'user_manage', 'admin_view', 'backend_manage', 'backend_publish'] } };
     expect(await callAdminApi(running.app, authToken, 'GET', '/admin_groups')).toEqual({ status: 200, body: EMPTY_LIST });
     const calls = [
@@ -130,7 +130,7 @@ describe('/admin_groups', () => {
       expect(refused.status, `${method} ${path}`).toBe(403);
       expect(refused.body.errors[0]).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('- api.example.com/weather/') });
     }
-    expect(running.context.adminGroups.getGroup(groupId)!.permission_ids).toEqual(['admin_view']);
+    expect(running.context.adminGroups.getGroup(groupId)!.permission_ids).toEqual(['user_view']);
     expect(running.context.adminGroups.listGroups().some((group) => group.name === 'Mine')).toBe(false);
   });
 });

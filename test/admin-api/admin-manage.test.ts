@@ -45,16 +45,16 @@ const namesOf = (items: readonly { name: string }[]) => items.map((item) => item
 const emailsOf = (admins: readonly { email: string }[]) => admins.map((admin) => admin.email).sort();
 
 describe('an admin without admin_manage', () => {
-  it('finds the API scope and admin group lists empty, and is refused every other of their routes and every change to admins, whatever else they hold', async () => {
+  it('reads the API scopes and admin groups within their admin_view scopes, and is refused every change to them and to admins, whatever else they hold', async () => {
     const everythingElse = PERMISSION_IDS.filter((permission) => permission !== 'admin_manage');
     const other = await createScopedAdmin(gw.context, { email: 'all-but-manage@example.com', scopes: [weather], permissions: everythingElse });
     const weatherMember = await createMember(gw.context, 'weather-member@example.com', [manager.groupId]);
     const calls: [string, string, unknown?][] = [
-      ['GET', `/api_scopes/${weather.id}`],
+      ['GET', `/api_scopes/${traffic.id}`],
       ['POST', '/api_scopes', { api_scope: { name: 'Radar', host: HOST, path_prefix: '/weather/radar/' } }],
       ['PUT', `/api_scopes/${weather.id}`, { api_scope: { name: 'Taken over' } }],
       ['DELETE', `/api_scopes/${traffic.id}`],
-      ['GET', `/admin_groups/${other.groupId}`],
+      ['GET', `/admin_groups/${trafficTeam.groupId}`],
       ['POST', '/admin_groups', { admin_group: { name: 'Mine', api_scope_ids: [weather.id], permission_ids: ['analytics'] } }],
       ['PUT', `/admin_groups/${other.groupId}`, { admin_group: { permission_ids: PERMISSION_IDS } }],
       ['DELETE', `/admin_groups/${trafficTeam.groupId}`],
@@ -64,8 +64,11 @@ describe('an admin without admin_manage', () => {
       ['DELETE', `/admins/${weatherMember.id}`],
     ];
     for (const [method, path, body] of calls) expectForbidden(await gw.adminApiAs(other.authToken, method, path, body), `${method} ${path}`);
-    // As API Umbrella answers the lists: no rows rather than 403.
-    for (const path of ['/api_scopes', '/admin_groups.json']) expect(answerOf(await gw.adminApiAs(other.authToken, 'GET', path)), path).toEqual({ status: 200, body: EMPTY_LIST });
+    // admin_view reads what lies within its scopes, as in API Umbrella.
+    expect(namesOf((await gw.adminApiAs(other.authToken, 'GET', '/api_scopes')).body.data)).toEqual(['Weather']);
+    expect((await gw.adminApiAs(other.authToken, 'GET', `/api_scopes/${weather.id}`)).status).toBe(200);
+    expect(namesOf((await gw.adminApiAs(other.authToken, 'GET', '/admin_groups.json')).body.data)).toEqual(['group of all-but-manage@example.com', 'group of manager@example.com']);
+    expect((await gw.adminApiAs(other.authToken, 'GET', `/admin_groups/${other.groupId}`)).status).toBe(200);
     expect((await gw.adminApiAs(other.authToken, 'GET', '/admins')).status).toBe(200);
 
     expect(gw.context.adminGroups.listScopes()).toHaveLength(2);
@@ -74,6 +77,59 @@ describe('an admin without admin_manage', () => {
     expect(gw.context.adminGroups.getGroup(trafficTeam.groupId)).not.toBeNull();
     expect(gw.context.admins.findByEmail('sneaky@example.com')).toBeNull();
     expect(gw.context.admins.get(weatherMember.id)!.email).toBe('weather-member@example.com');
+  });
+});
+
+describe('API scopes and admin groups for an admin_view holder', () => {
+  /** admin_view alone on api.example.com/weather/. */
+  let viewer: ScopedAdmin;
+  beforeEach(async () => {
+    viewer = await createScopedAdmin(gw.context, { email: 'viewer@example.com', scopes: [weather], permissions: ['admin_view'] });
+  });
+  const asViewer = (method: string, path: string, body?: unknown) => gw.adminApiAs(viewer.authToken, method, path, body);
+
+  it('lists and reads the scopes within their scopes, as the web admin shows them, and not another team\'s', async () => {
+    const radar = createScope(gw.context, 'Radar', HOST, '/weather/radar/');
+    for (const path of ['/api_scopes', '/api_scopes.json']) {
+      const list = await asViewer('GET', path);
+      expect(list.status, path).toBe(200);
+      expect(namesOf(list.body.data), path).toEqual(['Radar', 'Weather']);
+      expect(list.body.recordsTotal, path).toBe(2);
+    }
+    expect(answerOf(await asViewer('GET', `/api_scopes/${radar.id}.json`))).toEqual({ status: 200, body: { api_scope: radar } });
+    const outside = await asViewer('GET', `/api_scopes/${traffic.id}`);
+    expectForbidden(outside);
+    expect(outside.body.errors[0].message).toContain('- api.example.com/weather/');
+    expect(answerOf(await asViewer('GET', '/api_scopes/no-such-scope'))).toEqual({ status: 404, body: { error: 'Not Found' } });
+    expectForbidden(await asViewer('PUT', `/api_scopes/${radar.id}`, { api_scope: { name: 'Taken over' } }));
+    expectForbidden(await asViewer('DELETE', `/api_scopes/${radar.id}`));
+    expect(gw.context.adminGroups.getScope(radar.id)!.name).toBe('Radar');
+  });
+
+  it('lists and reads the groups wholly within their scopes, with their admins, and not another team\'s', async () => {
+    const mixed = createGroup(gw.context, 'Mixed team', [weather, traffic], ['analytics']);
+    const list = await asViewer('GET', '/admin_groups');
+    expect(list.status).toBe(200);
+    expect(namesOf(list.body.data)).toEqual(['group of manager@example.com', 'group of viewer@example.com']);
+    const shown = await asViewer('GET', `/admin_groups/${manager.groupId}.json`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.admin_group).toMatchObject({ id: manager.groupId, api_scope_ids: [weather.id], admin_usernames: ['manager@example.com'] });
+    expect(shown.body.admin_group).toEqual(list.body.data.find((group: { id: string }) => group.id === manager.groupId));
+    for (const id of [mixed.id, trafficTeam.groupId]) expectForbidden(await asViewer('GET', `/admin_groups/${id}`), id);
+    expectForbidden(await asViewer('PUT', `/admin_groups/${viewer.groupId}`, { admin_group: { permission_ids: ['admin_view', 'admin_manage'] } }));
+    expectForbidden(await asViewer('DELETE', `/admin_groups/${manager.groupId}`));
+    expect(gw.context.adminGroups.getGroup(viewer.groupId)!.permission_ids).toEqual(['admin_view']);
+    expect(gw.context.adminGroups.getGroup(manager.groupId)).not.toBeNull();
+  });
+
+  it('with admin_manage too, reads a group on their ground granting what they lack, and may still not change it', async () => {
+    gw.context.adminGroups.updateGroup(manager.groupId, { name: 'group of manager@example.com', api_scope_ids: [weather.id], permission_ids: ['admin_view', 'admin_manage', 'analytics'] });
+    const publishers = createGroup(gw.context, 'Weather publishers', [weather], ['backend_publish']);
+    expect(namesOf((await asManager('GET', '/admin_groups')).body.data)).toContain('Weather publishers');
+    expect((await asManager('GET', `/admin_groups/${publishers.id}`)).status).toBe(200);
+    expectForbidden(await asManager('PUT', `/admin_groups/${publishers.id}`, { admin_group: { name: 'Renamed' } }));
+    expectForbidden(await asManager('DELETE', `/admin_groups/${publishers.id}`));
+    expect(gw.context.adminGroups.getGroup(publishers.id)!.name).toBe('Weather publishers');
   });
 });
 

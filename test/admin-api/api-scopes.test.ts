@@ -82,9 +82,9 @@ describe('/api_scopes', () => {
     expect((await api('DELETE', `/api_scopes/${scope.id}`)).status).toBe(204);
   });
 
-  it('answers an admin without admin_manage an empty list, as API Umbrella does, and 403 FORBIDDEN on every other route, reading included, changing nothing', async () => {
+  it('answers an admin without admin_view or admin_manage an empty list, as API Umbrella does, and 403 FORBIDDEN on every other route, reading included, changing nothing', async () => {
     const scope = await createScope({ name: 'Kept', host: 'kept.example.com', path_prefix: '/' });
-    const { authToken } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['admin_view', 'backend_manage'] });
+    const { authToken } = await createScopedAdmin(running.context, { email: 'scoped@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['backend_manage'] });
     for (const path of ['/api_scopes', '/api_scopes.json']) expect(await callAdminApi(running.app, authToken, 'GET', path), path).toEqual({ status: 200, body: EMPTY_LIST });
     const calls = [
       ['POST', '/api_scopes', { api_scope: { name: 'Mine', host: 'api.example.com', path_prefix: '/mine/more/' } }],

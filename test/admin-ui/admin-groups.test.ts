@@ -140,14 +140,24 @@ describe('Admin Groups', () => {
 });
 
 describe('admins without admin_manage', () => {
-  it('shows every other admin the 403 page on every page and form, and changes nothing', async () => {
+  it('shows every other admin the 403 page on every page and form beyond what they may read, and changes nothing', async () => {
     const kept = createScope(running.context, 'Kept', 'api.example.com', '/kept/');
     const keptGroup = createGroup(running.context, 'Kept group', [kept], ['analytics']);
     await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['admin_view', 'backend_manage'] });
+    await createScopedAdmin(running.context, { email: 'backends@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/mine/' }], permissions: ['backend_manage'] });
     const scoped = new AdminClient(running.app);
     await scoped.signIn('viewer@example.com', SCOPED_PASSWORD);
-    const pages = ['/admin/api_scopes', '/admin/api_scopes/new', `/admin/api_scopes/${kept.id}/edit`, `/admin/api_scopes/${kept.id}/delete`];
-    pages.push('/admin/admin_groups', '/admin/admin_groups/new', `/admin/admin_groups/${keptGroup.id}/edit`, `/admin/admin_groups/${keptGroup.id}/delete`);
+    // admin_view shows the lists, holding only what lies within their scopes.
+    for (const path of ['/admin/api_scopes', '/admin/admin_groups']) {
+      const list = await scoped.get(path);
+      expect(list.statusCode, path).toBe(200);
+      expect(textOf(list.body), path).not.toContain('Kept');
+    }
+    const withoutAdminView = new AdminClient(running.app);
+    await withoutAdminView.signIn('backends@example.com', SCOPED_PASSWORD);
+    for (const path of ['/admin/api_scopes', '/admin/admin_groups']) expect((await withoutAdminView.get(path)).statusCode, path).toBe(403);
+    const pages = ['/admin/api_scopes/new', `/admin/api_scopes/${kept.id}/edit`, `/admin/api_scopes/${kept.id}/delete`];
+    pages.push('/admin/admin_groups/new', `/admin/admin_groups/${keptGroup.id}/edit`, `/admin/admin_groups/${keptGroup.id}/delete`);
     for (const path of pages) {
       const page = await scoped.get(path);
       expect(page.statusCode, path).toBe(403);

@@ -70,16 +70,96 @@ describe('the menu', () => {
     ]);
   });
 
-  it('shows an admin_view holder Admin Accounts alone, API Scopes and Admin Groups refusing them', async () => {
+  it('shows an admin_view holder Admin Accounts, API Scopes and Admin Groups, as API Umbrella does', async () => {
     await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [weather], permissions: ['admin_view'] });
     const viewer = await signedIn('viewer@example.com');
-    expect(menuOf((await viewer.get('/admin/admins')).body)).toEqual(['/admin/admins', '/admin/account']);
-    for (const path of ['/admin/api_scopes', '/admin/admin_groups', `/admin/admin_groups/${manager.groupId}/edit`]) {
-      const page = await viewer.get(path);
-      expect(page.statusCode, path).toBe(403);
-      expect(textOf(page.body)).toContain('Not authorized');
-    }
+    expect(menuOf((await viewer.get('/admin/admins')).body)).toEqual(['/admin/admins', '/admin/api_scopes', '/admin/admin_groups', '/admin/account']);
     expect(textOf((await viewer.get('/admin/admins')).body)).not.toContain('Add Admin');
+  });
+});
+
+describe('API Scopes and Admin Groups for an admin_view holder', () => {
+  /** admin_view alone on api.example.com/weather/. */
+  let viewerTeam: ScopedAdmin;
+  let viewer: AdminClient;
+  beforeEach(async () => {
+    viewerTeam = await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [weather], permissions: ['admin_view'] });
+    viewer = await signedIn('viewer@example.com');
+  });
+
+  it('lists the scopes within their scopes, not another team\'s, and opens one read-only', async () => {
+    const list = await viewer.get('/admin/api_scopes');
+    expect(list.statusCode).toBe(200);
+    const text = textOf(list.body);
+    expect(text).toContain('Weather api.example.com /weather/');
+    expect(text).toContain('Radar api.example.com /weather/radar/');
+    expect(text).not.toContain('/traffic/');
+    expect(text).not.toContain('Add API Scope');
+    expect(list.body).toContain(`href="/admin/api_scopes/${radar.id}/edit"`);
+    expect(list.body).not.toContain(`/admin/api_scopes/${radar.id}/delete`);
+
+    const page = await viewer.get(`/admin/api_scopes/${radar.id}/edit`);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('You may view API scopes, not change them.');
+    expect(page.body).toContain('<fieldset class="plain" disabled>');
+    expect(page.body).toContain('value="/weather/radar/"');
+    expect(page.body).not.toContain('>Save</button>');
+    expect(textOf(page.body)).not.toContain('Delete');
+
+    const outside = await viewer.get(`/admin/api_scopes/${traffic.id}/edit`);
+    expect(outside.statusCode).toBe(403);
+    expect(textOf(outside.body)).toContain('You are only authorized to perform actions for APIs in the following areas: - api.example.com/weather/');
+    for (const path of ['/admin/api_scopes/new', `/admin/api_scopes/${radar.id}/delete`]) expect((await viewer.get(path)).statusCode, path).toBe(403);
+    expectRefused(await submit(viewer, `/admin/api_scopes/${radar.id}`, { name: 'Taken over', host: HOST, path_prefix: '/weather/radar/' }), 'save');
+    expectRefused(await submit(viewer, '/admin/api_scopes', { name: 'Satellite', host: HOST, path_prefix: '/weather/satellite/' }), 'add');
+    expectRefused(await submit(viewer, `/admin/api_scopes/${radar.id}/delete`, {}), 'delete');
+    expect(running.context.adminGroups.getScope(radar.id)!.name).toBe('Radar');
+    expect(running.context.adminGroups.listScopes()).toHaveLength(3);
+  });
+
+  it('lists the groups wholly within their scopes, with their admins, not another team\'s, and opens one read-only', async () => {
+    const mixed = createGroup(running.context, 'Mixed team', [radar, traffic], ['analytics']);
+    const list = await viewer.get('/admin/admin_groups');
+    expect(list.statusCode).toBe(200);
+    const text = textOf(list.body);
+    expect(text).toMatch(/group of manager@example\.com Weather api\.example\.com\/weather\/ Admin Accounts - Manage Analytics manager@example\.com View/);
+    expect(text).toContain('group of viewer@example.com');
+    expect(text).not.toContain('traffic');
+    expect(text).not.toContain('Mixed team');
+    expect(text).not.toContain('Add Admin Group');
+    expect(list.body).not.toContain(`/admin/admin_groups/${manager.groupId}/delete`);
+
+    const page = await viewer.get(`/admin/admin_groups/${manager.groupId}/edit`);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('You may view admin groups, not change them.');
+    expect(page.body).toContain('<fieldset class="plain" disabled>');
+    expect(checkbox(page.body, 'api_scope_ids', weather.id)).toBe('checked');
+    expect(checkbox(page.body, 'api_scope_ids', traffic.id)).toBe('absent');
+    expect(checkbox(page.body, 'permission_ids', 'admin_manage')).toBe('checked');
+    expect(checkbox(page.body, 'permission_ids', 'user_view')).toBe('unchecked');
+    expect(page.body).not.toContain('>Save</button>');
+
+    for (const id of [mixed.id, trafficTeam.groupId]) expect((await viewer.get(`/admin/admin_groups/${id}/edit`)).statusCode, id).toBe(403);
+    for (const path of ['/admin/admin_groups/new', `/admin/admin_groups/${manager.groupId}/delete`]) expect((await viewer.get(path)).statusCode, path).toBe(403);
+    expectRefused(await submit(viewer, `/admin/admin_groups/${viewerTeam.groupId}`, { name: 'Everything', api_scope_ids: weather.id, permission_ids: ['admin_view', 'admin_manage'] }), 'save');
+    expectRefused(await submit(viewer, '/admin/admin_groups', { name: 'Mine', api_scope_ids: weather.id, permission_ids: 'analytics' }), 'add');
+    expectRefused(await submit(viewer, `/admin/admin_groups/${manager.groupId}/delete`, {}), 'delete');
+    expect(running.context.adminGroups.getGroup(viewerTeam.groupId)!.permission_ids).toEqual(['admin_view']);
+    expect(running.context.adminGroups.getGroup(manager.groupId)).not.toBeNull();
+    expect(running.context.adminGroups.listGroups()).toHaveLength(4);
+  });
+  it('with admin_manage too, opens read-only a group on their ground granting what they lack, saying why', async () => {
+    running.context.adminGroups.updateGroup(manager.groupId, { name: 'group of manager@example.com', api_scope_ids: [weather.id], permission_ids: ['admin_view', 'admin_manage', 'analytics'] });
+    const publishers = createGroup(running.context, 'Weather publishers', [weather], ['backend_publish']);
+    const list = await client.get('/admin/admin_groups');
+    expect(textOf(list.body)).toContain('Weather publishers');
+    expect(list.body).not.toContain(`/admin/admin_groups/${publishers.id}/delete`);
+    const page = await client.get(`/admin/admin_groups/${publishers.id}/edit`);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('It grants what you do not hold in its API scopes (backend_publish): you may view it, not change it.');
+    expect(page.body).not.toContain('>Save</button>');
+    expectRefused(await submit(client, `/admin/admin_groups/${publishers.id}/delete`, {}));
+    expect(running.context.adminGroups.getGroup(publishers.id)).not.toBeNull();
   });
 });
 
