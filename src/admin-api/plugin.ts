@@ -28,6 +28,30 @@ function stateRoute(app: FastifyInstance, context: AppContext): void {
   withJsonSuffix(app, 'GET', '/state', async () => ({ file_config_version: fileConfigVersion, db_config_version: context.publisher.current.version }));
 }
 
+const HEALTH_STATUSES: ReadonlySet<string> = new Set(['green', 'yellow', 'red']);
+
+/**
+ * API Umbrella's health check, for load balancers and deploy scripts: green
+ * whenever Parasol answers (it answers only once its store is open and its
+ * config applied, so wait_for_status never has anything to wait for). Its
+ * arguments are checked as API Umbrella checks them, and the answer is typed
+ * exactly application/json, which API Umbrella's own `health` command
+ * requires.
+ */
+function healthRoute(app: FastifyInstance): void {
+  withJsonSuffix<{ Querystring: Record<string, unknown> }>(app, 'GET', '/health', async (request, reply) => {
+    const { wait_for_status: status, wait_timeout: timeout } = request.query;
+    const invalid =
+      status !== undefined && !(typeof status === 'string' && HEALTH_STATUSES.has(status))
+        ? `Invalid wait_for_status argument (${String(status)})`
+        : timeout !== undefined && !(typeof timeout === 'string' && /^\d+$/.test(timeout))
+          ? `Invalid wait_timeout argument (${String(timeout)})`
+          : null;
+    const body = invalid === null ? { status: 'green' } : { error: invalid };
+    return reply.code(invalid === null ? 200 : 422).type('application/json').send(Buffer.from(JSON.stringify(body)));
+  });
+}
+
 /** `passwordLinks` mails the invites send_invite_email asks for. */
 export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -41,7 +65,7 @@ export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks
   app.setNotFoundHandler((_request, reply) => notFound(reply));
   keepOutOfCaches(app, () => true);
 
-  withJsonSuffix(app, 'GET', '/health', async () => ({ status: 'green' }));
+  healthRoute(app);
   stateRoute(app, context);
 
   await app.register(async (authenticated) => {

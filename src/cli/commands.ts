@@ -72,6 +72,9 @@ async function checkConfig(loaded: LoadedConfig): Promise<number> {
   return 0;
 }
 
+/** LSB's "program is not running", which API Umbrella's reload exits with when there is nothing to reload. */
+const NOT_RUNNING = 7;
+
 /**
  * API Umbrella's `api-umbrella reload`, for a Parasol the packages' service
  * does not run (from source, in a container): the checks of `config check`,
@@ -82,7 +85,10 @@ async function reload(loaded: LoadedConfig): Promise<number> {
   const problem = await startUpProblem(loaded.config);
   if (problem !== null) throw problem;
   const pid = runningInstancePid(loaded.config.data_dir);
-  if (pid === null) throw new Error(`no Parasol is running with data_dir ${loaded.config.data_dir}; nothing to reload`);
+  if (pid === null) {
+    process.stderr.write(`parasol: no Parasol is running with data_dir ${loaded.config.data_dir}; nothing to reload\n`);
+    return NOT_RUNNING;
+  }
   process.kill(pid, 'SIGHUP');
   print({ reload_requested: true, pid, config_file: loaded.path });
   return 0;

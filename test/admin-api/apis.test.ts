@@ -37,8 +37,20 @@ describe('admin API authentication', () => {
     for (const path of ['/health', '/health.json']) {
       const response = await raw(path);
       expect(response.status, path).toBe(200);
+      // Exactly, as API Umbrella answers it: its own `health` command refuses any other type.
+      expect(response.headers.get('content-type')).toBe('application/json');
       expect(await response.json()).toEqual({ status: 'green' });
     }
+  });
+
+  it("checks health's arguments as API Umbrella does: 422 for a status or timeout it does not know", async () => {
+    expect((await raw('/health?wait_for_status=green&wait_timeout=5')).status).toBe(200);
+    const status = await raw('/health?wait_for_status=purple');
+    expect(status.status).toBe(422);
+    expect(await status.json()).toEqual({ error: 'Invalid wait_for_status argument (purple)' });
+    const timeout = await raw('/health.json?wait_for_status=yellow&wait_timeout=soon');
+    expect(timeout.status).toBe(422);
+    expect(await timeout.json()).toEqual({ error: 'Invalid wait_timeout argument (soon)' });
   });
 
   it("serves API Umbrella's state without a token: the published config's version, which a publish moves", async () => {

@@ -378,7 +378,7 @@ describe('parasol serve and SIGHUP', () => {
     const [code] = (await once(server, 'exit')) as [number];
     expect(code).toBe(0);
     const nothingRunning = await parasol(['reload', '--config', serveConfig]);
-    expect(nothingRunning).toMatchObject({ code: 1, stderr: `parasol: no Parasol is running with data_dir ${join(serveDir, 'data')}; nothing to reload\n` });
+    expect(nothingRunning).toMatchObject({ code: 7, stderr: `parasol: no Parasol is running with data_dir ${join(serveDir, 'data')}; nothing to reload\n` });
   });
 });
 
