@@ -24,10 +24,15 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
     const admin = request.admin!;
     const password = formString(request.body, 'password');
     const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
-    // Counted like sign-ins, so that a session left open is no way to guess the password.
-    const current = await loginThrottle(context).attempt(admin.email, request.clientIp, () => admins.checkPassword(admin.email, formString(request.body, 'current_password')));
-    if (current === 'locked') errors.current_password = [`was tried too often; try again in ${context.config.admin.login_lockout_minutes} minutes`];
-    else if (current === null) errors.current_password = ['is not correct'];
+    const currentPassword = formString(request.body, 'current_password');
+    // A field left empty is no guess: not counted, so that it never locks its admin out of signing in.
+    if (currentPassword === '') errors.current_password = ["can't be blank"];
+    else {
+      // Counted like sign-ins, so that a session left open is no way to guess the password.
+      const current = await loginThrottle(context).attempt(admin.email, request.clientIp, () => admins.checkPassword(admin.email, currentPassword));
+      if (current === 'locked') errors.current_password = [`was tried too often; try again in ${context.config.admin.login_lockout_minutes} minutes`];
+      else if (current === null) errors.current_password = ['is not correct'];
+    }
     if (Object.keys(errors).length > 0) return renderAccount(reply, errors, 422);
     // Ends every session of the admin (a stolen one, another browser); this browser gets a fresh one.
     await admins.setPassword(admin.id, password);

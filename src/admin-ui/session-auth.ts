@@ -27,7 +27,8 @@ export function startSession(context: AppContext, reply: FastifyReply, admin: Ad
     sameSite: 'lax',
     // Secure whenever the admin was reached over HTTPS (directly or through a trusted proxy).
     secure: 'auto',
-    maxAge: context.config.admin.session_max_age_hours * 3600,
+    // No Max-Age: a browser-session cookie, gone when the browser closes, as API Umbrella's without "Remember me";
+    // the store ends the session itself after admin.session_idle_timeout_minutes and session_max_age_hours.
   });
 }
 

@@ -262,6 +262,17 @@ describe('My Account', () => {
     expect(running.context.admins.get(other.id)!.last_sign_in_at).toBe(signedInAt);
   });
 
+  it('answers a current password left empty "can\'t be blank", and does not count it toward the lockout', async () => {
+    const change = (current: string) => client.post('/admin/account/password', { current_password: current, password: `${PASSWORD} 2`, password_confirmation: `${PASSWORD} 2` });
+    await client.get('/admin/account');
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const blank = await change('');
+      expect(blank.statusCode).toBe(422);
+      expect(textOf(blank.body)).toContain("Current Password can't be blank");
+    }
+    expect((await change(PASSWORD)).statusCode).toBe(303);
+  });
+
   it('is signed out of every browser when the password is reset from the command line', async () => {
     const admin = running.context.admins.findByEmail('ops@example.com')!;
     expect((await client.get('/admin/apis')).statusCode).toBe(200);

@@ -40,6 +40,9 @@ describe('first admin account', () => {
     expect(created.statusCode).toBe(303);
     expect(created.headers.location).toBe('/admin/apis');
     expect(sessionCookie(created)).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/admin' });
+    // A browser-session cookie: the server ends the session, the browser forgets it when it closes.
+    expect(sessionCookie(created)).not.toHaveProperty('maxAge');
+    expect(sessionCookie(created)).not.toHaveProperty('expires');
     expect(context.admins.findByEmail('ops@example.com')).toMatchObject({ superuser: true, enabled: true });
     // Recorded as a sign-in: Admin Accounts offers them no invite.
     expect(context.admins.findByEmail('ops@example.com')!.current_sign_in_at).not.toBeNull();
