@@ -46,6 +46,12 @@ describe('API Backends', () => {
     }
   });
 
+  it("starts a new backend's Frontend Host at the host the admin came by, without its port, as API Umbrella's form does", async () => {
+    const frontendHost = (body: string) => /<input[^>]*name="frontend_host"[^>]*value="([^"]*)"/.exec(body)?.[1];
+    expect(frontendHost((await client.get('/admin/apis/new', { host: 'API.Example.com:8080' })).body)).toBe('api.example.com');
+    expect(frontendHost((await client.get('/admin/apis/new', { host: '[::1]:8080' })).body)).toBe('');
+  });
+
   it('saves every section of the form as the API shape, as a draft', async () => {
     const response = await addBackend({
       ...BASIC,
@@ -125,7 +131,7 @@ describe('API Backends', () => {
   it('shows bad error data next to its field, with Advanced settings opened; any error template is one (sent as written where it names no variable)', async () => {
     const response = await addBackend({ ...BASIC, 'settings[error_templates][json]': '{{#unclosed}}', 'settings[error_data]': '{"api_key_missing": ' });
     expect(response.statusCode).toBe(422);
-    expect(textOf(response.body)).toContain('Global Request Settings › Error Data must be a JSON object');
+    expect(textOf(response.body)).toContain('Global Request Settings › Error Data must be a mapping of error names to their data, in YAML or JSON');
     expect(response.body).not.toMatch(/<textarea id="f-settings-error_templates-json"[^>]*aria-invalid="true"/);
     expect(response.body).toContain('{{#unclosed}}</textarea>');
     expect(response.body).toMatch(/<textarea id="f-settings-error_data"[^>]*aria-invalid="true"/);
@@ -135,10 +141,10 @@ describe('API Backends', () => {
   });
 
   it('saves nothing while error data is wrong, on adding or editing, in the settings or a sub-URL setting, and shows the other problems with it', async () => {
-    const wrongData = { 'settings[error_data]': 'api_key_missing:\n  hello1: foo' };
+    const wrongData = { 'settings[error_data]': '- api_key_missing\n- over_rate_limit' };
     const added = await addBackend({ ...BASIC, ...wrongData, 'servers[0][port]': 'eighty' });
     expect(added.statusCode).toBe(422);
-    expect(textOf(added.body)).toContain('Global Request Settings › Error Data must be a JSON object');
+    expect(textOf(added.body)).toContain('Global Request Settings › Error Data must be a mapping of error names to their data');
     expect(added.body).toMatch(/id="f-servers-0-port"[^>]*aria-invalid="true"/);
     expect(running.context.backends.list()).toHaveLength(0);
     expect((await addBackend({ ...BASIC, 'sub_settings[0][http_method]': 'any', 'sub_settings[0][regex]': '^/x', 'sub_settings[0][settings][error_data]': '[1]' })).statusCode).toBe(422);

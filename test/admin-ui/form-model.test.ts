@@ -79,7 +79,14 @@ describe('the API backend form model', () => {
     expect(form.servers).toEqual([{ id: '', host: 'a', port: '1' }]);
   });
 
-  it('reports error data that is not a JSON object against its field', () => {
+  it("takes error data in YAML, as API Umbrella's form does, and in JSON, and shows it back as YAML", () => {
+    const yaml = formFromSubmission(decodeNestedForm({ 'settings[error_data]': 'api_key_missing:\n  hello1: foo\n  hello2: bar' }));
+    const json = formFromSubmission(decodeNestedForm({ 'settings[error_data]': '{"api_key_missing": {"hello1": "foo", "hello2": "bar"}}' }));
+    for (const form of [yaml, json]) expect(backendInput(form, null).input.settings).toMatchObject({ error_data: { api_key_missing: { hello1: 'foo', hello2: 'bar' } } });
+    expect(formFromBackend(FULL).settings.error_data).toBe('api_key_missing:\n  signup_url: https://example.com/signup\n');
+  });
+
+  it('reports error data that is not a mapping against its field', () => {
     const form = formFromSubmission(decodeNestedForm({ 'settings[error_data]': '[1, 2' }));
     expect(Object.keys(backendInput(form, null).errors)).toEqual(['settings.error_data']);
   });

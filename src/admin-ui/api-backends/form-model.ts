@@ -2,6 +2,7 @@
 // backend fills them, and how they become API Umbrella's JSON shape for
 // parseApiBackend(). Validation itself stays in src/api-backends.
 import { headerLines, type ApiBackendConfig, type ApiSettings, type SubSetting } from '../../api-backends/model.js';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Config } from '../../config/schema.js';
 import { backendDefaultsOf } from '../../gateway/settings.js';
 import type { FieldErrors } from '../../lib/validation-errors.js';
@@ -184,7 +185,7 @@ function settingsFromConfig(settings: ApiSettings | null): SettingsForm {
     api_key_verification_level: settings?.api_key_verification_level ?? '',
     api_key_verification_transition_start_at: settings?.api_key_verification_transition_start_at ?? '',
     error_templates: { json: templates.json ?? '', xml: templates.xml ?? '', csv: templates.csv ?? '', html: templates.html ?? '' },
-    error_data: settings !== null && Object.keys(settings.error_data).length > 0 ? JSON.stringify(settings.error_data, null, 2) : '',
+    error_data: settings !== null && Object.keys(settings.error_data).length > 0 ? stringifyYaml(settings.error_data) : '',
   };
 }
 
@@ -298,15 +299,16 @@ function headersBesideText(settings: SettingsForm, saved: ApiSettings | null): R
   return Object.fromEntries(HEADER_FIELDS.flatMap((field) => [[`${field}_string`, settings[field]], [field, saved?.[field] ?? []]]));
 }
 
+/** YAML, as API Umbrella's form takes error data (so JSON too, which is YAML). */
 function parseErrorData(text: string, field: string, errors: FieldErrors): unknown {
   if (text.trim() === '') return {};
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseYaml(text);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed;
   } catch {
     // reported below
   }
-  errors[field] = ['must be a JSON object such as {"api_key_missing": {"signup_url": "https://example.com"}}'];
+  errors[field] = ['must be a mapping of error names to their data, in YAML or JSON, such as {"api_key_missing": {"signup_url": "https://example.com"}}'];
   return {};
 }
 

@@ -10,6 +10,7 @@ import { backendMatches } from '../../api-backends/backend-search.js';
 import { moveApiBackend, saveApiBackend } from '../../api-backends/service.js';
 import { parseApiBackend } from '../../api-backends/validate.js';
 import type { AppContext } from '../../context.js';
+import { hostnameOf } from '../../gateway/request-url.js';
 import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
@@ -24,6 +25,9 @@ import { BLANK_ROWS, backendFieldLabel, backendInput, blankSubSetting, defaultCh
 import { refusalErrors } from './refusal-errors.js';
 
 type IdParams = { Params: { id: string } };
+
+/** A host name or IPv4 address, as a Frontend Host is written. */
+const PLAIN_HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
 /** Backends per page of the list. */
 export const PAGE_SIZE = 50;
@@ -67,7 +71,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
       return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, search, paging, anyBackends: theirs.length > 0, deletedLive });
     });
 
-    managers.get('/apis/new', async (_request, reply) => renderForm(reply, { form: emptyBackendForm(), id: null }));
+    managers.get('/apis/new', async (request, reply) => renderForm(reply, { form: { ...emptyBackendForm(), frontend_host: publicHostname(request) }, id: null }));
 
     managers.post('/apis', async (request, reply) => submit(reply, request.body, null));
 
@@ -151,6 +155,16 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     const position = data.id === null ? null : positionOf(data.id, accessOf(context, reply.request));
     const example = requestExample(data.form, context.config.listen.https_port === null ? 'http' : 'https');
     return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: formOptions, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position, example }, status);
+  }
+
+  /**
+   * The host the admin reaches the gateway by (public_url's, else the
+   * request's, without its port), which a new backend's Frontend Host starts
+   * with, as in API Umbrella; empty when it is no plain host name or address.
+   */
+  function publicHostname(request: FastifyRequest): string {
+    const hostname = context.config.public_url === null ? hostnameOf(request.host) : new URL(context.config.public_url).hostname;
+    return PLAIN_HOSTNAME.test(hostname) ? hostname.toLowerCase() : '';
   }
 
   /** Where a backend stands in the list, and the places the admin may move it to: first, or after a backend they manage. */
