@@ -9,9 +9,8 @@
 // every call, an admin whose groups grant nothing it concerns (user_view,
 // user_manage or backend_manage) gets 403.
 import type { FastifyInstance } from 'fastify';
-import type { AdminAccess } from '../admin-groups/admin-access.js';
 import { accessOf, guard, requirePermission } from '../admin-groups/request-access.js';
-import { refusedRoles, requiredRolesOf, roleRequirers, type RoleRequirer } from '../admin-groups/role-policy.js';
+import { rolesInUseFor } from '../admin-groups/role-policy.js';
 import type { AppContext } from '../context.js';
 import { withJsonSuffix } from './routes.js';
 
@@ -19,22 +18,6 @@ export function userRoleRoutes(app: FastifyInstance, context: AppContext): void 
   app.register(async (readers) => {
     guard(readers, requirePermission(context, 'user_view', 'user_manage', 'backend_manage'));
 
-    withJsonSuffix(readers, 'GET', '/user_roles', async (request) => {
-      const backends = roleRequirers(context);
-      const roles = new Set([...context.users.heldRoles(), ...backends.flatMap(requiredRolesOf)]);
-      const listed = rolesFor(accessOf(context, request), [...roles], backends);
-      return { user_roles: listed.sort().map((id) => ({ id })) };
-    });
+    withJsonSuffix(readers, 'GET', '/user_roles', async (request) => ({ user_roles: rolesInUseFor(context, accessOf(context, request)).map((id) => ({ id })) }));
   });
-}
-
-/**
- * The roles the admin may see: not those a backend beyond both their
- * user_manage and backend_manage scopes requires (refusedRoles over just
- * those backends), nor Parasol's own but the key creator's.
- */
-function rolesFor(access: AdminAccess, roles: string[], backends: readonly RoleRequirer[]): string[] {
-  if (access.superuser) return roles;
-  const hidden = new Set(refusedRoles(access, 'user_manage', roles, backends.filter((backend) => !access.allowsBackend(backend, 'backend_manage'))));
-  return roles.filter((role) => !hidden.has(role));
 }

@@ -35,6 +35,21 @@ export function roleRequirers(context: Pick<AppContext, 'backends' | 'publisher'
   return [...context.backends.list(), ...context.publisher.current.apis];
 }
 
+/**
+ * The roles in use, those users hold and those draft or live backends
+ * require, that the admin may see (the user_roles API's answer, and what the
+ * forms' Roles fields offer): not those a backend beyond both their
+ * user_manage and backend_manage scopes requires, nor Parasol's own but the
+ * key creator's. Sorted.
+ */
+export function rolesInUseFor(context: Pick<AppContext, 'backends' | 'publisher' | 'users'>, access: AdminAccess): string[] {
+  const backends = roleRequirers(context);
+  const roles = [...new Set([...context.users.heldRoles(), ...backends.flatMap(requiredRolesOf)])];
+  if (access.superuser) return roles.sort();
+  const hidden = new Set(refusedRoles(access, 'user_manage', roles, backends.filter((backend) => !access.allowsBackend(backend, 'backend_manage'))));
+  return roles.filter((role) => !hidden.has(role)).sort();
+}
+
 /** Roles in one list and not the other: what a change gives or takes. */
 export function changedRoles(before: readonly string[], after: readonly string[]): string[] {
   const old = new Set(before);

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
 import type { ApiUserInput } from '../../src/api-users/model.js';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
 import { apiUserInput } from '../helpers/users.js';
@@ -185,6 +187,28 @@ describe('API Users', () => {
     expect(text).toContain('Provide a valid email address.');
     expect(text).toContain('Provide your first name.');
     expect(invalid.body).toContain('value="not-an-email"');
+  });
+
+  it('names the roles in use under Roles, those users hold and those backends require, in both forms', async () => {
+    addUser('holder@example.com', { roles: ['test-user-role'] });
+    running.context.backends.create(
+      {
+        name: 'Roles',
+        frontend_host: 'api.example.com',
+        backend_host: 'backend.internal',
+        backend_protocol: 'http',
+        balance_algorithm: 'least_conn',
+        servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
+        url_matches: [{ id: randomUUID(), frontend_prefix: '/roles/', backend_prefix: '/' }],
+        settings: { ...EMPTY_SETTINGS, required_roles: ['test-api-role'] },
+        sub_settings: [],
+        rewrites: [],
+      },
+      'test',
+    );
+    for (const page of ['/admin/api_users/new', '/admin/apis/new']) {
+      expect(textOf((await client.get(page)).body), page).toContain('In use: test-api-role, test-user-role.');
+    }
   });
 
   it('edits roles, enabled state and per-user rate limits', async () => {

@@ -14,6 +14,8 @@ import { hostnameOf } from '../../gateway/request-url.js';
 import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
+import { rolesInUseFor } from '../../admin-groups/role-policy.js';
+import { rolesInUseHint } from '../roles-hint.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm, textOf } from '../../lib/nested-form.js';
 import { listPage, requestedPage } from '../list-page.js';
@@ -154,7 +156,8 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
     const position = data.id === null ? null : positionOf(data.id, accessOf(context, reply.request));
     const example = requestExample(data.form, context.config.listen.https_port === null ? 'http' : 'https');
-    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options: formOptions, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position, example }, status);
+    const options = { ...formOptions, rolesHint: rolesInUseHint(rolesInUseFor(context, accessOf(context, reply.request))) };
+    return renderAdminPage(context, reply, 'admin/apis/form', { title, section: 'apis', ...data, errors, options, blankSub: blankSubSetting(), blankRewrite: BLANK_ROWS.rewrites(), position, example }, status);
   }
 
   /**

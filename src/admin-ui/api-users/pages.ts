@@ -12,6 +12,8 @@ import { DAY_MS } from '../../lib/iso-instant.js';
 import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import { accessOf, userRefusal } from '../../admin-groups/request-access.js';
 import { redirectWithFlash } from '../flash.js';
+import { rolesInUseFor } from '../../admin-groups/role-policy.js';
+import { rolesInUseHint } from '../roles-hint.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { FormErrors } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
@@ -198,7 +200,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     const mayManage = accessOf(context, reply.request).has('user_manage');
     const outOfReach = data.user === null || !mayManage ? null : userRefusal(context, reply.request, data.user, null);
     const readOnly = !mayManage || outOfReach !== null;
-    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach, sendsMail: signups.sendsMail };
+    const rolesHint = rolesInUseHint(rolesInUseFor(context, accessOf(context, reply.request)));
+    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach, sendsMail: signups.sendsMail, rolesHint };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
 
