@@ -3,7 +3,8 @@
 // admins holding admin_manage for the groups within their scopes; admin_view
 // holders see the groups wholly within theirs, read-only.
 import type { FastifyInstance } from 'fastify';
-import { PERMISSION_LABELS, PERMISSIONS, type AdminGroup } from '../admin-groups/model.js';
+import { isRefusal, type Judged } from '../admin-groups/manage-policy.js';
+import { PERMISSION_LABELS, PERMISSIONS, type AdminGroup, type Permission } from '../admin-groups/model.js';
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
 import type { AppContext } from '../context.js';
 import { formString, formStrings } from './account-fields.js';
@@ -22,7 +23,7 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
     path: 'admin_groups',
     plural: 'Admin Groups',
     singular: 'admin group',
-    labels: { name: 'Name', api_scope_ids: 'API Scopes', permission_ids: 'Permissions' },
+    labels: { name: 'Group Name', api_scope_ids: 'API Scopes', permission_ids: 'Permissions' },
     blankForm: () => ({ name: '', api_scope_ids: [], permission_ids: [] }),
     formFromBody: (body) => ({ name: formString(body, 'name'), api_scope_ids: formStrings(body, 'api_scope_ids'), permission_ids: formStrings(body, 'permission_ids') }),
     get: (id) => adminGroups.getGroup(id),
@@ -34,7 +35,7 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
       if (policy.managesScopesOf(group) && ungrantable.length > 0) return `It grants what you do not hold in its API scopes (${ungrantable.join(', ')}): you may view it, not change it.`;
       return 'Some of its API scopes lie outside those where you hold Admin Accounts - Manage: you may view it, not change it.';
     },
-    save: (policy, form, id) => saveAdminGroup(adminGroups, policy, form, id),
+    save: (policy, form, id) => withPermissionLabels(saveAdminGroup(adminGroups, policy, form, id)),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
     listData: (policy) => {
       const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
@@ -61,3 +62,12 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
     },
   });
 }
+
+/** Permission ids in a refused save's messages (API Umbrella's words, for the admin API) as the form's boxes name them. */
+function withPermissionLabels<T>(judged: Judged<T> | null): Judged<T> | null {
+  if (judged === null || judged.ok || isRefusal(judged)) return judged;
+  const labelled = (message: string) => message.replace(PERMISSION_ID, (id) => PERMISSION_LABELS.get(id as Permission) ?? id);
+  return { ok: false, errors: Object.fromEntries(Object.entries(judged.errors).map(([field, messages]) => [field, messages.map(labelled)])) };
+}
+
+const PERMISSION_ID = new RegExp(`\\b(?:${PERMISSIONS.map((permission) => permission.id).join('|')})\\b`, 'g');

@@ -113,8 +113,9 @@ describe('Admin Groups', () => {
     expect(textOf(form.body)).toContain('A Manage permission comes with its View one: tick both.');
     const refused = await client.post('/admin/admin_groups', { name: 'Managers', api_scope_ids: weather.id, permission_ids: ['user_manage', 'admin_manage'] });
     expect(refused.statusCode).toBe(422);
-    expect(textOf(refused.body)).toContain('user_view permission must be included if user_manage is enabled');
-    expect(textOf(refused.body)).toContain('admin_view permission must be included if admin_manage is enabled');
+    // Named as the form's boxes are, where the admin API answers API Umbrella's ids.
+    expect(textOf(refused.body)).toContain('API Users - View permission must be included if API Users - Manage is enabled');
+    expect(textOf(refused.body)).toContain('Admin Accounts - View permission must be included if Admin Accounts - Manage is enabled');
     expect(checkbox(refused.body, 'permission_ids', 'admin_manage')).toBe('checked');
     expect(running.context.adminGroups.listGroups()).toEqual([]);
     const saved = await client.post('/admin/admin_groups', { name: 'Managers', api_scope_ids: weather.id, permission_ids: ['user_view', 'user_manage', 'admin_view', 'admin_manage'] });

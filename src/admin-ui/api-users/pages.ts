@@ -51,7 +51,7 @@ const LABELS: Record<string, string> = {
   first_name: 'First Name',
   last_name: 'Last Name',
   website: 'Website',
-  use_description: 'Use description',
+  use_description: 'Purpose',
   expires_at: 'Key Expires At',
   'settings.allowed_ips': 'Restrict Access to IPs',
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
