@@ -36,6 +36,7 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['analytics.adapter', note("Parasol keeps analytics in its own store")],
   ['analytics.outputs', note("Parasol keeps analytics in its own store")],
   ['web.contact_form_email', parasol('contact_email')],
+  ['web.max_body_size', note("Parasol's admin API and pages take bodies up to 1 MiB, API Umbrella's default, not configurable")],
   ['web.mailer.smtp_settings', note('mailer.smtp: host (API Umbrella\'s address), port, secure, username (user_name) and password')],
   ['web.admin.password_length_min', parasol('admin.password_min_length')],
   ['web.admin.initial_superusers', note('create the first admin with parasol admins create --email E --password P')],
