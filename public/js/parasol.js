@@ -85,11 +85,15 @@
   if (publishForm) {
     var boxes = publishForm.querySelectorAll('input[type="checkbox"][data-publish-box]');
     var publishButton = publishForm.querySelector('button[data-publish-button]');
+    var selectLinks = document.querySelectorAll('a[data-select]');
     var sync = function () {
       var any = Array.prototype.some.call(boxes, function (box) { return box.checked; });
+      var all = Array.prototype.every.call(boxes, function (box) { return box.checked; });
       if (publishButton) publishButton.disabled = !any;
+      // One link at a time, as in API Umbrella: Uncheck all once everything is checked, else Check all.
+      selectLinks.forEach(function (link) { link.hidden = (link.getAttribute('data-select') === 'all') === all; });
     };
-    document.querySelectorAll('a[data-select]').forEach(function (link) {
+    selectLinks.forEach(function (link) {
       link.addEventListener('click', function (event) {
         event.preventDefault();
         var checked = link.getAttribute('data-select') === 'all';
@@ -100,6 +104,26 @@
     publishForm.addEventListener('change', sync);
     sync();
   }
+
+  // Record forms (data-unsaved-warning) ask before the page is left with changes not saved, as API
+  // Umbrella's admin does. A form shown again with its errors holds unsaved changes from the start.
+  var unsaved = false;
+  document.querySelectorAll('form[data-unsaved-warning]').forEach(function (form) {
+    if (form.querySelector('[aria-invalid="true"]')) unsaved = true;
+    var changed = function () { unsaved = true; };
+    form.addEventListener('input', changed);
+    form.addEventListener('change', changed);
+  });
+  // On the document after the data-confirm check above, so a submit it cancelled keeps the changes unsaved.
+  document.addEventListener('submit', function (event) {
+    if (!event.defaultPrevented && event.target.matches('form[data-unsaved-warning]')) unsaved = false;
+  });
+  window.addEventListener('beforeunload', function (event) {
+    if (!unsaved) return;
+    event.preventDefault();
+    // Older browsers show the prompt only for a returnValue.
+    event.returnValue = '';
+  });
 
   // Copy buttons beside keys and tokens that are shown once.
   document.querySelectorAll('button[data-copy]').forEach(function (button) {

@@ -88,7 +88,12 @@ describe('web admin journey', () => {
     expect(await page.locator('.diff .add').first().textContent()).toContain('+');
     await screenshot(page, '05-publish-changes');
 
+    // One of Check all and Uncheck all at a time, as in API Umbrella.
+    const checkAll = page.getByRole('link', { name: 'Check all', exact: true });
+    const uncheckAll = page.getByRole('link', { name: 'Uncheck all', exact: true });
+    expect([await checkAll.isVisible(), await uncheckAll.isVisible()]).toEqual([false, true]);
     await box.uncheck();
+    expect([await checkAll.isVisible(), await uncheckAll.isVisible()]).toEqual([true, false]);
     expect(await page.getByRole('button', { name: 'Publish' }).isDisabled()).toBe(true);
     await page.getByRole('link', { name: 'Check all', exact: true }).click();
     expect(await page.getByRole('button', { name: 'Publish' }).isEnabled()).toBe(true);
@@ -131,7 +136,10 @@ describe('web admin journey', () => {
     await page.getByLabel('Rate Limit', { exact: true }).selectOption('custom');
     expect(await page.getByLabel('Limit', { exact: true }).inputValue()).toBe('5');
 
+    // Leaving the form with changes not saved asks first, as API Umbrella's admin does.
+    const asked = new Promise<string>((resolve) => page.once('dialog', (dialog) => void dialog.accept().then(() => resolve(dialog.type()))));
     await openMenu('Configuration', 'API Backends');
+    expect(await asked).toBe('beforeunload');
     await page.getByRole('link', { name: 'Echo API' }).click();
     await page.getByRole('button', { name: 'Add Sub-URL setting' }).click();
     const sub = page.locator('.sub-setting').last();
