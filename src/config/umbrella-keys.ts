@@ -37,6 +37,13 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['analytics.outputs', note("Parasol keeps analytics in its own store")],
   ['web.contact_form_email', parasol('contact_email')],
   ['web.max_body_size', note("Parasol's admin API and pages take bodies up to 1 MiB, API Umbrella's default, not configurable")],
+  // API Umbrella's smtp_settings' names, brought under Parasol's mailer.smtp.
+  ['mailer.smtp.address', parasol('mailer.smtp.host')],
+  ['mailer.smtp.user_name', parasol('mailer.smtp.username')],
+  ['mailer.smtp.ssl', parasol('mailer.smtp.secure')],
+  ['mailer.smtp.tls', parasol('mailer.smtp.secure')],
+  ['mailer.smtp.authentication', note('Parasol signs in to the SMTP server with username and password when they are set')],
+  ['mailer.smtp.enable_starttls_auto', note('Parasol uses STARTTLS whenever the server offers it (mailer.smtp.secure: true for TLS from the start)')],
   ['web.mailer.smtp_settings', note('mailer.smtp: host (API Umbrella\'s address), port, secure, username (user_name) and password')],
   ['web.admin.password_length_min', parasol('admin.password_min_length')],
   ['web.admin.initial_superusers', note('create the first admin with parasol admins create --email E --password P')],

@@ -120,6 +120,7 @@ describe('config errors name the source, the key and what was expected', () => {
     ["API Umbrella's key inside a mapping Parasol does not have", 'web:\n  admin:\n    password_length_min: 16\n', /parasol\.yml: unknown key "web\.admin\.password_length_min" \(did you mean "admin\.password_min_length"\?\)$/],
     ["API Umbrella's key with no counterpart", 'web:\n  admin:\n    auth_strategies:\n      enabled: [google]\n', /parasol\.yml: unknown key "web\.admin\.auth_strategies" \(API Umbrella's external admin sign-in; Parasol's admins sign in with their email and a password/],
     ["API Umbrella's key inside a mapping Parasol has", 'analytics:\n  adapter: opensearch\n', /parasol\.yml: unknown key "analytics\.adapter" \(Parasol keeps analytics in its own store\)$/],
+    ["API Umbrella's SMTP setting's name under mailer.smtp", 'mailer:\n  smtp:\n    address: mail.example.com\n', /parasol\.yml: unknown key "mailer\.smtp\.address" \(did you mean "mailer\.smtp\.host"\?\)$/],
     ["API Umbrella's body limit", 'web:\n  max_body_size: 2m\n', /parasol\.yml: unknown key "web\.max_body_size" \(Parasol's admin API and pages take bodies up to 1 MiB/],
     ["API Umbrella's backends in the file", 'apis:\n  - name: Example\n', /parasol\.yml: unknown key "apis" \(Parasol keeps API backends in its store: add them with the admin API/],
     ["a mapping of API Umbrella's holding none Parasol knows", 'web:\n  puma:\n    workers: 2\n', /parasol\.yml: unknown key "web"$/],
