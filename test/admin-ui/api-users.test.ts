@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EMPTY_SETTINGS } from '../../src/api-backends/model.js';
 import type { ApiUserInput } from '../../src/api-users/model.js';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
+import { draftBackend } from '../helpers/scoped-backends.js';
 import { apiUserInput } from '../helpers/users.js';
 import { AdminClient, expectTwoPagesPager, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
@@ -191,21 +190,7 @@ describe('API Users', () => {
 
   it('names the roles in use under Roles, those users hold and those backends require, in both forms', async () => {
     addUser('holder@example.com', { roles: ['test-user-role'] });
-    running.context.backends.create(
-      {
-        name: 'Roles',
-        frontend_host: 'api.example.com',
-        backend_host: 'backend.internal',
-        backend_protocol: 'http',
-        balance_algorithm: 'least_conn',
-        servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
-        url_matches: [{ id: randomUUID(), frontend_prefix: '/roles/', backend_prefix: '/' }],
-        settings: { ...EMPTY_SETTINGS, required_roles: ['test-api-role'] },
-        sub_settings: [],
-        rewrites: [],
-      },
-      'test',
-    );
+    draftBackend(running.context, 'Roles', ['/roles/'], ['test-api-role']);
     for (const page of ['/admin/api_users/new', '/admin/apis/new']) {
       expect(textOf((await client.get(page)).body), page).toContain('In use: test-api-role, test-user-role.');
     }
