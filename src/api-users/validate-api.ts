@@ -52,15 +52,18 @@ function targetOf(url: string): RequestTarget {
 /** What the gateway would answer the caller's own key, or null when it takes it. */
 function callerRefusal(context: AppContext, request: FastifyRequest, target: RequestTarget): ErrorCode | null {
   const presented = extractApiKey(request.headers, target.query);
-  if (presented === null) return 'API_KEY_MISSING';
-  const user = context.keyIndex.find(presented.key)?.user;
+  return presented === null ? 'API_KEY_MISSING' : keyRefusal(context, presented.key);
+}
+
+function takesKey(context: AppContext, key: string): boolean {
+  return keyRefusal(context, key) === null;
+}
+
+/** Why the gateway refuses a key on every backend, or null when it takes it. */
+function keyRefusal(context: AppContext, key: string): ErrorCode | null {
+  const user = context.keyIndex.find(key)?.user;
   if (user === undefined) return 'API_KEY_INVALID';
   if (!user.enabled) return 'API_KEY_DISABLED';
   if (context.clock.now() >= user.expires_at_ms) return 'API_KEY_EXPIRED';
   return null;
-}
-
-function takesKey(context: AppContext, key: string): boolean {
-  const user = context.keyIndex.find(key)?.user;
-  return user !== undefined && user.enabled && context.clock.now() < user.expires_at_ms;
 }
