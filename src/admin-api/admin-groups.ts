@@ -7,9 +7,12 @@ import type { AppContext } from '../context.js';
 import { managedResourceRoutes } from './managed-resources.js';
 import { textSearch, type DataTablesList } from './data-tables.js';
 
+/** As API Umbrella's list searches (and so Users › Admin Groups in the web admin): by name. */
+export const adminGroupMatches = textSearch<AdminGroup>((group) => [group.name]);
+
 /** As API Umbrella's list: searched by name, ordered by name unless asked otherwise. */
 const LISTED: DataTablesList<AdminGroup> = {
-  matches: textSearch((group) => [group.name]),
+  matches: adminGroupMatches,
   orderable: {
     name: (group) => group.name,
     created_at: (group) => group.created_at,

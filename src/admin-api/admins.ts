@@ -27,12 +27,14 @@ import { signupStyleErrors } from './users.js';
 type IdParams = { Params: { id: string } };
 
 /**
- * As API Umbrella's list: searched by name and email (its username: an
- * admin here signs in with their email), and ordered by its columns,
- * `username` being the email here.
+ * As API Umbrella's list searches (and so Users › Admin Accounts in the web
+ * admin): by name and email (its username: an admin here signs in with their email).
  */
+export const adminMatches = textSearch<Pick<Admin, 'id' | 'name' | 'email'>>((admin) => [admin.name, admin.email]);
+
+/** As API Umbrella's list: searched as adminMatches, and ordered by its columns, `username` being the email here. */
 const LISTED: DataTablesList<ApiAdmin> = {
-  matches: textSearch((admin) => [admin.name, admin.email]),
+  matches: adminMatches,
   orderable: {
     name: (admin) => admin.name,
     email: (admin) => admin.email,

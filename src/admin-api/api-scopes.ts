@@ -6,9 +6,12 @@ import type { AppContext } from '../context.js';
 import { managedResourceRoutes } from './managed-resources.js';
 import { textSearch, type DataTablesList } from './data-tables.js';
 
+/** As API Umbrella's list searches (and so Users › API Scopes in the web admin): by name, host and prefix. */
+export const apiScopeMatches = textSearch<ApiScope>((scope) => [scope.name, scope.host, scope.path_prefix]);
+
 /** As API Umbrella's list: searched by name, host and prefix, ordered by name unless asked otherwise. */
 const LISTED: DataTablesList<ApiScope> = {
-  matches: textSearch((scope) => [scope.name, scope.host, scope.path_prefix]),
+  matches: apiScopeMatches,
   orderable: {
     name: (scope) => scope.name,
     host: (scope) => scope.host,

@@ -5,8 +5,10 @@
 // (src/admins/accounts.ts). The last superuser can never be removed. With a
 // mailer, as in API Umbrella, Add Admin sends an invite by default (the
 // password may then be left for the admin to choose through its link), and
-// Edit Admin can resend it to an admin who has never signed in.
+// Edit Admin can resend it to an admin who has never signed in. The list is
+// searched as the admin API's (name and email), 50 a page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { adminMatches } from '../admin-api/admins.js';
 import { accountSeenBy, accountsSeenBy, ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import type { ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
@@ -20,6 +22,7 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
+import { listPage, MEMORY_LIST_PAGE_SIZE, requestedPage, requestedSearch } from './list-page.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { renderForbiddenPage, requirePagePermission } from './page-access.js';
 
@@ -49,10 +52,17 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext, lin
   const minLength = context.config.admin.password_min_length;
 
   // The default way back (the admin's start page): an admin without admin_view or admin_manage has no list to go back to.
+  // Only the accounts the admin sees are searched and paged.
   app.get('/admins', { preHandler: requirePagePermission(context, { section: 'admins' }, ...ADMIN_READERS) }, async (request, reply) => {
     const policy = managePolicyOf(context, request);
-    const rows = accountsSeenBy(context, request.admin!, policy.access).map((row) => ({ ...row, manageable: managesAccount(context, policy, row.admin) }));
-    return renderAdminPage(context, reply, 'admin/admins/index', { title: 'Admin Accounts', section: 'admins', rows, mayAdd: policy.access.has('admin_manage') });
+    const query = request.query as Record<string, unknown>;
+    const search = requestedSearch(query.search);
+    const seen = accountsSeenBy(context, request.admin!, policy.access);
+    const found = search === '' ? seen : seen.filter((row) => adminMatches(row.admin, search));
+    const paging = listPage(requestedPage(query.page), found.length, MEMORY_LIST_PAGE_SIZE);
+    const rows = found.slice(paging.offset, paging.offset + MEMORY_LIST_PAGE_SIZE).map((row) => ({ ...row, manageable: managesAccount(context, policy, row.admin) }));
+    const data = { title: 'Admin Accounts', section: 'admins' as const, rows, search, paging, seenCount: seen.length, mayAdd: policy.access.has('admin_manage') };
+    return renderAdminPage(context, reply, 'admin/admins/index', data);
   });
 
   // Everything below changes accounts: superusers, and admin_manage holders for the accounts they manage.

@@ -1,11 +1,15 @@
 // Users › Admin Groups: what admins who are not superusers may do (API
 // Umbrella's permissions), and within which API scopes. Superusers, and
 // admins holding admin_manage for the groups within their scopes; admin_view
-// holders see the groups wholly within theirs, read-only.
+// holders see the groups wholly within theirs, read-only. As in API
+// Umbrella, a group's page lists its admins with their last sign-in, and
+// offers to duplicate it.
 import type { FastifyInstance } from 'fastify';
+import { adminGroupMatches } from '../admin-api/admin-groups.js';
 import { isRefusal, type Judged } from '../admin-groups/manage-policy.js';
 import { PERMISSION_LABELS, PERMISSIONS, type AdminGroup, type Permission } from '../admin-groups/model.js';
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
+import { managesAccount } from '../admins/accounts.js';
 import type { AppContext } from '../context.js';
 import { formString, formStrings } from './account-fields.js';
 import { managedResourcePages } from './managed-resource-pages.js';
@@ -37,9 +41,10 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
     },
     save: (policy, form, id) => withPermissionLabels(saveAdminGroup(adminGroups, policy, form, id)),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
-    listData: (policy) => {
+    listed: (policy) => adminGroups.listGroups().filter((group) => policy.readsGroup(group)),
+    matches: adminGroupMatches,
+    listRows: (policy, groups) => {
       const scopes = new Map(adminGroups.listScopes().map((scope) => [scope.id, scope]));
-      const groups = adminGroups.listGroups().filter((group) => policy.readsGroup(group));
       const members = adminGroups.membersOf(groups.map((group) => group.id));
       const rows = groups.map((group) => ({
         group,
@@ -50,11 +55,24 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
       }));
       return { groups: rows };
     },
-    // Read-only, the group's scopes are among those the admin reads.
-    formChoices: (policy, readOnly) => ({
-      scopes: adminGroups.listScopes().filter((scope) => (readOnly ? policy.readsScope(scope) : policy.managesScope(scope))),
+    // Read-only, the group's scopes are among those the admin reads. Else those they manage, and
+    // those the form holds that they read (a duplicated group's): shown ticked, so that nothing is
+    // dropped unseen; saving one they do not manage is refused, as for any group.
+    formChoices: (policy, readOnly, form) => ({
+      scopes: adminGroups
+        .listScopes()
+        .filter((scope) => (readOnly ? policy.readsScope(scope) : policy.managesScope(scope) || (form.api_scope_ids.includes(scope.id) && policy.readsScope(scope)))),
       permissions: PERMISSIONS,
     }),
+    // API Umbrella's "Admins" (Last Login), each linked to their account's page when the viewer may open it.
+    recordDetails: (policy, group) => ({
+      members: (adminGroups.membersOf([group.id]).get(group.id) ?? []).map((member) => {
+        const account = context.admins.get(member.id);
+        return { ...member, href: account !== null && managesAccount(context, policy, account) ? `/admin/admins/${member.id}/edit` : null };
+      }),
+    }),
+    // As API Umbrella's: the same name (taken, so to be changed before saving), scopes and permissions.
+    duplicate: (group) => ({ name: group.name, api_scope_ids: group.api_scope_ids, permission_ids: group.permission_ids }),
     deleteConsequences: (_policy, group) => {
       const members = adminGroups.memberEmails(group.id);
       if (members.length === 0) return ['No admin is in this group.'];

@@ -2,6 +2,7 @@
 // permissions in. Superusers, and admins holding admin_manage for the scopes
 // within theirs; admin_view holders see those within theirs, read-only.
 import type { FastifyInstance } from 'fastify';
+import { apiScopeMatches } from '../admin-api/api-scopes.js';
 import type { AdminGroup, ApiScope, ApiScopeInput } from '../admin-groups/model.js';
 import { ScopeInUseError } from '../admin-groups/repository.js';
 import { deleteApiScope, saveApiScope } from '../admin-groups/service.js';
@@ -26,11 +27,12 @@ export function apiScopePages(app: FastifyInstance, context: AppContext): void {
       policy.access.has('admin_manage') ? 'It lies outside the API scopes where you hold Admin Accounts - Manage: you may view it, not change it.' : 'You may view API scopes, not change them.',
     save: (policy, form, id) => saveApiScope(adminGroups, policy, form, id),
     delete: (policy, id) => deleteApiScope(adminGroups, policy, id),
-    listData: (policy) => {
+    listed: (policy) => adminGroups.listScopes().filter((scope) => policy.readsScope(scope)),
+    matches: apiScopeMatches,
+    listRows: (policy, scopes) => {
       // Another team's group names are that team's business: only groups the admin reads are named.
       const all = adminGroups.listGroups();
       const named = all.filter((group) => policy.readsGroup(group));
-      const scopes = adminGroups.listScopes().filter((scope) => policy.readsScope(scope));
       return {
         scopes: scopes.map((scope) => {
           const groups = groupsUsing(named, scope.id);

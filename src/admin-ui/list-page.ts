@@ -21,3 +21,11 @@ export function listPage(requested: number, total: number, pageSize: number): Li
   const page = Math.min(requested, pages);
   return { page, pages, offset: (page - 1) * pageSize, total };
 }
+
+/** Rows a page of the lists held in memory: API backends, admin accounts, API scopes and admin groups. */
+export const MEMORY_LIST_PAGE_SIZE = 50;
+
+/** The search of a list page (`?search=`), trimmed; '' for none. */
+export function requestedSearch(raw: unknown): string {
+  return typeof raw === 'string' ? raw.trim() : '';
+}

@@ -1,19 +1,24 @@
 // Web admin pages for what admins holding admin_manage manage within their
-// scopes, and superusers everywhere (API scopes, admin groups): a list, add,
-// edit, and delete after a confirmation page, at /admin/<path> with the
-// views views/admin/<path>/index and form and the shared
-// admin/confirm-delete. Admins holding admin_view (or admin_manage) may also
-// list and open, read-only, what lies within their scopes, as in API
-// Umbrella. Any other admin, or a record out of reach, gets the 403 page; a
-// refused save shows the form again with the reason.
+// scopes, and superusers everywhere (API scopes, admin groups): a list
+// (searched as the admin API's list searches, 50 a page, the search and page
+// in the URL), add, edit, and delete after a confirmation page, at
+// /admin/<path> with the views views/admin/<path>/index and form and the
+// shared admin/confirm-delete. Admins holding admin_view (or admin_manage)
+// may also list and open, read-only, what lies within their scopes, as in
+// API Umbrella. Any other admin, or a record out of reach, gets the 403 page;
+// a refused save shows the form again with the reason. A resource may offer,
+// as API Umbrella's admin does, to duplicate a record: the add form
+// (`new?duplicate_id=`) filled from it, saved as any new one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manage-policy.js';
 import { accessOf, managePolicyOf } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
+import { formString } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
+import { listPage, MEMORY_LIST_PAGE_SIZE, requestedPage, requestedSearch } from './list-page.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { renderForbiddenPage } from './page-access.js';
 
@@ -39,10 +44,18 @@ export interface PageResource<F, T extends F & { readonly id: string; readonly n
   save(policy: ManagePolicy, form: F, id?: string): Judged<T> | null;
   /** value: whether there was such a record; errors when it may not go. */
   delete(policy: ManagePolicy, id: string): Judged<boolean>;
-  /** What the list shows: what the admin reads, each row saying whether they manage it (`manageable`). */
-  listData(policy: ManagePolicy): Record<string, unknown>;
-  /** What the form offers to choose from; when read-only, what it shows. */
-  formChoices(policy: ManagePolicy, readOnly: boolean): Record<string, unknown>;
+  /** What the list holds: what the admin reads, in the list's order. */
+  listed(policy: ManagePolicy): readonly T[];
+  /** Whether a record holds the list's search (never called with ''), as the admin API's list searches. */
+  matches(record: T, search: string): boolean;
+  /** What the list shows of a page of `listed`: its rows, each saying whether the admin manages it (`manageable`). */
+  listRows(policy: ManagePolicy, page: readonly T[]): Record<string, unknown>;
+  /** What the form offers to choose from (`form` is what it shows); when read-only, what it shows. */
+  formChoices(policy: ManagePolicy, readOnly: boolean, form: F): Record<string, unknown>;
+  /** More that the page of an existing record shows (read-only or not). */
+  recordDetails?(policy: ManagePolicy, record: T): Record<string, unknown>;
+  /** The add form filled from a record, for "Duplicate …" (offered to admins who may add); without it, none. */
+  duplicate?(record: T): F;
   /** What deleting it does, one paragraph each, for the confirmation page. */
   deleteConsequences(policy: ManagePolicy, record: T): string[];
 }
@@ -64,9 +77,16 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
       return renderForbiddenPage(context, reply, { section: SECTION });
     });
 
+    // Only what the admin reads is searched and paged: the others are not theirs to see.
     readers.get(`/${resource.path}`, async (request, reply) => {
       const policy = policyOf(request);
-      const data = { title: resource.plural, section: SECTION, mayAdd: policy.access.has('admin_manage'), ...resource.listData(policy) };
+      const query = request.query as Record<string, unknown>;
+      const search = requestedSearch(query.search);
+      const theirs = resource.listed(policy);
+      const found = search === '' ? theirs : theirs.filter((record) => resource.matches(record, search));
+      const paging = listPage(requestedPage(query.page), found.length, MEMORY_LIST_PAGE_SIZE);
+      const page = found.slice(paging.offset, paging.offset + MEMORY_LIST_PAGE_SIZE);
+      const data = { title: resource.plural, section: SECTION, mayAdd: policy.access.has('admin_manage'), search, paging, shown: page.length, anyRecords: theirs.length > 0, ...resource.listRows(policy, page) };
       return renderAdminPage(context, reply, `admin/${resource.path}/index`, data);
     });
 
@@ -85,7 +105,13 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
       return renderForbiddenPage(context, reply, access.has(...ADMIN_READERS) ? back : { section: SECTION });
     });
 
-    managers.get(`/${resource.path}/new`, async (request, reply) => renderForm(reply, policyOf(request), { form: resource.blankForm(), target: null }));
+    // With ?duplicate_id=, filled from a record the admin reads (another is answered as one that is not there).
+    managers.get(`/${resource.path}/new`, async (request, reply) => {
+      const policy = policyOf(request);
+      const duplicateId = formString(request.query, 'duplicate_id');
+      if (duplicateId === '' || resource.duplicate === undefined) return renderForm(reply, policy, { form: resource.blankForm(), target: null });
+      return withTarget(reply, policy, duplicateId, (source) => renderForm(reply, policy, { form: resource.duplicate!(source), target: null, source }), 'read');
+    });
 
     managers.post(`/${resource.path}`, async (request, reply) => submit(reply, policyOf(request), request.body, null));
 
@@ -128,17 +154,46 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
     const form = resource.formFromBody(body);
     const saved = resource.save(policy, form, target?.id);
     if (saved === null) return notFound(reply);
-    if (isRefusal(saved)) return renderForm(reply, policy, { form, target, errors: { base: [saved.refused] } }, 403);
-    if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors }, 422);
+    // A refused duplicate still says what it was duplicated from (when the admin still reads that).
+    const duplicated = target === null ? duplicateSource(policy, formString(body, 'duplicate_id')) : null;
+    const again = { form, target, ...(duplicated === null ? {} : { source: duplicated }) };
+    if (isRefusal(saved)) return renderForm(reply, policy, { ...again, errors: { base: [saved.refused] } }, 403);
+    if (!saved.ok) return renderForm(reply, policy, { ...again, errors: saved.errors }, 422);
     return redirectWithFlash(reply, listPath, 'success', `${target === null ? 'Added' : 'Saved'} the ${resource.singular} “${saved.value.name}”.`);
   }
 
-  /** The form; shown read-only, without its buttons, to an admin who reads the record but does not manage it. */
-  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: F; target: T | null; errors?: FieldErrors }, status = 200) {
+  /** The record a new one is duplicated from, when there is one and the admin reads it. */
+  function duplicateSource(policy: ManagePolicy, id: string): T | null {
+    if (id === '' || resource.duplicate === undefined) return null;
+    const source = resource.get(id);
+    return source !== null && resource.reads(policy, source) ? source : null;
+  }
+
+  /**
+   * The form; shown read-only, without its buttons, to an admin who reads the
+   * record but does not manage it. `source`: the record a new one is
+   * duplicated from ("Duplicated from …"). An existing record's page offers
+   * "Duplicate …" to admins who may add one.
+   */
+  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: F; target: T | null; source?: T; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => resource.labels[field] ?? field);
     const readOnly = data.target !== null && !resource.manages(policy, data.target) ? resource.readOnlyReason(policy, data.target) : null;
     const title = data.target === null ? `Add ${titled}` : readOnly === null ? `Edit ${data.target.name}` : data.target.name;
-    const view = { title, section: SECTION, ...data, errors, readOnly, ...resource.formChoices(policy, readOnly !== null) };
+    const duplicateHref =
+      data.target !== null && resource.duplicate !== undefined && policy.access.has('admin_manage') ? `${listPath}/new?duplicate_id=${encodeURIComponent(data.target.id)}` : null;
+    const details = data.target === null ? {} : (resource.recordDetails?.(policy, data.target) ?? {});
+    const view = {
+      title,
+      section: SECTION,
+      source: null,
+      ...data,
+      errors,
+      readOnly,
+      duplicateHref,
+      duplicateLabel: `Duplicate ${titled}`,
+      ...details,
+      ...resource.formChoices(policy, readOnly !== null, data.form),
+    };
     return renderAdminPage(context, reply, `admin/${resource.path}/form`, view, status);
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
-import { AdminClient, createAdmin, PASSWORD, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, createAdmin, expectTwoPagesPager, PASSWORD, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -225,6 +225,56 @@ describe('Admin Accounts', () => {
     expect(text).toContain('ops@example.com You Superuser Enabled');
     expect(text).toContain('plain@example.com Admin Enabled No permissions');
     expect(text.match(/No permissions/g)).toHaveLength(1);
+  });
+
+  it('searches by email or name as the admin API does, ignoring case, and pages by 50 with the search kept', async () => {
+    for (let index = 1; index <= 60; index++) {
+      const number = String(index).padStart(2, '0');
+      await running.context.admins.create({ email: `member-${number}@example.com`, name: index === 7 ? 'Ledger Keeper' : `Member ${number}`, superuser: false });
+    }
+    const first = textOf((await client.get('/admin/admins')).body);
+    expect(first).toContain('Showing 1–50 of 61');
+    const searched = await client.get('/admin/admins?search=MEMBER-');
+    expect(textOf(searched.body)).toContain('Showing 1–50 of 60');
+    expect(textOf(searched.body)).toContain('member-50@example.com');
+    expect(textOf(searched.body)).not.toContain('member-51@example.com');
+    expect(searched.body).toContain('value="MEMBER-"');
+    expect(searched.body).toContain('href="/admin/admins?page=2&amp;search=MEMBER-"');
+    const second = textOf((await client.get('/admin/admins?page=2&search=MEMBER-')).body);
+    expect(second).toContain('Showing 51–60 of 60');
+    expect(second).toContain('member-60@example.com');
+    expect(second).not.toContain('member-50@example.com');
+    await expectTwoPagesPager(client, '/admin/admins', 'search=member-');
+
+    // By name (the admin API's search[value] over name and email), and the whole id.
+    const byName = textOf((await client.get('/admin/admins?search=ledger')).body);
+    expect(byName).toContain('member-07@example.com');
+    expect(byName).not.toContain('member-08@example.com');
+    expect(byName).not.toContain('Showing');
+    const member42 = running.context.admins.findByEmail('member-42@example.com')!;
+    const byId = textOf((await client.get(`/admin/admins?search=${member42.id.toUpperCase()}`)).body);
+    expect(byId).toContain('member-42@example.com');
+    expect(byId).not.toContain('member-41@example.com');
+
+    const none = await client.get('/admin/admins?search=%3Cscript%3Ealert(1)%3C%2Fscript%3E');
+    expect(none.statusCode).toBe(200);
+    expect(textOf(none.body)).toContain('No admin accounts match “<script>alert(1)</script>” Try part of an email address or a name, or show every admin account');
+    expect(none.body).not.toContain('<script>alert(1)');
+    expect(none.body).toContain('href="/admin/admins"');
+  });
+
+  it('searches only the admins an admin_view holder is shown', async () => {
+    const viewable = { host: 'api.example.com', path_prefix: '/agency-a/' };
+    await createScopedAdmin(running.context, { email: 'viewer@example.com', scopes: [viewable], permissions: ['admin_view'] });
+    await createScopedAdmin(running.context, { email: 'same-scope@example.com', scopes: [viewable], permissions: ['analytics'] });
+    await createScopedAdmin(running.context, { email: 'other-agency@example.com', scopes: [{ host: 'api.example.com', path_prefix: '/agency-b/' }], permissions: ['analytics'] });
+    const viewer = new AdminClient(running.app);
+    await viewer.signIn('viewer@example.com', SCOPED_PASSWORD);
+    const shown = (search: string) => viewer.get(`/admin/admins?search=${search}`).then((page) => [...page.body.matchAll(/<td>([^<\s]+@example\.com)/g)].map((match) => match[1]).sort());
+    expect(await shown('example.com')).toEqual(['same-scope@example.com', 'viewer@example.com']);
+    expect(await shown('agency')).toEqual([]);
+    expect(textOf((await viewer.get('/admin/admins?search=other-agency')).body)).toContain('No admin accounts match “other-agency”');
+    expect(await shown('ops')).toEqual([]);
   });
 });
 

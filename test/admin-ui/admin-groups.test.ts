@@ -1,7 +1,7 @@
 // Users › API Scopes and Admin Groups in the web admin: superusers (admin_manage holders: test/admin-ui/admin-manage.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGroup, createScope, createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
-import { AdminClient, checkbox, createAdmin, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, checkbox, createAdmin, expectTwoPagesPager, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -54,6 +54,39 @@ describe('API Scopes', () => {
     const refused = await client.post(`/admin/api_scopes/${used.id}/delete`);
     expect(textOf((await client.follow(refused)).body)).toContain('This API scope is used by the admin group "Users of it"');
     expect(running.context.adminGroups.getScope(used.id)).not.toBeNull();
+  });
+
+  it('searches by name, host or path prefix as the admin API does, ignoring case, and pages by 50 with the search kept', async () => {
+    for (let index = 1; index <= 60; index++) {
+      const number = String(index).padStart(2, '0');
+      createScope(running.context, `Scope ${number}`, 'api.example.com', `/svc${number}/`);
+    }
+    createScope(running.context, 'Books', 'ledger.example.com', '/');
+    // In the list's order: by host, then prefix.
+    const first = textOf((await client.get('/admin/api_scopes')).body);
+    expect(first).toContain('Showing 1–50 of 61');
+    expect(first).toContain('Scope 50');
+    expect(first).not.toContain('Scope 51');
+    const second = textOf((await client.get('/admin/api_scopes?page=2')).body);
+    expect(second).toContain('Showing 51–61 of 61');
+    expect(second).toMatch(/Scope 60 .*Books/);
+    await expectTwoPagesPager(client, '/admin/api_scopes', 'search=scope');
+    expect((await client.get('/admin/api_scopes?search=SCOPE')).body).toContain('value="SCOPE"');
+
+    const byHost = textOf((await client.get('/admin/api_scopes?search=LEDGER')).body);
+    expect(byHost).toContain('Books ledger.example.com /');
+    expect(byHost).not.toContain('Scope 01');
+    expect(byHost).not.toContain('Showing');
+    const byPrefix = textOf((await client.get('/admin/api_scopes?search=%2FSVC42%2F')).body);
+    expect(byPrefix).toContain('Scope 42');
+    expect(byPrefix).not.toContain('Scope 41');
+    const byName = textOf((await client.get('/admin/api_scopes?search=scope+1')).body);
+    expect(byName).toContain('Scope 19');
+    expect(byName).not.toContain('Scope 20');
+
+    const none = await client.get('/admin/api_scopes?search=%3Cscript%3E');
+    expect(textOf(none.body)).toContain('No API scopes match “<script>” Try part of a name, a host or a path prefix, or show every API scope');
+    expect(none.body).not.toContain('<script>');
   });
 
   it('answers 404 for a scope that is not there', async () => {
@@ -127,6 +160,93 @@ describe('Admin Groups', () => {
     const form = await client.get('/admin/admin_groups/new');
     expect(textOf(form.body)).toContain('There are no API scopes yet. Add an API scope first');
     expect(form.body).toContain('href="/admin/api_scopes/new"');
+  });
+
+  it('searches by name as the admin API does, ignoring case, and pages by 50 with the search kept', async () => {
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
+    for (let index = 1; index <= 60; index++) createGroup(running.context, `Team ${String(index).padStart(2, '0')}`, [weather], ['analytics']);
+    const member = await createAdmin(running.context, 'member@example.com', false);
+    running.context.adminGroups.setGroupsOf(member.id, [running.context.adminGroups.listGroups().find((group) => group.name === 'Team 55')!.id]);
+    // In the list's order: by name.
+    const first = textOf((await client.get('/admin/admin_groups')).body);
+    expect(first).toContain('Showing 1–50 of 60');
+    expect(first).toContain('Team 50');
+    expect(first).not.toContain('Team 51');
+    const second = textOf((await client.get('/admin/admin_groups?page=2')).body);
+    expect(second).toContain('Showing 51–60 of 60');
+    expect(second).toContain('Team 55 Weather api.example.com/weather/ Analytics member@example.com');
+    await expectTwoPagesPager(client, '/admin/admin_groups', 'search=team');
+
+    const some = await client.get('/admin/admin_groups?search=TEAM+1');
+    expect(some.body).toContain('value="TEAM 1"');
+    expect(textOf(some.body)).toContain('Team 19');
+    expect(textOf(some.body)).not.toContain('Team 20');
+    expect(textOf(some.body)).not.toContain('Showing');
+    // Only by name: not by a scope's name nor an admin's email.
+    for (const search of ['weather', 'member']) expect(textOf((await client.get(`/admin/admin_groups?search=${search}`)).body), search).toContain(`No admin groups match “${search}”`);
+    const none = await client.get('/admin/admin_groups?search=%3Cscript%3E');
+    expect(textOf(none.body)).toContain('No admin groups match “<script>” Try part of a group\'s name, or show every admin group');
+    expect(none.body).not.toContain('<script>');
+  });
+
+  it("lists the group's admins on its page, each linked to their account, with their last sign-in", async () => {
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
+    const team = createGroup(running.context, 'Weather team', [weather], ['analytics']);
+    const empty = createGroup(running.context, 'Empty team', [weather], ['analytics']);
+    const signedIn = await createAdmin(running.context, 'signed-in@example.com', false);
+    const never = await createAdmin(running.context, 'never@example.com', false);
+    for (const admin of [signedIn, never]) running.context.adminGroups.setGroupsOf(admin.id, [team.id]);
+    running.context.admins.recordSignIn(signedIn.id, '127.0.0.1');
+
+    const page = await client.get(`/admin/admin_groups/${team.id}/edit`);
+    expect(textOf(page.body)).toMatch(/Admins never@example\.com \(last sign-in: never\) signed-in@example\.com \(last sign-in: \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+    expect(page.body).toContain(`<a href="/admin/admins/${never.id}/edit">never@example.com</a>`);
+    expect(page.body).toContain(`<a href="/admin/admins/${signedIn.id}/edit">signed-in@example.com</a>`);
+    expect(textOf((await client.get(`/admin/admin_groups/${empty.id}/edit`)).body)).toContain('Admins None: no admin is in this group.');
+    expect(textOf((await client.get('/admin/admin_groups/new')).body)).not.toContain('Admins');
+  });
+
+  it('duplicates a group: the add form filled from it, saved as a new group, the original unchanged', async () => {
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
+    const traffic = createScope(running.context, 'Traffic', 'api.example.com', '/traffic/');
+    const source = createGroup(running.context, 'Source team', [weather], ['analytics', 'user_view']);
+    const member = await createAdmin(running.context, 'member@example.com', false);
+    running.context.adminGroups.setGroupsOf(member.id, [source.id]);
+
+    const edit = await client.get(`/admin/admin_groups/${source.id}/edit`);
+    expect(edit.body).toMatch(new RegExp(`<a href="/admin/admin_groups/new\\?duplicate_id=${source.id}"[^>]*>Duplicate Admin Group</a>`));
+    const form = await client.get(`/admin/admin_groups/new?duplicate_id=${source.id}`);
+    expect(form.statusCode).toBe(200);
+    expect(textOf(form.body)).toContain('Add Admin Group Duplicated from Source team');
+    expect(form.body).toContain('action="/admin/admin_groups"');
+    expect(form.body).toContain('name="name" value="Source team"');
+    expect(checkbox(form.body, 'api_scope_ids', weather.id)).toBe('checked');
+    expect(checkbox(form.body, 'api_scope_ids', traffic.id)).toBe('unchecked');
+    expect(checkbox(form.body, 'permission_ids', 'analytics')).toBe('checked');
+    expect(checkbox(form.body, 'permission_ids', 'user_view')).toBe('checked');
+    expect(checkbox(form.body, 'permission_ids', 'backend_manage')).toBe('unchecked');
+    // A new group has no admins yet, nor anything to duplicate.
+    expect(textOf(form.body)).not.toContain('member@example.com');
+    expect(form.body).not.toContain('Duplicate Admin Group');
+
+    // Names are unique: saved as it is, the name is refused, the note kept.
+    const fields = { duplicate_id: source.id, name: 'Source team', api_scope_ids: weather.id, permission_ids: ['analytics', 'user_view'] };
+    const taken = await client.post('/admin/admin_groups', fields);
+    expect(taken.statusCode).toBe(422);
+    expect(textOf(taken.body)).toContain('Duplicated from Source team');
+    expect(textOf(taken.body)).toContain('Group Name has already been taken');
+    const saved = await client.post('/admin/admin_groups', { ...fields, name: 'Copy team' });
+    expect(saved.statusCode).toBe(303);
+    expect(textOf((await client.follow(saved)).body)).toContain('Added the admin group “Copy team”.');
+    const copy = running.context.adminGroups.listGroups().find((group) => group.name === 'Copy team')!;
+    expect(copy.id).not.toBe(source.id);
+    expect(copy).toMatchObject({ api_scope_ids: [weather.id], permission_ids: ['analytics', 'user_view'] });
+    expect(running.context.adminGroups.memberEmails(copy.id)).toEqual([]);
+    expect(running.context.adminGroups.getGroup(source.id)).toEqual(source);
+
+    const missing = await client.get('/admin/admin_groups/new?duplicate_id=no-such-group');
+    expect(missing.statusCode).toBe(404);
+    expect(textOf(missing.body)).toContain('Admin Group not found');
   });
 
   it('deletes a group after confirmation: its admins stay, without what it granted', async () => {

@@ -148,6 +148,29 @@ describe('API Scopes and Admin Groups for an admin_view holder', () => {
     expect(running.context.adminGroups.getGroup(manager.groupId)).not.toBeNull();
     expect(running.context.adminGroups.listGroups()).toHaveLength(4);
   });
+  it('searches only the scopes and groups they are shown', async () => {
+    createGroup(running.context, 'Mixed weather', [radar, traffic], ['analytics']);
+    const scopes = textOf((await viewer.get('/admin/api_scopes?search=api.example.com')).body);
+    expect(scopes).toContain('Weather api.example.com /weather/');
+    expect(scopes).toContain('Radar api.example.com /weather/radar/');
+    expect(scopes).not.toContain('Traffic');
+    expect(textOf((await viewer.get('/admin/api_scopes?search=traffic')).body)).toContain('No API scopes match “traffic”');
+    const groups = textOf((await viewer.get('/admin/admin_groups?search=GROUP+OF')).body);
+    expect(groups).toContain('group of manager@example.com');
+    expect(groups).toContain('group of viewer@example.com');
+    expect(groups).not.toContain('group of traffic@example.com');
+    expect(textOf((await viewer.get('/admin/admin_groups?search=mixed')).body)).toContain('No admin groups match “mixed”');
+  });
+
+  it("lists a group's admins on its page without links to accounts they may not change, and offers no Duplicate", async () => {
+    const page = await viewer.get(`/admin/admin_groups/${manager.groupId}/edit`);
+    expect(textOf(page.body)).toContain('Admins manager@example.com (last sign-in:');
+    expect(page.body).not.toContain(`/admin/admins/${manager.admin.id}/edit`);
+    expect(page.body).not.toContain('Duplicate Admin Group');
+    expect(page.body).not.toContain('duplicate_id');
+    expect((await viewer.get(`/admin/admin_groups/new?duplicate_id=${manager.groupId}`)).statusCode).toBe(403);
+  });
+
   it('with admin_manage too, opens read-only a group on their ground granting what they lack, saying why', async () => {
     running.context.adminGroups.updateGroup(manager.groupId, { name: 'group of manager@example.com', api_scope_ids: [weather.id], permission_ids: ['admin_view', 'admin_manage', 'analytics'] });
     const publishers = createGroup(running.context, 'Weather publishers', [weather], ['backend_publish']);
@@ -239,6 +262,68 @@ describe('Admin Groups for an admin_manage holder', () => {
     expectRefused(await submit(client, `/admin/admin_groups/${radarTeam.id}`, { name: 'Radar team', api_scope_ids: [radar.id, traffic.id], permission_ids: 'analytics' }));
     expect(running.context.adminGroups.getGroup(trafficTeam.groupId)).toEqual(trafficGroup);
     expect(running.context.adminGroups.getGroup(radarTeam.id)).toEqual(radarTeam);
+  });
+});
+
+describe("An admin group's page for an admin_manage holder", () => {
+  it('links only the admins they manage to their account pages', async () => {
+    const weatherMember = await createMember(running.context, 'weather-member@example.com', [manager.groupId]);
+    const both = await createMember(running.context, 'both@example.com', [manager.groupId, trafficTeam.groupId]);
+    const page = await client.get(`/admin/admin_groups/${manager.groupId}/edit`);
+    expect(textOf(page.body)).toMatch(/Admins both@example\.com \(last sign-in: never\) manager@example\.com \(last sign-in: \d{4}-.* UTC\) weather-member@example\.com \(last sign-in: never\)/);
+    expect(page.body).toContain(`<a href="/admin/admins/${weatherMember.id}/edit">weather-member@example.com</a>`);
+    expect(page.body).not.toContain(`/admin/admins/${both.id}/edit`);
+    expect(page.body).toContain(`<a href="/admin/admins/${manager.admin.id}/edit">manager@example.com</a>`);
+    // Each link opens the account's page.
+    expect((await client.get(`/admin/admins/${weatherMember.id}/edit`)).statusCode).toBe(200);
+    expect((await client.get(`/admin/admins/${manager.admin.id}/edit`)).statusCode).toBe(200);
+    expect((await client.get(`/admin/admins/${both.id}/edit`)).statusCode).toBe(403);
+  });
+
+  it('duplicates a group they manage into a new one', async () => {
+    const radarTeam = createGroup(running.context, 'Radar team', [radar], ['analytics']);
+    const page = await client.get(`/admin/admin_groups/${radarTeam.id}/edit`);
+    expect(page.body).toContain(`href="/admin/admin_groups/new?duplicate_id=${radarTeam.id}"`);
+    const form = await client.get(`/admin/admin_groups/new?duplicate_id=${radarTeam.id}`);
+    expect(textOf(form.body)).toContain('Duplicated from Radar team');
+    expect(checkbox(form.body, 'api_scope_ids', radar.id)).toBe('checked');
+    expect(checkbox(form.body, 'api_scope_ids', traffic.id)).toBe('absent');
+    const saved = await client.post('/admin/admin_groups', { duplicate_id: radarTeam.id, name: 'Radar team 2', api_scope_ids: radar.id, permission_ids: 'analytics' });
+    expect(saved.statusCode).toBe(303);
+    expect(running.context.adminGroups.listGroups().find((group) => group.name === 'Radar team 2')).toMatchObject({ api_scope_ids: [radar.id], permission_ids: ['analytics'] });
+  });
+
+  it('refuses a duplicate they could not make as a new group, and one of a group they may not see', async () => {
+    running.context.adminGroups.updateGroup(manager.groupId, { name: 'group of manager@example.com', api_scope_ids: [weather.id], permission_ids: ['admin_view', 'admin_manage', 'analytics'] });
+    // Seen, read-only: it grants what they do not hold.
+    const publishers = createGroup(running.context, 'Weather publishers', [weather], ['backend_publish']);
+    expect((await client.get(`/admin/admin_groups/${publishers.id}/edit`)).body).toContain(`href="/admin/admin_groups/new?duplicate_id=${publishers.id}"`);
+    const form = await client.get(`/admin/admin_groups/new?duplicate_id=${publishers.id}`);
+    expect(checkbox(form.body, 'permission_ids', 'backend_publish')).toBe('checked');
+    const escalating = await client.post('/admin/admin_groups', { duplicate_id: publishers.id, name: 'Publishers 2', api_scope_ids: weather.id, permission_ids: 'backend_publish' });
+    expectRefused(escalating);
+    expect(textOf(escalating.body)).toContain('Duplicated from Weather publishers');
+    expect(textOf(escalating.body)).toContain('backend_publish');
+
+    // A group on a scope they only view: the scope is shown ticked, and the save refused, not saved without it.
+    running.context.adminGroups.setGroupsOf(manager.admin.id, [manager.groupId, createGroup(running.context, 'Traffic viewers', [traffic], ['admin_view']).id]);
+    const viewed = await client.get(`/admin/admin_groups/new?duplicate_id=${trafficTeam.groupId}`);
+    expect(viewed.statusCode).toBe(200);
+    expect(checkbox(viewed.body, 'api_scope_ids', traffic.id)).toBe('checked');
+    expectRefused(await client.post('/admin/admin_groups', { duplicate_id: trafficTeam.groupId, name: 'Traffic 2', api_scope_ids: traffic.id, permission_ids: 'analytics' }));
+
+    // Out of their sight: answered as its page is.
+    const mixed = createGroup(running.context, 'Mixed team', [weather, radar, createScope(running.context, 'Elsewhere', 'www.example.com', '/')], ['analytics']);
+    const hidden = await client.get(`/admin/admin_groups/new?duplicate_id=${mixed.id}`);
+    expect(hidden.statusCode).toBe(403);
+    expect(hidden.body).not.toContain('Mixed team');
+    expect(running.context.adminGroups.listGroups().map((group) => group.name).sort()).toEqual([
+      'Mixed team',
+      'Traffic viewers',
+      'Weather publishers',
+      'group of manager@example.com',
+      'group of traffic@example.com',
+    ]);
   });
 });
 

@@ -18,7 +18,7 @@ import { rolesInUseFor } from '../../admin-groups/role-policy.js';
 import { rolesInUseHint } from '../roles-hint.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm, textOf } from '../../lib/nested-form.js';
-import { listPage, requestedPage } from '../list-page.js';
+import { listPage, MEMORY_LIST_PAGE_SIZE, requestedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
@@ -32,7 +32,7 @@ type IdParams = { Params: { id: string } };
 const PLAIN_HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
 
 /** Backends per page of the list. */
-export const PAGE_SIZE = 50;
+export const PAGE_SIZE = MEMORY_LIST_PAGE_SIZE;
 
 interface BackendPosition {
   /** The backend right before it in the list; null when it is first. */
