@@ -18,12 +18,14 @@ import { accessOf } from '../admin-groups/request-access.js';
 import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 import type { Signups } from '../signup/signups.js';
+import { umbrellaPagePaths } from './umbrella-paths.js';
 
 /**
  * `signups` creates API users with their welcome mail, as the signup API does
  * for admins; `passwordLinks` mails admins their reset and invite links.
  */
 export const adminUiRoutes = (signups: Signups, passwordLinks: PasswordLinks): PageRoutes => async (app, context) => {
+  umbrellaPagePaths(app);
   await app.register(
     async (admin) => {
       admin.setErrorHandler(errorPage(context));

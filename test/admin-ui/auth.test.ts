@@ -96,6 +96,19 @@ describe('first admin account', () => {
   });
 });
 
+describe("API Umbrella's addresses", () => {
+  it('sends the pages before sign-in to Parasol\'s, with their query', async () => {
+    const { client } = await start();
+    const moved = async (url: string) => {
+      const response = await client.get(url);
+      return [response.statusCode, response.headers.location];
+    };
+    expect(await moved('/admins/signup')).toEqual([301, '/admin/setup']);
+    expect(await moved('/admins/password/new')).toEqual([301, '/admin/password/new']);
+    expect(await moved('/admins/password/edit?invite=true&reset_password_token=abc')).toEqual([301, '/admin/password/edit?invite=true&reset_password_token=abc']);
+  });
+});
+
 describe('sign in and out', () => {
   it('signs in with Email and Password, with a new session id each time', async () => {
     const { client, context } = await start();
