@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify';
 
 const PAGES: ReadonlyMap<string, string> = new Map([
   ['/admins/signup', '/admin/setup'],
-  ['/admins/sign_in', '/admin/login'],
   ['/admins/password/new', '/admin/password/new'],
   ['/admins/password/edit', '/admin/password/edit'],
 ]);
