@@ -2,6 +2,34 @@
 (function () {
   'use strict';
 
+  // API Umbrella's admin addresses (/admin/#/stats/logs?start_at=…, bookmarked or in a runbook) reach
+  // Parasol's page, the query kept; also its older form, the query after a "/" (#/stats/logs/tz=…&start_at=…).
+  var UMBRELLA_PAGES = [
+    [/^stats\/logs\b/, '/admin/analytics/logs'],
+    [/^stats\/users\b/, '/admin/analytics/users'],
+    [/^stats\/map\b/, '/admin/analytics/locations'],
+    [/^stats\/drilldown\b/, '/admin/analytics/drilldown'],
+    [/^api_users\/new\b/, '/admin/api_users/new'],
+    [/^api_users\b/, '/admin/api_users'],
+    [/^apis\/new\b/, '/admin/apis/new'],
+    [/^apis\b/, '/admin/apis'],
+    [/^config\/publish\b/, '/admin/config/publish'],
+    [/^admins\b/, '/admin/admins'],
+    [/^api_scopes\b/, '/admin/api_scopes'],
+    [/^admin_groups\b/, '/admin/admin_groups'],
+  ];
+  if (location.pathname.indexOf('/admin') === 0 && location.hash.indexOf('#/') === 0) {
+    var route = location.hash.slice(2);
+    for (var i = 0; i < UMBRELLA_PAGES.length; i++) {
+      var match = UMBRELLA_PAGES[i][0].exec(route);
+      if (!match) continue;
+      var rest = route.slice(match[0].length);
+      var query = rest.charAt(0) === '?' || rest.charAt(0) === '/' ? rest.slice(1) : '';
+      location.replace(UMBRELLA_PAGES[i][1] + (query && query.indexOf('=') > 0 ? '?' + query : ''));
+      return;
+    }
+  }
+
   // Open one menu at a time, and close menus on a click elsewhere.
   document.addEventListener('click', function (event) {
     document.querySelectorAll('details[data-menu][open]').forEach(function (menu) {

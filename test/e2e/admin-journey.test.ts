@@ -192,6 +192,16 @@ describe('web admin journey', () => {
     await screenshot(page, '10-api-user-previous-key');
   });
 
+  it("takes API Umbrella's admin addresses to Parasol's pages, the query kept", async () => {
+    await page.goto(`${server.url}/admin/#/stats/logs?start_at=2026-11-01&end_at=2026-11-02&interval=hour`);
+    await page.waitForURL(/\/admin\/analytics\/logs\?/);
+    const url = new URL(page.url());
+    expect([url.pathname, url.searchParams.get('start_at'), url.searchParams.get('interval')]).toEqual(['/admin/analytics/logs', '2026-11-01', 'hour']);
+    await page.getByRole('heading', { name: 'Filter Logs' }).waitFor();
+    await page.goto(`${server.url}/admin/#/config/publish`);
+    await page.waitForURL(`${server.url}/admin/config/publish`);
+  });
+
   it('renders every main page cleanly, also on a phone', async () => {
     await openMenu('Users', 'API Users');
     await screenshot(page, '11-api-users');
