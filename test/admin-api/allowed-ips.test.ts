@@ -47,4 +47,13 @@ describe('allowed_ips at save time', () => {
     expect(valid.status).toBe(200);
     expect(valid.body.user.settings.allowed_ips).toEqual(['192.168.0.0/16']);
   });
+
+  it('answers an empty list of a user as null, as API Umbrella does, and takes null or [] to clear one', async () => {
+    const { id } = await gw.createUser();
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user.settings).toMatchObject({ allowed_ips: null, allowed_referers: null });
+    await gw.adminApi('PUT', `/users/${id}`, { user: { settings: { allowed_ips: ['10.0.0.0/8'], allowed_referers: ['*.example.com/*'] } } });
+    const cleared = await gw.adminApi('PUT', `/users/${id}`, { user: { settings: { allowed_ips: null, allowed_referers: [] } } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.user.settings).toMatchObject({ allowed_ips: null, allowed_referers: null });
+  });
 });

@@ -31,10 +31,10 @@ describe('a PUT that leaves settings out', () => {
     expect(updated.status).toBe(200);
     const { settings, use_description } = (await gw.adminApi('GET', `/users/${id}`)).body.user;
     expect([use_description, settings.allowed_ips, settings.allowed_referers, limitsOf(settings)]).toEqual(['Updated', ['127.0.0.1'], ['http://google.com/'], [10, 20]]);
-    // A list named is replaced, and null clears it.
+    // A list named is replaced, and null clears it (answered null, as API Umbrella answers an empty one).
     await gw.adminApi('PUT', `/users/${id}`, { user: { settings: { allowed_ips: null, allowed_referers: ['https://example.com/'] } } });
     const changed = (await gw.adminApi('GET', `/users/${id}`)).body.user.settings;
-    expect([changed.allowed_ips, changed.allowed_referers, limitsOf(changed)]).toEqual([[], ['https://example.com/'], [10, 20]]);
+    expect([changed.allowed_ips, changed.allowed_referers, limitsOf(changed)]).toEqual([null, ['https://example.com/'], [10, 20]]);
   });
 
   it("keeps a backend's settings, and a sub-URL setting's matched by id, that it does not name", async () => {
