@@ -2,7 +2,8 @@
 // under /admins/), sent to Parasol's: an operator's bookmark or runbook, or a
 // link in a mail sent before the move, reaches the page it meant rather than
 // the gateway's JSON 404. (A reset or invite link's token is API Umbrella's
-// and no longer works: the page says the link has expired and offers a new one.)
+// and works no more: the page says the link cannot be used and how to get a
+// new one.)
 import type { FastifyInstance } from 'fastify';
 
 const PAGES: ReadonlyMap<string, string> = new Map([
