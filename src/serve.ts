@@ -162,7 +162,13 @@ async function openHttpsListener(config: Config, serve: TlsListenOptions['serve'
     if (!read.ok) throw new ConfigValueError(tlsPairKeys(pair), read.problem);
     return { pair, files: read.files, fingerprint };
   });
-  const options = { host: config.listen.host, port: config.listen.https_port, maxHeaderSize: config.proxy.max_header_size, serve };
+  const options = {
+    host: config.listen.host,
+    port: config.listen.https_port,
+    maxHeaderSize: config.proxy.max_header_size,
+    strictTransportSecurity: config.tls.http_strict_transport_security?.trim() ?? null,
+    serve,
+  };
   return { listener: await openTlsListener(inUse.map((each) => each.files), options), inUse };
 }
 

@@ -17,7 +17,10 @@ export interface TlsListener extends Listener<HttpsServer> {
   useCertificate(index: number, files: TlsFiles): void;
 }
 
-export type TlsListenOptions = ListenOptions<HttpsServer>;
+export interface TlsListenOptions extends ListenOptions<HttpsServer> {
+  /** tls.http_strict_transport_security: put on every answer before the app writes it; null or left out: none. */
+  readonly strictTransportSecurity?: string | null;
+}
 
 /** Listens on options.host:options.port; `pairs[0]` is the certificate for every host no other one names. */
 export async function openTlsListener(pairs: readonly TlsFiles[], options: TlsListenOptions): Promise<TlsListener> {
@@ -32,6 +35,11 @@ export async function openTlsListener(pairs: readonly TlsFiles[], options: TlsLi
     // As on the main server: the gateway answers a missing Host itself.
     requireHostHeader: false,
   });
+  const { strictTransportSecurity = null } = options;
+  if (strictTransportSecurity !== null) {
+    // Before the app's listeners: headers the app writes are merged over it (Node's writeHead), an upstream's own one winning.
+    server.prependListener('request', (_request, response) => response.setHeader('Strict-Transport-Security', strictTransportSecurity));
+  }
   return {
     ...(await listen(server, options)),
     useCertificate: (index, files) => {

@@ -103,6 +103,13 @@ export function optionalHeaderName(): Field<string | null> {
   return optionalText('an HTTP header name or null', (value) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value));
 }
 
+/** null or a Strict-Transport-Security value ("max-age=31536000; includeSubDomains"); an empty environment variable is null. */
+export function optionalStrictTransportSecurity(): Field<string | null> {
+  return optionalText('a Strict-Transport-Security value such as "max-age=31536000; includeSubDomains", or null', (value) =>
+    /^max-age=\d+(\s*;\s*(includeSubDomains|preload))*$/i.test(value.trim()),
+  );
+}
+
 /** null or a file path; an empty environment variable is null. */
 export function optionalFilePath(): Field<string | null> {
   return optionalText('a file path or null', (value) => value !== '');

@@ -22,6 +22,7 @@ import {
   optionalMailbox,
   optionalOneOf,
   optionalStr,
+  optionalStrictTransportSecurity,
   optionalUrl,
   Refusal,
   str,
@@ -67,6 +68,8 @@ export const configSchema = {
     key_file: optionalFilePath(),
     /** More certificates, each for the host names it lists, chosen by the name the client asks for (SNI). */
     certificates: mappingList([], 'a list of {cert_file, key_file} (paths)', { cert_file: filePath(), key_file: filePath() }),
+    /** Sent on every answer of the HTTPS listener (API Umbrella's hosts[].http_strict_transport_security); null: not sent. */
+    http_strict_transport_security: optionalStrictTransportSecurity(),
   },
   data_dir: directoryPath('./data'),
   secret_key: optionalStr(),

@@ -26,7 +26,12 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
     (key): [string, UmbrellaKey] => [key, RUNS_WITHOUT],
   ),
   ['apiSettings', parasol('default_api_backend_settings')],
-  ['hosts', note('a host with default: true is default_host, a host\'s real_ip_header is real_ip_header; Parasol has no other per-host settings')],
+  [
+    'hosts',
+    note(
+      "a host with default: true is default_host; a host's real_ip_header is real_ip_header and its http_strict_transport_security tls.http_strict_transport_security, both for every host; Parasol has no other per-host settings",
+    ),
+  ],
   ['dns_resolver', note('Parasol looks up upstream names again every proxy.upstream_dns_refresh_ms')],
   ['router.trusted_proxies', parasol('trusted_proxies')],
   ['router.global_rate_limits', parasol('global_rate_limits')],

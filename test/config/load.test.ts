@@ -40,7 +40,7 @@ describe('config precedence', () => {
     const { config, path } = loadConfig({ env: {}, cwd: tempDir() });
     expect(path).toBeNull();
     expect(config.listen).toEqual({ host: null, port: 8080, https_port: null });
-    expect(config.tls).toEqual({ cert_file: null, key_file: null, certificates: [] });
+    expect(config.tls).toEqual({ cert_file: null, key_file: null, certificates: [], http_strict_transport_security: null });
     expect(config.data_dir).toBe('./data');
     expect(config.secret_key).toBeNull();
     expect(config.proxy.response_timeout_ms).toBe(60_000);
@@ -92,7 +92,7 @@ describe('config precedence', () => {
     expect(loadConfig({ configPath: path, env: {}, cwd }).config.listen.https_port).toBe(8443);
     const { config } = loadConfig({ cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '443', PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE } });
     expect(config.listen.https_port).toBe(443);
-    expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE, certificates: [] });
+    expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE, certificates: [], http_strict_transport_security: null });
     const off = loadConfig({ configPath: writeConfig(cwd, 'listen:\n  https_port: 8443\n'), cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '' } });
     expect(off.config.listen.https_port).toBeNull();
   });
@@ -121,6 +121,7 @@ describe('config errors name the source, the key and what was expected', () => {
     ["API Umbrella's key with no counterpart", 'web:\n  admin:\n    auth_strategies:\n      enabled: [google]\n', /parasol\.yml: unknown key "web\.admin\.auth_strategies" \(API Umbrella's external admin sign-in; Parasol's admins sign in with their email and a password/],
     ["API Umbrella's key inside a mapping Parasol has", 'analytics:\n  adapter: opensearch\n', /parasol\.yml: unknown key "analytics\.adapter" \(Parasol keeps analytics in its own store\)$/],
     ["API Umbrella's SMTP setting's name under mailer.smtp", 'mailer:\n  smtp:\n    address: mail.example.com\n', /parasol\.yml: unknown key "mailer\.smtp\.address" \(did you mean "mailer\.smtp\.host"\?\)$/],
+    ['a Strict-Transport-Security value that is none', 'tls:\n  http_strict_transport_security: "1 year"\n', /parasol\.yml: tls\.http_strict_transport_security: expected a Strict-Transport-Security value such as "max-age=31536000; includeSubDomains", or null, got "1 year"$/],
     ["API Umbrella's body limit", 'web:\n  max_body_size: 2m\n', /parasol\.yml: unknown key "web\.max_body_size" \(Parasol's admin API and pages take bodies up to 1 MiB/],
     ["API Umbrella's backends in the file", 'apis:\n  - name: Example\n', /parasol\.yml: unknown key "apis" \(Parasol keeps API backends in its store: add them with the admin API/],
     ["a mapping of API Umbrella's holding none Parasol knows", 'web:\n  puma:\n    workers: 2\n', /parasol\.yml: unknown key "web"$/],
