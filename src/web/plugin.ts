@@ -47,7 +47,7 @@ export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
         },
       },
       frameguard: { action: 'deny' },
-      // HSTS only makes sense behind HTTPS, which the operator's TLS terminator decides.
+      // Sent, when the operator asks, by the HTTPS listener on every answer (tls.http_strict_transport_security), never here over plain HTTP.
       hsts: false,
     });
     await app.register(view, {
