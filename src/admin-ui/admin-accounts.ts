@@ -22,7 +22,7 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
-import { listPage, MEMORY_LIST_PAGE_SIZE, requestedPage, requestedSearch } from './list-page.js';
+import { searchedPage } from './list-page.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { renderForbiddenPage, requirePagePermission } from './page-access.js';
 
@@ -55,12 +55,9 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext, lin
   // Only the accounts the admin sees are searched and paged.
   app.get('/admins', { preHandler: requirePagePermission(context, { section: 'admins' }, ...ADMIN_READERS) }, async (request, reply) => {
     const policy = managePolicyOf(context, request);
-    const query = request.query as Record<string, unknown>;
-    const search = requestedSearch(query.search);
     const seen = accountsSeenBy(context, request.admin!, policy.access);
-    const found = search === '' ? seen : seen.filter((row) => adminMatches(row.admin, search));
-    const paging = listPage(requestedPage(query.page), found.length, MEMORY_LIST_PAGE_SIZE);
-    const rows = found.slice(paging.offset, paging.offset + MEMORY_LIST_PAGE_SIZE).map((row) => ({ ...row, manageable: managesAccount(context, policy, row.admin) }));
+    const { search, paging, rows: page } = searchedPage(seen, request.query as Record<string, unknown>, (row, search) => adminMatches(row.admin, search));
+    const rows = page.map((row) => ({ ...row, manageable: managesAccount(context, policy, row.admin) }));
     const data = { title: 'Admin Accounts', section: 'admins' as const, rows, search, paging, seenCount: seen.length, mayAdd: policy.access.has('admin_manage') };
     return renderAdminPage(context, reply, 'admin/admins/index', data);
   });

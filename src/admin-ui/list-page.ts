@@ -23,9 +23,24 @@ export function listPage(requested: number, total: number, pageSize: number): Li
 }
 
 /** Rows a page of the lists held in memory: API backends, admin accounts, API scopes and admin groups. */
-export const MEMORY_LIST_PAGE_SIZE = 50;
+const MEMORY_LIST_PAGE_SIZE = 50;
 
-/** The search of a list page (`?search=`), trimmed; '' for none. */
-export function requestedSearch(raw: unknown): string {
-  return typeof raw === 'string' ? raw.trim() : '';
+export interface SearchedPage<T> {
+  /** `?search=`, trimmed; '' for none. */
+  readonly search: string;
+  readonly paging: ListPage;
+  /** The page's records, of those holding the search. */
+  readonly rows: readonly T[];
+}
+
+/**
+ * The page a list held in memory shows for `?search=` and `?page=`: of
+ * `records` (what the admin may see, in the list's order) those `matches`
+ * holds (never asked with ''), 50 a page.
+ */
+export function searchedPage<T>(records: readonly T[], query: Record<string, unknown>, matches: (record: T, search: string) => boolean): SearchedPage<T> {
+  const search = typeof query.search === 'string' ? query.search.trim() : '';
+  const found = search === '' ? records : records.filter((record) => matches(record, search));
+  const paging = listPage(requestedPage(query.page), found.length, MEMORY_LIST_PAGE_SIZE);
+  return { search, paging, rows: found.slice(paging.offset, paging.offset + MEMORY_LIST_PAGE_SIZE) };
 }

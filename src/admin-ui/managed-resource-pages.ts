@@ -18,7 +18,7 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
-import { listPage, MEMORY_LIST_PAGE_SIZE, requestedPage, requestedSearch } from './list-page.js';
+import { searchedPage } from './list-page.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { renderForbiddenPage } from './page-access.js';
 
@@ -80,12 +80,8 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
     // Only what the admin reads is searched and paged: the others are not theirs to see.
     readers.get(`/${resource.path}`, async (request, reply) => {
       const policy = policyOf(request);
-      const query = request.query as Record<string, unknown>;
-      const search = requestedSearch(query.search);
       const theirs = resource.listed(policy);
-      const found = search === '' ? theirs : theirs.filter((record) => resource.matches(record, search));
-      const paging = listPage(requestedPage(query.page), found.length, MEMORY_LIST_PAGE_SIZE);
-      const page = found.slice(paging.offset, paging.offset + MEMORY_LIST_PAGE_SIZE);
+      const { search, paging, rows: page } = searchedPage(theirs, request.query as Record<string, unknown>, resource.matches);
       const data = { title: resource.plural, section: SECTION, mayAdd: policy.access.has('admin_manage'), search, paging, shown: page.length, anyRecords: theirs.length > 0, ...resource.listRows(policy, page) };
       return renderAdminPage(context, reply, `admin/${resource.path}/index`, data);
     });

@@ -213,7 +213,8 @@ function* schemaKeys(schema: Schema, path: readonly string[]): Generator<[string
 function unknownKey(path: readonly string[], value: unknown): string {
   const umbrella = umbrellaKeyIn(path, value);
   if (umbrella === null) return `unknown key "${path.join('.')}"${didYouMean(sameNamedKeys(path))}`;
-  const hint = umbrella.parasolKey !== null ? didYouMean([umbrella.parasolKey]) : ` (${umbrella.note})`;
+  const { known } = umbrella;
+  const hint = 'parasol' in known ? didYouMean([known.parasol]) : ` (${known.note})`;
   return `unknown key "${umbrella.path.join('.')}"${hint}`;
 }
 

@@ -4,27 +4,29 @@
 import { isPlainObject } from '../lib/validation-errors.js';
 
 /** Parasol's key for it, or what to do instead. */
-type UmbrellaKey = { readonly parasol: string } | { readonly note: string };
+export type UmbrellaKey = { readonly parasol: string } | { readonly note: string };
 
 const parasol = (key: string): UmbrellaKey => ({ parasol: key });
 const note = (text: string): UmbrellaKey => ({ note: text });
 
+/** The same entry for several keys. */
+const each = (keys: readonly string[], known: UmbrellaKey): [string, UmbrellaKey][] => keys.map((key) => [key, known]);
+
 const RUNS_WITHOUT = note('a part of API Umbrella that Parasol runs without: remove the key');
 const DATA_DIR = note('Parasol keeps its store, keys and cache in data_dir');
+const RUNS_AS = note('the package runs Parasol as the user parasol; from source, as whoever starts it');
+const OWN_ANALYTICS = note('Parasol keeps analytics in its own store');
 
 const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['http_port', parasol('listen.port')],
   ['https_port', parasol('listen.https_port')],
   ['app_env', note('remove it')],
-  ['user', note("the package runs Parasol as the user parasol; from source, as whoever starts it")],
-  ['group', note("the package runs Parasol as the user parasol; from source, as whoever starts it")],
-  ...['root_dir', 'etc_dir', 'var_dir', 'db_dir', 'run_dir', 'tmp_dir'].map((key): [string, UmbrellaKey] => [key, DATA_DIR]),
+  ...each(['user', 'group'], RUNS_AS),
+  ...each(['root_dir', 'etc_dir', 'var_dir', 'db_dir', 'run_dir', 'tmp_dir'], DATA_DIR),
   ['log_dir', note('Parasol logs to its standard output, which the package appends to /var/log/parasol/parasol.log')],
   ['apis', note('Parasol keeps API backends in its store: add them with the admin API (POST /api-umbrella/v1/apis) or the web admin, then publish')],
   ['website_backends', note('Parasol has no website backends (README, Moving from API Umbrella)')],
-  ...['services', 'nginx', 'envoy', 'trafficserver', 'fluent_bit', 'rsyslog', 'supervisord', 'redis', 'varnish', 'mongodb', 'postgresql', 'elasticsearch', 'opensearch'].map(
-    (key): [string, UmbrellaKey] => [key, RUNS_WITHOUT],
-  ),
+  ...each(['services', 'nginx', 'envoy', 'trafficserver', 'fluent_bit', 'rsyslog', 'supervisord', 'redis', 'varnish', 'mongodb', 'postgresql', 'elasticsearch', 'opensearch'], RUNS_WITHOUT),
   ['apiSettings', parasol('default_api_backend_settings')],
   [
     'hosts',
@@ -38,8 +40,7 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['router.match_x_forwarded_host', note("a trusted proxy's X-Forwarded-Host always decides the host in Parasol")],
   ['gatekeeper.api_key_methods', note("Parasol takes a key from the X-Api-Key header, the api_key parameter and basic auth's user name, always")],
   ['geoip.maxmind_license_key', note('Parasol downloads no database: put a GeoLite2 City file in analytics.geoip_file')],
-  ['analytics.adapter', note("Parasol keeps analytics in its own store")],
-  ['analytics.outputs', note("Parasol keeps analytics in its own store")],
+  ...each(['analytics.adapter', 'analytics.outputs'], OWN_ANALYTICS),
   ['web.contact_form_email', parasol('contact_email')],
   ['web.max_body_size', note("Parasol's admin API and pages take bodies up to 1 MiB, API Umbrella's default, not configurable")],
   // API Umbrella's smtp_settings' names, brought under Parasol's mailer.smtp.
@@ -62,9 +63,7 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
 export interface UmbrellaHint {
   /** The key API Umbrella knows: the unknown one, or a key inside it. */
   readonly path: readonly string[];
-  /** Where Parasol keeps it; null: Parasol has no such key, and `note` says what to do instead. */
-  readonly parasolKey: string | null;
-  readonly note: string | null;
+  readonly known: UmbrellaKey;
 }
 
 /**
@@ -74,7 +73,7 @@ export interface UmbrellaHint {
  */
 export function umbrellaKeyIn(path: readonly string[], value: unknown): UmbrellaHint | null {
   const known = UMBRELLA_KEYS.get(path.join('.'));
-  if (known !== undefined) return 'parasol' in known ? { path, parasolKey: known.parasol, note: null } : { path, parasolKey: null, note: known.note };
+  if (known !== undefined) return { path, known };
   if (!isPlainObject(value)) return null;
   for (const [key, inner] of Object.entries(value)) {
     const found = umbrellaKeyIn([...path, key], inner);

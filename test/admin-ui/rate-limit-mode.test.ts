@@ -6,10 +6,10 @@
 // under Custom; the markup names the select it follows.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
-import { parseApiBackend } from '../../src/api-backends/validate.js';
 import type { ApiUser } from '../../src/api-users/model.js';
 import { parseApiUser } from '../../src/api-users/validate.js';
 import { startSignedIn, textOf, type AdminApp, type AdminClient } from './helpers/admin-client.js';
+import { draftParsed } from './helpers/backends.js';
 import { formFieldsOf } from './helpers/form-fields.js';
 
 let running: AdminApp;
@@ -34,17 +34,7 @@ function userWith(settings: Record<string, unknown>): ApiUser {
 }
 
 function backendWith(settings: Record<string, unknown>, subSettings: Record<string, unknown>[] = []): ApiBackend {
-  const parsed = parseApiBackend({
-    name: 'Limited',
-    frontend_host: 'api.example.com',
-    backend_host: 'example.com',
-    servers: [{ host: '10.0.0.1', port: 80 }],
-    url_matches: [{ frontend_prefix: '/limited/', backend_prefix: '/' }],
-    settings,
-    sub_settings: subSettings,
-  });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  return running.context.backends.create(parsed.value, 'test');
+  return draftParsed(running.context, { name: 'Limited', url_matches: [{ frontend_prefix: '/limited/', backend_prefix: '/' }], settings, sub_settings: subSettings });
 }
 
 /** The page's form as a browser would send it untouched. */

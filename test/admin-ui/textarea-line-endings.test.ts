@@ -4,8 +4,8 @@
 // unchanged once published), and free text keeps the line endings it had.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
-import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { PASSWORD, startSignedIn, type AdminApp, type AdminClient } from './helpers/admin-client.js';
+import { draftParsed } from './helpers/backends.js';
 import { formFieldsOf } from './helpers/form-fields.js';
 import { apiUserInput } from '../helpers/users.js';
 
@@ -37,17 +37,12 @@ function publishedBackend(): ApiBackend {
     headers: [{ key: 'X-One', value: '1' }, { key: 'X-Two', value: '2' }],
     allowed_ips: ['10.0.0.0/8', '192.0.2.1'],
   };
-  const parsed = parseApiBackend({
+  const api = draftParsed(running.context, {
     name: 'Templates',
-    frontend_host: 'api.example.com',
-    backend_host: 'example.com',
-    servers: [{ host: '10.0.0.1', port: 80 }],
     url_matches: [{ frontend_prefix: '/templates/', backend_prefix: '/' }],
     settings,
     sub_settings: [{ http_method: 'any', regex: '^/sub', settings: { error_templates: { csv: CSV } } }],
   });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  const api = running.context.backends.create(parsed.value, 'test');
   running.context.publisher.publish([api.id], 'test');
   return api;
 }

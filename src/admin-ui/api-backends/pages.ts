@@ -18,7 +18,7 @@ import { rolesInUseFor } from '../../admin-groups/role-policy.js';
 import { rolesInUseHint } from '../roles-hint.js';
 import { FormErrors } from '../form-errors.js';
 import { decodeNestedForm, textOf } from '../../lib/nested-form.js';
-import { listPage, MEMORY_LIST_PAGE_SIZE, requestedPage } from '../list-page.js';
+import { searchedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
 import { DURATION_UNITS, formMessage } from '../rate-limit-rows.js';
@@ -30,9 +30,6 @@ type IdParams = { Params: { id: string } };
 
 /** A host name or IPv4 address, as a Frontend Host is written. */
 const PLAIN_HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/;
-
-/** Backends per page of the list. */
-export const PAGE_SIZE = MEMORY_LIST_PAGE_SIZE;
 
 interface BackendPosition {
   /** The backend right before it in the list; null when it is first. */
@@ -58,17 +55,14 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
 
     // Only the backends within the admin's reach: the others are not theirs to see.
     managers.get('/apis', async (request, reply) => {
-      const query = request.query as Record<string, unknown>;
-      const search = typeof query.search === 'string' ? query.search.trim() : '';
       const access = accessOf(context, request);
       const changes = publisher.pendingChanges();
       const stateById = new Map<string, ChangeMode>();
       for (const mode of ['new', 'modified', 'identical'] as const) for (const change of changes[mode]) stateById.set(change.id, mode);
       const theirs = backends.list().filter((api) => mayManage(access, api));
-      const found = search === '' ? theirs : theirs.filter((api) => backendMatches(api, search));
-      const paging = listPage(requestedPage(query.page), found.length, PAGE_SIZE);
+      const { search, paging, rows } = searchedPage(theirs, request.query as Record<string, unknown>, backendMatches);
       const shadowed = shadowedPrefixes(backends.list(), (api) => mayManage(access, api));
-      const apis = found.slice(paging.offset, paging.offset + PAGE_SIZE).map((api) => ({ api, state: stateById.get(api.id) ?? 'new', shadowed: shadowed.get(api.id) ?? new Map() }));
+      const apis = rows.map((api) => ({ api, state: stateById.get(api.id) ?? 'new', shadowed: shadowed.get(api.id) ?? new Map() }));
       const deletedLive = changes.deleted.filter((change) => mayManage(access, change.active!)).length;
       return renderAdminPage(context, reply, 'admin/apis/index', { title: 'API Backends', section: 'apis', apis, search, paging, anyBackends: theirs.length > 0, deletedLive });
     });
