@@ -11,10 +11,13 @@ import { didYouMean as hintAt } from '../config/messages.js';
 import { editDistance } from '../lib/spelling.js';
 import { UsageError } from './usage-error.js';
 
-/** Each command's own options: all take a value and all are required. Every command also takes --config, --help and --version. */
+/** Each command's required options, all taking a value. Every command also takes --config, --help and --version. */
 export const COMMAND_OPTIONS = {
   serve: [],
   reload: [],
+  health: [],
+  status: [],
+  stop: [],
   'config check': [],
   'admins create': ['email', 'password'],
   'admins reset-password': ['email', 'password'],
@@ -25,9 +28,19 @@ export const COMMAND_OPTIONS = {
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
 
-/** A command with its options, typed by the command: `admins create` has `email` and `password`. */
+/** The options a command takes besides its required ones, all taking a value. */
+const OPTIONAL_OPTIONS = {
+  health: ['wait-for-status', 'wait-timeout'],
+} as const satisfies Partial<Record<CommandName, readonly string[]>>;
+
+type OptionalOptionOf<C extends CommandName> = C extends keyof typeof OPTIONAL_OPTIONS ? (typeof OPTIONAL_OPTIONS)[C][number] : never;
+
+/** A command with its options, typed by the command: `admins create` has `email` and `password`, `health` may have `wait-for-status`. */
 export type Invocation = {
-  [C in CommandName]: { readonly command: C; readonly options: Readonly<Record<(typeof COMMAND_OPTIONS)[C][number], string>> };
+  [C in CommandName]: {
+    readonly command: C;
+    readonly options: Readonly<Record<(typeof COMMAND_OPTIONS)[C][number], string> & Partial<Record<OptionalOptionOf<C>, string>>>;
+  };
 }[CommandName];
 
 export interface CommandLine {
@@ -40,7 +53,7 @@ export interface CommandLine {
 }
 
 const GLOBAL_OPTIONS = ['config'] as const;
-const EVERY_OPTION: readonly string[] = [...new Set([...GLOBAL_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat()])];
+const EVERY_OPTION: readonly string[] = [...new Set([...GLOBAL_OPTIONS, ...Object.values(COMMAND_OPTIONS).flat(), ...Object.values(OPTIONAL_OPTIONS).flat()])];
 const SEE_HELP = '; see parasol --help';
 /** Options that take no value and answer on their own. */
 const FLAGS: readonly string[] = ['help', 'version'];
@@ -54,10 +67,12 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const positionals = tokens.flatMap((token) => (token.kind === 'positional' ? [token.value] : []));
   const command = commandOf(positionals);
   // Until the command is known, an option of any command may be meant for it.
-  const accepted = command === null ? EVERY_OPTION : [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command]];
+  const accepted = command === null ? EVERY_OPTION : [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command], ...optionalOptionsOf(command)];
   const values = checkTokens(tokens, command, accepted);
-  const help = values.has('help');
-  const version = values.has('version');
+  // API Umbrella's `api-umbrella version` and `help` are words, not options.
+  const alone = positionals.length === 1 ? positionals[0] : undefined;
+  const help = values.has('help') || alone === 'help';
+  const version = values.has('version') || alone === 'version';
   const answersItself = help || version;
   if (command === null && positionals.length > 0 && !answersItself) throw new UsageError(`unknown command "${positionals.join(' ')}"${SEE_HELP}`);
   if (command !== null && !answersItself) requireOptions(command, values);
@@ -68,6 +83,10 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     version,
     invocation: command === null ? null : ({ command, options } as Invocation),
   };
+}
+
+function optionalOptionsOf(command: CommandName): readonly string[] {
+  return Object.hasOwn(OPTIONAL_OPTIONS, command) ? OPTIONAL_OPTIONS[command as keyof typeof OPTIONAL_OPTIONS] : [];
 }
 
 function tokenize(argv: readonly string[]) {

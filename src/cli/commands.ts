@@ -10,6 +10,7 @@ import { serveUntilSignalled } from '../serve.js';
 import { BackupError, backupStore } from '../store/backup.js';
 import { runningInstancePid } from '../store/instance-lock.js';
 import type { Invocation } from './arguments.js';
+import { checkHealth, healthUrlOf, healthWaitOf } from './health-check.js';
 import { startUpProblem } from './start-up-checks.js';
 import { UsageError } from './usage-error.js';
 
@@ -20,6 +21,11 @@ export const USAGE = `Usage: parasol [--config PATH] COMMAND
 Commands:
   serve                                        run the gateway (what npm start runs)
   reload                                       check the config, then have the gateway running on its data_dir apply it (SIGHUP)
+  health [--wait-for-status S [--wait-timeout N]]
+                                               ask the gateway on listen.port for its health; exit 0 unless red (with S, keep
+                                               asking while it does not answer, up to N seconds, default 50)
+  status                                       whether a gateway runs on the config's data_dir; exit 0 if so, 3 if not
+  stop                                         stop the gateway running on the config's data_dir (SIGTERM) and wait until it has
   config check                                 validate the configuration; exit 0 or 1
   admins create --email E --password P         create a superuser admin; prints its API token once
   admins reset-password --email E --password P set an admin's password
@@ -28,7 +34,7 @@ Commands:
   backup --to FILE                             copy the store to FILE (a new file), also while serving
 
 The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
-parasol --version prints the version; parasol --help, this.
+parasol --version (or version) prints the version; parasol --help (or help), this.
 Any other option or argument is refused (exit 2).
 `;
 
@@ -40,6 +46,12 @@ export async function runCommand(invocation: Invocation, loaded: LoadedConfig): 
       return -1;
     case 'reload':
       return reload(loaded);
+    case 'health':
+      return health(loaded, invocation.options);
+    case 'status':
+      return status(loaded);
+    case 'stop':
+      return stop(loaded);
     case 'config check':
       return checkConfig(loaded);
     case 'admins create':
@@ -74,6 +86,10 @@ async function checkConfig(loaded: LoadedConfig): Promise<number> {
 
 /** LSB's "program is not running", which API Umbrella's reload exits with when there is nothing to reload. */
 const NOT_RUNNING = 7;
+/** LSB's "program is not running" for a status, API Umbrella's `status` exit code too. */
+const STATUS_NOT_RUNNING = 3;
+/** What `stop` waits for beyond the gateway's own drain: the analytics it still holds written, the store closed. */
+const STOP_MARGIN_MS = 30_000;
 
 /**
  * API Umbrella's `api-umbrella reload`, for a Parasol the packages' service
@@ -85,13 +101,65 @@ async function reload(loaded: LoadedConfig): Promise<number> {
   const problem = await startUpProblem(loaded.config);
   if (problem !== null) throw problem;
   const pid = runningInstancePid(loaded.config.data_dir);
-  if (pid === null) {
+  if (pid === null || !signal(pid, 'SIGHUP')) {
     process.stderr.write(`parasol: no Parasol is running with data_dir ${loaded.config.data_dir}; nothing to reload\n`);
     return NOT_RUNNING;
   }
-  process.kill(pid, 'SIGHUP');
   print({ reload_requested: true, pid, config_file: loaded.path });
   return 0;
+}
+
+/** API Umbrella's `api-umbrella health`: prints the status, and exits 0 only when the gateway answered one better than red. */
+async function health(loaded: LoadedConfig, options: { 'wait-for-status'?: string; 'wait-timeout'?: string }): Promise<number> {
+  const wait = healthWaitOf(options);
+  const url = healthUrlOf(loaded.config);
+  const result = await checkHealth(url, wait);
+  if (result.problem !== null) process.stderr.write(`parasol: ${result.problem}\n`);
+  print({ status: result.status, url: url.href });
+  return result.healthy ? 0 : 1;
+}
+
+/** API Umbrella's `api-umbrella status`, by the data_dir's lock rather than a pid file's say-so. */
+function status(loaded: LoadedConfig): number {
+  const { data_dir: dataDir } = loaded.config;
+  const pid = runningInstancePid(dataDir);
+  print(pid === null ? { running: false, data_dir: dataDir } : { running: true, pid, data_dir: dataDir });
+  return pid === null ? STATUS_NOT_RUNNING : 0;
+}
+
+/**
+ * API Umbrella's `api-umbrella stop`, for a Parasol no service manager runs
+ * (one the packages' service runs is stopped with systemctl, which would
+ * otherwise not know): SIGTERM, then wait until it has let go of the
+ * data_dir, so that a start right after finds it free.
+ */
+function stop(loaded: LoadedConfig): number {
+  const { data_dir: dataDir, proxy } = loaded.config;
+  const pid = runningInstancePid(dataDir);
+  if (pid === null || !signal(pid, 'SIGTERM')) {
+    print({ stopped: true, was_running: false, data_dir: dataDir });
+    return 0;
+  }
+  const waitMs = proxy.shutdown_timeout_ms + STOP_MARGIN_MS;
+  if (runningInstancePid(dataDir, waitMs) === pid) {
+    process.stderr.write(`parasol: the Parasol with pid ${pid} still runs ${waitMs / 1000} s after SIGTERM; its log says what it waits for\n`);
+    return 1;
+  }
+  print({ stopped: true, was_running: true, pid, data_dir: dataDir });
+  return 0;
+}
+
+/** False when the process has ended meanwhile; a process of another user is a clear error, not Node's EPERM. */
+function signal(pid: number, name: 'SIGHUP' | 'SIGTERM'): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return false;
+    if (code === 'EPERM') throw new UsageError(`the Parasol with pid ${pid} runs as another user; run this as that user (or root)`);
+    throw error;
+  }
 }
 
 async function createAdmin(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {

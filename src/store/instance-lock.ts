@@ -61,16 +61,18 @@ export function acquireInstanceLock(dataDir: string): InstanceLock {
 
 /**
  * The pid of the Parasol that holds data_dir's lock, or null when none does
- * (for `parasol reload`). Writes no file; when no one holds the lock it is
- * taken and given back at once (a Parasol starting in that instant would
- * take it for a running one and say so).
+ * (for `parasol reload`, `status` and `stop`). Writes no file; when no one
+ * holds the lock it is taken and given back at once (a Parasol starting in
+ * that instant would take it for a running one and say so). With `waitMs`,
+ * a held lock is waited for that long first: null then means the holder has
+ * stopped (SQLite's busy handler retries the lock until then).
  */
-export function runningInstancePid(dataDir: string): number | null {
+export function runningInstancePid(dataDir: string, waitMs = 0): number | null {
   const { lockPath, pidPath } = lockFilesOf(dataDir);
   if (!existsSync(lockPath)) return null;
   let probe: Database.Database;
   try {
-    probe = new Database(lockPath, { timeout: 0, fileMustExist: true });
+    probe = new Database(lockPath, { timeout: waitMs, fileMustExist: true });
   } catch (error) {
     throw new LockFileError(`${lockPath}: ${lockFileProblem(error)}`);
   }

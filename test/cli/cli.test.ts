@@ -1,5 +1,4 @@
 // The built CLI, run as a user runs it: a child process with a config file.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,7 +11,7 @@ import { createContext } from '../../src/context.js';
 import { tempDir } from '../helpers/config.js';
 import { apiUserInput } from '../helpers/users.js';
 import { CERT_FILE, KEY_FILE, OTHER_KEY_FILE, RENEWED_CERT_FILE, RENEWED_KEY_FILE, TEST_CA } from '../helpers/tls.js';
-import { NODE_ARGS, parasol } from './run-parasol.js';
+import { parasol, spawnServe, waitFor } from './run-parasol.js';
 
 let dir: string;
 let configPath: string;
@@ -403,21 +402,6 @@ describe('parasol serve and a SIGHUP during its start', () => {
 });
 
 /** `parasol serve` as a child process; `log()` is what it has written to standard output so far. */
-function spawnServe(configPath: string, env: NodeJS.ProcessEnv = process.env): { server: ChildProcess; log: () => string } {
-  const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let output = '';
-  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { server, log: () => output };
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 15_000, everyMs = 50): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting for the server');
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 /** A port below 1024 that a user without CAP_NET_BIND_SERVICE may not bind. */
 const LOW_PORT = 1;
 

@@ -1,5 +1,5 @@
 // Runs the CLI as a user runs it: a child process, from the source.
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -34,5 +34,22 @@ export async function parasol(args: string[], { env = {}, cwd, timeoutMs = 20_00
   } catch (error) {
     const failed = error as { code: number | string; signal: string | null; stdout: string; stderr: string };
     return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** `parasol serve` in the background, with what it has logged so far. */
+export function spawnServe(configPath: string, env: NodeJS.ProcessEnv = process.env): { server: ChildProcess; log: () => string } {
+  const server = spawn(process.execPath, [...NODE_ARGS, 'serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let output = '';
+  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { server, log: () => output };
+}
+
+/** Another process's log has no event to wait on: it is read again every `everyMs`. */
+export async function waitFor(condition: () => boolean, timeoutMs = 15_000, everyMs = 50): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting for the server');
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

@@ -60,6 +60,10 @@ echo "== .deb: start with $INIT"
 check "$INIT start exits 0" in_root $INIT start
 check "the health endpoint answers on port 80" wait_healthy 80
 check_exit "$INIT status exits 0 while running" 0 in_root $INIT status
+check "/usr/bin/parasol health answers green on the packaged port" \
+  bash -c "in_root /usr/bin/parasol health | grep -qF '\"status\":\"green\"'"
+check "/usr/bin/parasol status names the service's process" \
+  bash -c "in_root /usr/bin/parasol status | grep -qF '\"running\":true,\"pid\":$(service_pid),'"
 check "the service runs as parasol" bash -c "[[ \$(in_root ps -o user= -p $(service_pid)) == parasol ]]"
 check "the service holds no capability but binding port 80" \
   grep -q '^CapEff:[[:space:]]*0000000000000400$' "$ROOT/proc/$(service_pid)/status"
