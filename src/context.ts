@@ -8,7 +8,6 @@ import { ApiBackendRepository } from './api-backends/repository.js';
 import { KeyIndex } from './api-users/key-index.js';
 import { ApiUserRepository } from './api-users/repository.js';
 import type { Config } from './config/schema.js';
-import { resolveSecretKey, secretKeyFile } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
 import { ProxyTrust } from './gateway/proxy-trust.js';
@@ -22,7 +21,7 @@ import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 import { createMemoryRateLimiter } from './rate-limit/sliding-window-limiter.js';
 import { openStore, type Db } from './store/db.js';
-import { checkSecretKey } from './store/secret-key-check.js';
+import { storeSecretKey } from './store/secret-key-check.js';
 
 export interface AppContext {
   readonly config: Config;
@@ -74,9 +73,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   db.pragma('secure_delete = ON');
   let secretKey: string;
   try {
-    const storeHasDigests = holdsDigests(db);
-    secretKey = resolveSecretKey(config, storeHasDigests);
-    checkSecretKey(db, secretKey, storeHasDigests, secretKeyFile(config) ?? "the config's secret_key");
+    secretKey = storeSecretKey(db, config);
   } catch (error) {
     db.close();
     throw error;
@@ -173,10 +170,6 @@ function refreshKeys(keyIndex: KeyIndex, logger: Logger): void {
 }
 
 /** Whether any API key or admin token has been stored, each an HMAC with the secret key. */
-function holdsDigests(db: Db): boolean {
-  return db.prepare('SELECT EXISTS (SELECT 1 FROM api_users) OR EXISTS (SELECT 1 FROM admins)').pluck().get() === 1;
-}
-
 export function createLogger(config: Config): Logger {
   return pino({ level: config.log_level, redact: LOG_REDACT });
 }

@@ -24,6 +24,7 @@ export const COMMAND_OPTIONS = {
   'users create-signup-key': ['email'],
   'users delete': ['id'],
   backup: ['to'],
+  restore: ['from'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;

@@ -8,7 +8,9 @@ import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { serveUntilSignalled } from '../serve.js';
 import { BackupError, backupStore } from '../store/backup.js';
+import { storePath } from '../store/db.js';
 import { runningInstancePid } from '../store/instance-lock.js';
+import { restoreStore } from '../store/restore.js';
 import type { Invocation } from './arguments.js';
 import { checkHealth, healthUrlOf, healthWaitOf } from './health-check.js';
 import { startUpProblem } from './start-up-checks.js';
@@ -32,6 +34,7 @@ Commands:
   users create-signup-key --email E            create an API key with the role ${KEY_CREATOR_ROLE}
   users delete --id ID                         delete an API user and its key (a running gateway stops taking it within two seconds)
   backup --to FILE                             copy the store to FILE (a new file), also while serving
+  restore --from FILE                          put a backup in place of the store (Parasol stopped); the store it replaces is kept beside it
 
 The config is read from --config, PARASOL_CONFIG or config/parasol.yml; PARASOL_* variables override it.
 parasol --version (or version) prints the version; parasol --help (or help), this.
@@ -64,6 +67,8 @@ export async function runCommand(invocation: Invocation, loaded: LoadedConfig): 
       return withContext(loaded, (context) => deleteUser(context, invocation.options));
     case 'backup':
       return backup(loaded, invocation.options);
+    case 'restore':
+      return restore(loaded, invocation.options);
   }
 }
 
@@ -222,6 +227,13 @@ function backup(loaded: LoadedConfig, { to }: { to: string }): number {
   }
   // Keys are checked with the secret: a restored store's keys are useless without it.
   print({ backup: target, bytes, secret_key_file: secretKeyFile(loaded.config) });
+  return 0;
+}
+
+function restore(loaded: LoadedConfig, { from }: { from: string }): number {
+  const source = resolve(from);
+  const { schemaVersion, previous } = restoreStore(loaded.config, source, new Date());
+  print({ restored: source, store: storePath(loaded.config.data_dir), schema_version: schemaVersion, previous });
   return 0;
 }
 

@@ -222,7 +222,7 @@ describe('parasol CLI', () => {
     expect(await parasol(['users', 'delete', '--config', configPath])).toMatchObject({ code: 2, stderr: 'parasol: --id is required\n' });
   });
 
-  it('backup copies the store, while a connection holds it open, to a new file of its owner\'s alone, and never overwrites one', async () => {
+  it('backup copies the store, while a connection holds it open, to a new file of its owner\'s alone, and never overwrites one; restore puts it back', async () => {
     await parasol(['admins', 'create', '--email', 'kept@example.com', '--password', 'a very long password', '--config', configPath]);
     const running = createContext(loadConfig({ configPath, env: {} }).config);
     const target = join(dir, 'backups', 'parasol-backup.db');
@@ -247,6 +247,19 @@ describe('parasol CLI', () => {
     const nothing = await parasol(['backup', '--to', join(dir, 'nothing.db'), '--config', noStore]);
     expect(nothing).toMatchObject({ code: 2, stderr: `parasol: there is no store in ${join(dir, 'no-data')} to back up\n` });
     expect(existsSync(join(dir, 'nothing.db'))).toBe(false);
+
+    // ... and restore puts it back, keeping the store it replaces.
+    const restored = await parasol(['restore', '--from', target, '--config', configPath]);
+    const store = join(dir, 'data', 'parasol.db');
+    expect(restored.code).toBe(0);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ restored: target, store, previous: expect.stringMatching(/parasol\.db\.replaced-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/) });
+    const back = new Database(store, { readonly: true });
+    expect(back.prepare('SELECT email FROM admins').pluck().all()).not.toContain('later@example.com');
+    back.close();
+    expect(await parasol(['restore', '--from', join(dir, 'nothing.db'), '--config', configPath])).toMatchObject({
+      code: 1,
+      stderr: `parasol: ${join(dir, 'nothing.db')} does not exist\n`,
+    });
   });
 
   it('an unknown command is a usage error', async () => {
