@@ -1,7 +1,7 @@
 // Opens the SQLite store (WAL, foreign keys on) and brings its schema up to
 // date with the numbered SQL files in migrations/.
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../lib/package-path.js';
 import { ensureDataDir, notAFile } from './data-dir.js';
@@ -38,9 +38,7 @@ export function openStore(dataDir: string): Db {
   if (wrongKind !== null) throw new StoreError(`${path}: ${notAStore(wrongKind)}`);
   let db: Db | null = null;
   try {
-    // Users' emails and IPs, key and password digests: a new store is its owner's
-    // alone, and SQLite gives its -wal and -shm files the same mode.
-    closeSync(openSync(path, 'a', 0o600));
+    createOwnersAlone(path);
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
@@ -56,6 +54,26 @@ export function openStore(dataDir: string): Db {
   } catch (error) {
     db?.close();
     throw new StoreError(`${path}: ${storeProblem(error)}`);
+  }
+}
+
+/**
+ * Users' emails and IPs, key and password digests: a new store is its
+ * owner's alone, and SQLite gives its -wal and -shm files the same mode.
+ * An existing store is never opened here: closing any descriptor of the
+ * file drops every lock this process holds on it (POSIX), among them the
+ * one SQLite's connections in the process hold while the store is open, and
+ * the analytics threads open theirs after the main connection. Without it,
+ * another program opening the store took itself for the only one and deleted
+ * the running gateway's -wal file.
+ */
+function createOwnersAlone(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // What opening for appending checked: SQLite would open a store it may not write read-only, and fail later.
+    accessSync(path, constants.R_OK | constants.W_OK);
   }
 }
 
