@@ -125,6 +125,10 @@ export function unresolvedHost(host: string, code: string): ConfigValueError {
   return new ConfigValueError(['listen.host'], `listen.host: ${host} does not resolve to an address (${code})`);
 }
 
+export function notLocalHost(host: string): ConfigValueError {
+  return new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
+}
+
 /**
  * A listener the system refused, as one line naming the key at fault (and,
  * through the keys it carries, where the values were set); any other error
@@ -138,7 +142,7 @@ function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port
       return new ConfigValueError([portKey], `${portKey}: ${port} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install`);
     // The next ones name a host: without one (every interface), there is none to blame.
     case 'EADDRNOTAVAIL':
-      return host === null ? error : new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
+      return host === null ? error : notLocalHost(host);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return host === null ? error : unresolvedHost(host, (error as NodeJS.ErrnoException).code!);

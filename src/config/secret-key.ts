@@ -12,11 +12,25 @@ const SECRET_FILE = 'secret_key';
  * store without keys or tokens (`storeHasDigests` false) may get a new one.
  */
 export function resolveSecretKey(config: Config, storeHasDigests: boolean): string {
+  return existingSecretKey(config, storeHasDigests) ?? makeSecretKey(config);
+}
+
+/**
+ * The configured or kept secret; null when there is none yet and the store
+ * may be given one. Throws one line when it cannot be used. Makes nothing
+ * (for `parasol config check` too).
+ */
+export function existingSecretKey(config: Config, storeHasDigests: boolean): string | null {
   const path = secretKeyFile(config);
   if (path === null) return config.secret_key!;
   if (existsSync(path)) return readSecretFile(path);
   // A new secret would silently turn every stored key and token into one that never matches.
   if (storeHasDigests) throw new Error(`${path} is missing, but the store holds API keys or admin tokens made with it; restore it from a backup (or set secret_key)`);
+  return null;
+}
+
+function makeSecretKey(config: Config): string {
+  const path = secretKeyFile(config)!;
   ensureDataDir(config.data_dir);
   const secret = randomBytes(32).toString('hex');
   writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });

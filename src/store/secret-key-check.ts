@@ -4,7 +4,7 @@
 // would refuse every one of them and say nothing; this check stops start-up
 // instead, with one line.
 import type { Config } from '../config/schema.js';
-import { resolveSecretKey, secretKeyFile } from '../config/secret-key.js';
+import { existingSecretKey, resolveSecretKey, secretKeyFile } from '../config/secret-key.js';
 import { hmac, tokenMatches } from '../lib/secret-token.js';
 import type { Db } from './db.js';
 
@@ -18,8 +18,26 @@ const CHECKED_TEXT = 'parasol secret_key check';
 export function storeSecretKey(db: Db, config: Config): string {
   const storeHasDigests = holdsDigests(db);
   const secret = resolveSecretKey(config, storeHasDigests);
-  checkSecretKey(db, secret, storeHasDigests, secretKeyFile(config) ?? "the config's secret_key");
+  const recorded = recordedDigest(db);
+  if (recorded !== undefined && tokenMatches(secret, CHECKED_TEXT, recorded)) return secret;
+  if (!isStoreSecret(recorded, secret, storeHasDigests)) throw new Error(notStoreSecret(config));
+  db.prepare('INSERT INTO secret_key_check (id, digest) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET digest = excluded.digest').run(hmac(secret, CHECKED_TEXT));
   return secret;
+}
+
+/**
+ * The line storeSecretKey() would throw, found without writing anything (for
+ * `parasol config check`); `db` null when the store is not there or not to
+ * be read, whose keys are then not known of.
+ */
+export function secretKeyProblemOf(db: Db | null, config: Config): string | null {
+  try {
+    const storeHasDigests = db !== null && holdsDigests(db);
+    const secret = existingSecretKey(config, storeHasDigests);
+    return secret === null || db === null || isStoreSecret(recordedDigest(db), secret, storeHasDigests) ? null : notStoreSecret(config);
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function holdsDigests(db: Db): boolean {
@@ -27,18 +45,19 @@ function holdsDigests(db: Db): boolean {
 }
 
 /**
- * Throws when `secret` is not the one the store's keys and tokens were made
- * with. Otherwise records it: on a store without keys or tokens a new secret
- * is fine, and a store from before the check trusts the secret it has now.
- * `source` names where the secret came from, for the message.
+ * Whether the store's keys and tokens were made with `secret`, as far as it
+ * can tell: on a store without keys or tokens a new secret is fine, and a
+ * store from before the check trusts the secret it has now.
  */
-function checkSecretKey(db: Db, secret: string, storeHasDigests: boolean, source: string): void {
-  const recorded = db.prepare('SELECT digest FROM secret_key_check').pluck().get() as Buffer | undefined;
-  if (recorded !== undefined && tokenMatches(secret, CHECKED_TEXT, recorded)) return;
-  if (recorded !== undefined && storeHasDigests) {
-    throw new Error(
-      `${source} is not the secret this store's API keys and admin tokens were made with, so every one of them would be refused; use that secret (a backup's secret_key file has it)`,
-    );
-  }
-  db.prepare('INSERT INTO secret_key_check (id, digest) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET digest = excluded.digest').run(hmac(secret, CHECKED_TEXT));
+function isStoreSecret(recorded: Buffer | undefined, secret: string, storeHasDigests: boolean): boolean {
+  return recorded === undefined || !storeHasDigests || tokenMatches(secret, CHECKED_TEXT, recorded);
+}
+
+function recordedDigest(db: Db): Buffer | undefined {
+  return db.prepare('SELECT digest FROM secret_key_check').pluck().get() as Buffer | undefined;
+}
+
+function notStoreSecret(config: Config): string {
+  const source = secretKeyFile(config) ?? "the config's secret_key";
+  return `${source} is not the secret this store's API keys and admin tokens were made with, so every one of them would be refused; use that secret (a backup's secret_key file has it)`;
 }

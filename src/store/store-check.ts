@@ -8,7 +8,8 @@
 // file's 100-byte header (https://www.sqlite.org/fileformat2.html#the_database_header):
 // not a SQLite file, a page count the file is too short for (a truncated
 // copy; SQLite answers SQLITE_CORRUPT), and the schema version (user_version).
-import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { notAFile } from './data-dir.js';
 import { DAMAGED_STORE, loadMigrations, newerStore, notAStore, notWritable, SQLITE_MAGIC as MAGIC, storePath } from './db.js';
 
@@ -68,4 +69,24 @@ function isDamaged(header: Buffer, size: number, hasWal: boolean): boolean {
   const pages = header.readUInt32BE(28);
   const pagesValid = pages > 0 && header.readUInt32BE(24) === header.readUInt32BE(92);
   return !hasWal && pagesValid && pages * pageSize > size;
+}
+
+/**
+ * `read` given the store opened through SQLite, only when this process runs
+ * as the store's owner (then whatever SQLite makes beside it, and removes
+ * again as it closes, is the owner's, as the -wal and -shm of a running
+ * gateway are); null for a store that is not there, is empty, or is
+ * another user's. Call it once storeProblemOf() has found nothing wrong.
+ */
+export function readStoreAsOwner<T>(dataDir: string, read: (db: Database.Database) => T): T | null {
+  const path = storePath(dataDir);
+  if (!existsSync(path)) return null;
+  const { uid, size } = statSync(path);
+  if (size === 0 || uid !== process.getuid?.()) return null;
+  const db = new Database(path, { fileMustExist: true, timeout: 5000 });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
 }

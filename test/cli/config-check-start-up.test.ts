@@ -60,6 +60,42 @@ describe('config check refuses what start-up would', () => {
     expect(fromEnvironment.stderr.replace('(EAI_AGAIN)', '(ENOTFOUND)')).toBe('parasol: environment PARASOL_LISTEN_HOST: listen.host: not-an-ip does not resolve to an address (ENOTFOUND)\n');
   });
 
+  it('a listen.host that resolves but is no address of this machine, in serve\'s own words', async () => {
+    // TEST-NET-1 (RFC 5737): never a local address.
+    const config = configFor(join(dir, 'data'), 'listen:\n  host: 192.0.2.1\n  port: 0\n');
+    const checked = await check(config);
+    expect(checked).toEqual({ code: 1, stdout: '', stderr: `parasol: ${config}: listen.host: 192.0.2.1 is not an address of this machine (EADDRNOTAVAIL)\n` });
+    expect((await parasol(['serve', '--config', config], { cwd: dir })).stderr).toBe(checked.stderr);
+  });
+
+  it('a secret_key file that is missing, empty or not the secret of the store\'s keys, as serve stops, touching nothing', async () => {
+    const dataDir = join(dir, 'keys');
+    const made = createContext(loadConfig({ configPath: configFor(dataDir), env: {} }).config);
+    made.users.create(apiUserInput(), 'test');
+    made.close();
+    const secretFile = join(dataDir, 'secret_key');
+    const secret = readFileSync(secretFile, 'utf8');
+    const config = configFor(dataDir);
+    const refused = async (line: string) => {
+      const before = snapshot(dataDir);
+      const checked = await check(config);
+      expect(checked).toEqual({ code: 1, stdout: '', stderr: `parasol: ${line}\n` });
+      expect(snapshot(dataDir)).toEqual(before);
+      expect((await parasol(['serve', '--config', config], { cwd: dir })).stderr).toBe(checked.stderr);
+    };
+
+    rmSync(secretFile);
+    await refused(`${secretFile} is missing, but the store holds API keys or admin tokens made with it; restore it from a backup (or set secret_key)`);
+    writeFileSync(secretFile, '');
+    await refused(`${secretFile} is empty; restore it from a backup (or set secret_key)`);
+    writeFileSync(secretFile, 'the secret of another installation\n');
+    await refused(
+      `${secretFile} is not the secret this store's API keys and admin tokens were made with, so every one of them would be refused; use that secret (a backup's secret_key file has it)`,
+    );
+    writeFileSync(secretFile, secret);
+    expect(await check(config)).toMatchObject({ code: 0 });
+  });
+
   it('an empty data_dir, with the line serve stops with', async () => {
     const config = configFor('');
     const checked = await check(config);
