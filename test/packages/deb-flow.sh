@@ -174,7 +174,11 @@ check "$INIT stop exits 0" in_root $INIT stop
 check_exit "$INIT status after stop is 3" 3 in_root $INIT status
 check "nothing listens on port 80 after stop" wait_port_closed 80
 check "a second stop exits 0" in_root $INIT stop
+check "parasol restore puts back the backup made before the upgrade, migrated, in files of parasol's" bash -c \
+  "in_root /usr/bin/parasol restore --from /var/lib/parasol/backup.db | grep -q '\"schema_version\":$UPGRADE_MIGRATION,' && [[ -z \$(in_root find /var/lib/parasol ! -user parasol) ]]"
 check "$INIT start exits 0 again" in_root $INIT start
+check "the health endpoint answers after the restore" wait_healthy 80
+call_backend "the key and the backend of the backup answer after the restore"
 check "dpkg -r removes the package" in_root dpkg -r parasol
 check "remove stopped the service" wait_port_closed 80
 check "remove deleted /opt/parasol and /usr/bin/parasol" bash -c "! test -e $ROOT/opt/parasol && ! test -e $ROOT/usr/bin/parasol"
