@@ -32,10 +32,11 @@ export function contactApiPlugin(context: AppContext, mailer: Mailer | null) {
     // The contact form posts jQuery-style form fields (contact[name]=…) or their JSON.
     await app.register(formbody, { parser: parseFormBody });
     app.setErrorHandler(jsonErrorHandler);
-    const overHttp = refuseApisOverHttp(context.config);
-    if (overHttp !== null) app.addHook('onRequest', overHttp);
     const urls = ['/contact', '/contact.json'];
     openToAnyOrigin(app, urls);
+    // After the CORS header is set: an embedding page can read why its call over plain HTTP was refused.
+    const overHttp = refuseApisOverHttp(context.config);
+    if (overHttp !== null) app.addHook('onRequest', overHttp);
     // The key is checked before the body is read: nothing from a caller without one is parsed.
     const requireContactKey = async (request: FastifyRequest, reply: FastifyReply) => {
       if (!holdsContactRole(context, request)) return reply.code(401).send({ error: UNAUTHENTICATED_MESSAGE });

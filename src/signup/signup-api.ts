@@ -36,10 +36,11 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
     await app.register(formbody, { parser: parseFormBody });
     app.setErrorHandler(jsonErrorHandler);
     app.decorateRequest('admin', null);
-    const overHttp = refuseApisOverHttp(context.config);
-    if (overHttp !== null) app.addHook('onRequest', overHttp);
     const urls = ['/users', '/users.json'];
     openToAnyOrigin(app, urls);
+    // After the CORS header is set: an embedding page can read why its call over plain HTTP was refused.
+    const overHttp = refuseApisOverHttp(context.config);
+    if (overHttp !== null) app.addHook('onRequest', overHttp);
     app.addHook('onRequest', async (request) => {
       request.admin = adminFromToken(request, context.admins);
     });

@@ -24,19 +24,23 @@ export function redirectPagesToHttps(config: Config): onRequestAsyncHookHandler 
   });
 }
 
-/** For the admin and signup APIs: API Umbrella's 400 HTTPS_REQUIRED. */
+/**
+ * For the admin and signup APIs: API Umbrella's 400 HTTPS_REQUIRED. A CORS
+ * preflight (OPTIONS) carries no secret and is answered: a browser then makes
+ * the call and shows the embedding page why it was refused.
+ */
 export function refuseApisOverHttp(config: Config): onRequestAsyncHookHandler | null {
-  return overPlainHttpHook(config, async (_request, reply, httpsUrl) => refuse(reply, httpsUrl));
+  return overPlainHttpHook(config, async (request, reply, httpsUrl) => (request.method === 'OPTIONS' ? undefined : refuse(reply, httpsUrl)));
 }
 
 /**
  * A hook that answers requests over plain HTTP from another machine with
  * `answer`, given the same URL over HTTPS (null when the Host is not one to
- * put in a URL); null without an HTTPS listener.
+ * put in a URL), unless it answers undefined; null without an HTTPS listener.
  */
 function overPlainHttpHook(
   config: Config,
-  answer: (request: FastifyRequest, reply: FastifyReply, httpsUrl: string | null) => Promise<FastifyReply>,
+  answer: (request: FastifyRequest, reply: FastifyReply, httpsUrl: string | null) => Promise<FastifyReply | undefined>,
 ): onRequestAsyncHookHandler | null {
   const { https_port: httpsPort } = config.listen;
   if (httpsPort === null) return null;

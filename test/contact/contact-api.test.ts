@@ -121,7 +121,7 @@ describe('with an HTTPS listener', () => {
         body: formOf(VALID_CONTACT),
       });
     const plain = await call({});
-    expect(plain.statusCode).toBe(400);
+    expect([plain.statusCode, plain.headers['access-control-allow-origin']]).toEqual([400, '*']);
     expect(await plain.body.json()).toEqual({
       error: { code: 'HTTPS_REQUIRED', message: 'Requests must be made over HTTPS. Try accessing the API at: https://gateway.example/api-umbrella/v1/contact.json' },
     });

@@ -43,6 +43,19 @@ describe('with an HTTPS listener', () => {
     expect(((await signup.body.json()) as { error: { code: string } }).error.code).toBe('HTTPS_REQUIRED');
   });
 
+  it('lets a page embedding the signup form read the refusal: the preflight is answered, the 400 open to any origin', async () => {
+    const preflight = await request(`${gw.url}/api-umbrella/v1/users.json`, {
+      method: 'OPTIONS',
+      headers: { host: 'gateway.example', origin: 'http://blog.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key', ...REMOTE },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    await preflight.body.dump();
+    const signup = await call('/api-umbrella/v1/users.json', { ...REMOTE, origin: 'http://blog.example', 'content-type': 'application/json' }, 'POST', '{"user":{}}');
+    expect([signup.statusCode, signup.headers['access-control-allow-origin']]).toEqual([400, '*']);
+    await signup.body.dump();
+  });
+
   it('serves them to a trusted proxy that says the client used HTTPS, to a client on this machine, and the health check to anyone', async () => {
     for (const headers of [{ ...REMOTE, 'x-forwarded-proto': 'https' }, {}]) {
       const page = await call('/admin/login', headers);
