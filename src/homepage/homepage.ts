@@ -15,6 +15,7 @@ import { contactUrl } from '../contact/contact-url.js';
 import { packagePath } from '../lib/package-path.js';
 import { baseUrl } from '../lib/base-url.js';
 import { keyExamples } from '../signup/key-examples.js';
+import { keysGoByEmailOnly } from '../signup/signups.js';
 import { unreadableFile } from '../config/messages.js';
 import { linkedAssetsVersion } from '../web/asset-version.js';
 
@@ -43,7 +44,15 @@ export async function homepageHandler(context: AppContext): Promise<HomepageHand
   const eta = new Eta({ views: packagePath('views'), cache: true });
   return (request, reply) => {
     const examples = keyExamples(baseUrl(context.config, request), KEY_PLACEHOLDER, context.publisher.current);
-    return sendHtml(reply, BUILT_IN_HEADERS, eta.render('home/index', { title: 'Home', siteName: context.config.site_name, contactUrl: contactUrl(context.config, ''), assetVersion: linkedAssetsVersion(), examples, keyPlaceholder: KEY_PLACEHOLDER }));
+    return sendHtml(reply, BUILT_IN_HEADERS, eta.render('home/index', {
+        title: 'Home',
+        siteName: context.config.site_name,
+        contactUrl: contactUrl(context.config, ''),
+        assetVersion: linkedAssetsVersion(),
+        examples,
+        keyPlaceholder: KEY_PLACEHOLDER,
+        keyByEmail: keysGoByEmailOnly(context.config),
+      }));
   };
 }
 

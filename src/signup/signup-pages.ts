@@ -9,7 +9,7 @@ import { checkSignupLimit, filledHoneypot, HONEYPOT_FIELD } from './abuse.js';
 import { baseUrl } from '../lib/base-url.js';
 import { keyExamples } from './key-examples.js';
 import { parseSignup } from './signup-input.js';
-import type { Signups } from './signups.js';
+import { keysGoByEmailOnly, type Signups } from './signups.js';
 import { registrationDetailsOf } from './registration-details.js';
 
 export const BUILT_IN_TERMS_PATH = '/signup/terms/';
@@ -70,6 +70,7 @@ function renderForm(context: AppContext, reply: FastifyReply, values: FormBody, 
     flash: notice === undefined ? undefined : { kind: 'error', message: notice },
     csrfToken: reply.generateCsrf(),
     termsUrl: context.config.signup.terms_url ?? BUILT_IN_TERMS_PATH,
+    keyByEmail: keysGoByEmailOnly(context.config),
     honeypotField: HONEYPOT_FIELD,
   });
 }

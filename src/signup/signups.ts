@@ -54,8 +54,7 @@ export class Signups {
    * then not tell whether an address already has a key).
    */
   get keysByEmailOnly(): boolean {
-    const { signup } = this.context.config;
-    return signup.verify_email || !signup.allow_duplicate_emails;
+    return keysGoByEmailOnly(this.context.config);
   }
 
   /**
@@ -109,4 +108,9 @@ export class Signups {
     // Delivery (and its retries) runs in the background; it never holds up or fails the signup.
     void this.mailer?.send(mail, about);
   }
+}
+
+/** Signups.keysByEmailOnly, for the pages that tell a developer where the key will be. */
+export function keysGoByEmailOnly({ signup }: Pick<Config, 'signup'>): boolean {
+  return signup.verify_email || !signup.allow_duplicate_emails;
 }

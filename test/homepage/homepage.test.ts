@@ -29,6 +29,7 @@ describe('the default homepage', () => {
     expect(response.body).toContain('value="curl &#39;http://gw.example:8080/your/api/path?api_key=YOUR_API_KEY&#39;"');
     expect(response.body).toContain('value="curl -u &#39;YOUR_API_KEY:&#39; &#39;http://gw.example:8080/your/api/path&#39;"');
     expect(response.body).toContain('data-copy="example-header"');
+    expect(response.body).toContain('your key is shown to you right away.');
   });
 
   it('uses the admin look: the shared layout and stylesheets', async () => {

@@ -114,6 +114,11 @@ describe('with allow_duplicate_emails: false', () => {
     expect(first.statusCode).toBe(200);
     expect(first.body).toContain('We have sent your API key to <strong>ada@example.com</strong>.');
     expect(keyOnPage(first.body)).toBeNull();
+    // The form and the homepage say where the key will be before it is asked for.
+    const [form, home] = await Promise.all(['/signup/', '/'].map((url) => running!.app.inject({ method: 'GET', url })));
+    expect(form!.body).toContain('It is sent to the email address you give.');
+    expect(home!.body).toContain('your key is sent to that address.');
+    expect(`${form!.body}${home!.body}`).not.toContain('right away');
     expect(again.statusCode).toBe(first.statusCode);
     expect(again.body).toBe(first.body.replace('ada@example.com', 'ADA@example.com'));
     expect(running.context.users.countByEmail('ada@example.com')).toBe(1);
@@ -182,6 +187,11 @@ describe('email verification (api_key_verification_level)', () => {
     expect(embedded.body).not.toMatch(/"api_key"/);
     expect(first.body).toContain('We have sent your API key to <strong>ada@example.com</strong>.');
     expect(keyOnPage(first.body)).toBeNull();
+    // The form and the homepage say where the key will be before it is asked for.
+    const [form, home] = await Promise.all(['/signup/', '/'].map((url) => running!.app.inject({ method: 'GET', url })));
+    expect(form!.body).toContain('It is sent to the email address you give.');
+    expect(home!.body).toContain('your key is sent to that address.');
+    expect(`${form!.body}${home!.body}`).not.toContain('right away');
     expect(second.body).toBe(first.body);
     expect(bot.body).toBe(first.body);
     expect(verifiedOf(running, 'ada@example.com')).toEqual([true, true]);
