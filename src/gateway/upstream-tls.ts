@@ -1,6 +1,7 @@
 // How connections to https upstreams check the certificate they are shown.
 // By default as any careful client does: a certificate a trusted CA signed
-// for the name sent (backend_host, else the server's host). An internal CA
+// for the name sent as Host (backend_host; with none, the client's host name,
+// or the server's host when the client called by address). An internal CA
 // is trusted through proxy.upstream_ca_file, beside the system's; and
 // proxy.upstream_tls_verify: false takes any certificate, as API Umbrella's
 // nginx does (it never verifies upstreams), for operators whose backends show
