@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { refuseConnect } from './gateway/client-errors.js';
 
 export type ListeningServer = HttpServer | HttpsServer;
 
@@ -35,6 +36,7 @@ export function openHttpListener(options: ListenOptions<HttpServer>): Promise<Ht
 /** Serves and listens on a server made for `options` (its maxHeaderSize among them). */
 export async function listen<S extends ListeningServer>(server: S, options: ListenOptions<S>): Promise<Listener<S>> {
   options.serve(server);
+  server.on('connect', refuseConnect);
   server.listen(options.host === null ? { port: options.port } : { host: options.host, port: options.port });
   await once(server, 'listening');
   return { server, url: urlOf(server), close: () => closeServer(server) };

@@ -4,6 +4,7 @@
 // with the headers every gateway error has, instead of Fastify's own JSON.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { ConnectionError } from 'fastify';
 import { negotiateFormat, renderErrorBody } from './errors.js';
 import { codedTransfer, endsChunked } from './headers.js';
@@ -41,16 +42,32 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
     // Node's rawPacket is a Buffer (Fastify's type says otherwise).
     const packet: unknown = error.rawPacket;
     const { path, query, accept, transferEncoding } = headOf(Buffer.isBuffer(packet) ? packet : undefined);
-    const refusal = refusalOf(error.code, transferEncoding);
-    const { format, contentType } = negotiateFormat(path, query, accept);
-    const body = renderErrorBody(format, refusal.code, refusal.message);
-    socket.write(
-      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${ERROR_HEADER_LINES}Connection: close\r\n\r\n` +
-        body,
-    );
+    writeRefusal(socket, refusalOf(error.code, transferEncoding), path, query, accept);
   }
   socket.destroy();
+}
+
+const CONNECT_REFUSED: Refusal = { status: 405, reason: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', message: 'The request method is not allowed.' };
+
+/**
+ * A CONNECT (a tunnel through the gateway) is not an API call: 405 in the
+ * client's format, where Node, with no 'connect' listener, would close the
+ * connection without a word. Its target names a host, not a path.
+ */
+export function refuseConnect(request: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => undefined);
+  writeRefusal(socket, CONNECT_REFUSED, '', '', request.headers.accept);
+  socket.end();
+}
+
+function writeRefusal(socket: Duplex, refusal: Refusal, path: string, query: string, accept: string | undefined): void {
+  const { format, contentType } = negotiateFormat(path, query, accept);
+  const body = renderErrorBody(format, refusal.code, refusal.message);
+  socket.write(
+    `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${ERROR_HEADER_LINES}Connection: close\r\n\r\n` +
+      body,
+  );
 }
 
 /**

@@ -151,6 +151,17 @@ describe('bad input', () => {
     expect((await rawStatus(`POST /api/x HTTP/1.1\r\nHost: gw\r\nX-Api-Key: KEY\r\nTransfer-Encoding: Chunked\r\n\r\n6\r\nfoobar\r\n0\r\n\r\n`)).status).not.toBe(501);
   });
 
+  it("answers a CONNECT, which asks for a tunnel rather than an API, 405 in the client's format instead of closing without a word", async () => {
+    for (const [accept, body] of [
+      ['application/json', '{"error":{"code":"METHOD_NOT_ALLOWED","message":"The request method is not allowed."}}'],
+      ['text/csv', 'Error Code,Error Message\nMETHOD_NOT_ALLOWED,The request method is not allowed.\n'],
+    ]) {
+      const result = await rawStatus(`CONNECT gw:443 HTTP/1.1\r\nHost: gw:443\r\nAccept: ${accept}\r\n\r\n`);
+      expect([result.status, result.reached, result.raw.slice(result.raw.indexOf('\r\n\r\n') + 4)]).toEqual([405, false, body]);
+      expect(result.raw).toContain('\r\nConnection: close\r\n');
+    }
+  });
+
   it('keeps serving after all of it', async () => {
     const reply = await send(fx.gw.url, '/api/still-alive', { headers: { 'X-Api-Key': fx.apiKey } });
     expect(reply.status).toBe(200);
