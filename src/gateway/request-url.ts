@@ -1,10 +1,10 @@
 // The request target as the gateway reads it: path and query split once,
-// dot segments resolved before matching, query parameters read and edited
+// the path made canonical before matching, query parameters read and edited
 // without re-encoding the ones that stay.
 import type { IncomingMessage } from 'node:http';
 
 export interface RequestTarget {
-  /** Normalised: no "." or ".." segments, percent-encoded or not. */
+  /** Canonical (normalizePath): what is matched, logged and sent upstream. */
   readonly path: string;
   /** Without the "?"; "" when there is none. */
   readonly query: string;
@@ -40,8 +40,11 @@ export function toOriginForm(request: IncomingMessage): void {
   request.headers.host = absolute[1]!;
 }
 
-const MAYBE_DOT_SEGMENT = /(^|\/)(\.|%2e)/i;
-const ENCODED_DOT = /%2e/gi;
+/** What canonicalPath() may change: an escape, a doubled slash, a segment starting with a dot. */
+const MAY_CHANGE = /%|\/\/|(^|\/)\./;
+const ESCAPE = /%([0-9A-Fa-f]{2})/g;
+const DOUBLED_SLASHES = /\/{2,}/g;
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 
 /**
  * A Host (or trusted X-Forwarded-Host) value as RFC 9110 allows it: a name or
@@ -88,21 +91,42 @@ export function hostnameOf(host: string): string {
 }
 
 /**
- * Resolves "." and ".." segments (also as %2e) as RFC 3986 does, so that
- * "/api/%2e%2e/admin" is matched as "/admin". null when a ".." climbs above "/".
+ * The one path the gateway matches backends, sub-settings and rewrites on,
+ * logs, and sends upstream, so that no upstream reads a request other than
+ * as it was checked: escapes of unreserved characters (RFC 3986 §2.3) and of
+ * "/" decoded, runs of "/" merged, "." and ".." segments resolved — as nginx
+ * makes the path API Umbrella matches on. Without it "/files//admin/x",
+ * "/files/%61dmin/x" or "/files/admin%2Fx" passed the "/files/" backend's
+ * checks and reached an upstream that serves them as "/files/admin/x".
+ * Other escapes stay, their hex digits in capitals. null when a ".." climbs
+ * above "/".
  */
 export function normalizePath(path: string): string | null {
-  if (!MAYBE_DOT_SEGMENT.test(path)) return path;
+  if (!MAY_CHANGE.test(path)) return path;
+  const canonical = (path.includes('%') ? path.replace(ESCAPE, decodedIfSafe) : path).replace(DOUBLED_SLASHES, '/');
+  return DOT_SEGMENT.test(canonical) ? resolveDotSegments(canonical) : canonical;
+}
+
+function decodedIfSafe(escape: string, hex: string): string {
+  const code = Number.parseInt(hex, 16);
+  return isUnreserved(code) || code === 0x2f ? String.fromCharCode(code) : escape.toUpperCase();
+}
+
+/** A–Z, a–z, 0–9, "-", ".", "_", "~". */
+function isUnreserved(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x2e || code === 0x5f || code === 0x7e;
+}
+
+function resolveDotSegments(path: string): string | null {
   const segments = path.split('/');
   const kept: string[] = [];
   // segments[0] is the empty string before the leading "/".
   for (let index = 1; index < segments.length; index++) {
     const segment = segments[index]!;
-    const decoded = segment.length <= 6 ? segment.replace(ENCODED_DOT, '.') : segment;
     const last = index === segments.length - 1;
-    if (decoded === '.') {
+    if (segment === '.') {
       if (last) kept.push('');
-    } else if (decoded === '..') {
+    } else if (segment === '..') {
       if (kept.length === 0) return null;
       kept.pop();
       if (last) kept.push('');

@@ -19,8 +19,23 @@ describe('normalizePath', () => {
     expect(normalizePath('/a/b/.')).toBe('/a/b/');
   });
 
+  it('decodes escapes of unreserved characters and of "/", merges runs of "/", and keeps other escapes in capitals', () => {
+    expect(normalizePath('/files/%61dmin/x')).toBe('/files/admin/x');
+    expect(normalizePath('/files/admin%2fsecret.txt')).toBe('/files/admin/secret.txt');
+    expect(normalizePath('/files//admin///x//')).toBe('/files/admin/x/');
+    expect(normalizePath('//files/x')).toBe('/files/x');
+    expect(normalizePath('/a/%7Euser/%2D%5F')).toBe('/a/~user/-_');
+    expect(normalizePath('/a/%2f%2e%2e/b')).toBe('/b');
+    expect(normalizePath('/caf%c3%a9/a%20b/%3f%23%25%3b')).toBe('/caf%C3%A9/a%20b/%3F%23%25%3B');
+    // Decoded once: "%2561" is the text "%61", never an "a".
+    expect(normalizePath('/files/%2561dmin')).toBe('/files/%2561dmin');
+    // A broken escape is left for the gateway's 400.
+    expect(normalizePath('/api/%zz/%4')).toBe('/api/%zz/%4');
+  });
+
   it('refuses paths that climb above the root', () => {
     expect(normalizePath('/..')).toBeNull();
+    expect(normalizePath('/a/%2F..%2F..')).toBeNull();
     expect(normalizePath('/a/../../etc/passwd')).toBeNull();
     expect(normalizePath('/%2e%2e/x')).toBeNull();
   });
