@@ -31,7 +31,8 @@ export function analyticsEntry(exchange: Exchange): AnalyticsEntry {
     request_url_query: redactApiKeys(exchange.query),
     request_ip: exchange.ip,
     request_user_agent: headers['user-agent'] ?? null,
-    request_referer: headers.referer ?? null,
+    // A page whose address holds its key (…?api_key=…) names it in the Referer of every call it makes.
+    request_referer: headers.referer === undefined ? null : redactApiKeys(headers.referer),
     request_origin: headers.origin ?? null,
     request_size: requestSize,
     response_status: exchange.res.headersSent || exchange.switchedProtocols ? exchange.res.statusCode : CLIENT_CLOSED_REQUEST,

@@ -90,6 +90,11 @@ describe('analytics through the gateway', () => {
     expect(JSON.stringify(row)).not.toContain(fx.apiKey);
   });
 
+  it('stores the api_key in a Referer as [REDACTED]: a page whose address holds its key names it in every call', async () => {
+    await fx.call('/echo/referred', { 'x-api-key': fx.apiKey, referer: `https://docs.example/try?api_key=${fx.apiKey}&city=Paris` });
+    expect((await loggedWithin1s(fx, '/echo/referred')).request_referer).toBe('https://docs.example/try?api_key=[REDACTED]&city=Paris');
+  });
+
   it('takes the client IP from X-Forwarded-For only through a trusted proxy', async () => {
     const headers = { 'x-api-key': fx.apiKey, 'x-forwarded-for': '203.0.113.9' };
     await fx.call('/echo/untrusted-proxy', headers, '127.0.0.2');
