@@ -33,8 +33,12 @@ const WRITTEN_BY_GATEWAY: readonly string[] = [
   'x-api-umbrella-request-id',
 ];
 
-/** Client request headers never passed upstream: those the gateway writes (so forged copies die here) and the key. */
-export const NOT_FORWARDED: ReadonlySet<string> = new Set([...WRITTEN_BY_GATEWAY, 'x-api-key']);
+/**
+ * Client request headers never passed upstream: those the gateway writes (so
+ * forged copies die here), the key, and an admin API token sent along (a
+ * script's shared headers), which would hand a backend the admin's rights.
+ */
+export const NOT_FORWARDED: ReadonlySet<string> = new Set([...WRITTEN_BY_GATEWAY, 'x-api-key', 'x-admin-auth-token']);
 
 /**
  * Names a backend's `headers` setting cannot set: the gateway writes them

@@ -70,6 +70,12 @@ describe('the headers the upstream sees', () => {
     expect(reply.echoed.basicAuthUser).toBe('client-user');
   });
 
+  it('lose an X-Admin-Auth-Token a client sent along, which no backend should learn', async () => {
+    const reply = await send(fx.gw.url, '/echo/h', { headers: { 'X-Api-Key': fx.apiKey, 'X-Admin-Auth-Token': 'an-admin-token-sent-by-mistake' } });
+    expect(reply.status).toBe(200);
+    expect(reply.echoed.headers['x-admin-auth-token']).toBeUndefined();
+  });
+
   it('lose Authorization when the key came from it', async () => {
     const reply = await send(fx.gw.url, '/echo/h', { headers: { authorization: basicAuth(fx.apiKey) } });
     expect(reply.status).toBe(200);
