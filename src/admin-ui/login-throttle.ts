@@ -1,11 +1,13 @@
-// Lockout after repeated failed sign-ins, per account and per client IP,
-// counted by the shared rate limiter: login_max_failures failures within
-// login_lockout_minutes lock further attempts until the window has passed.
+// Lockout after repeated failed sign-ins, per account and per client (an
+// IPv4 address, an IPv6 /64: clientNetwork), counted by the shared rate
+// limiter: login_max_failures failures within login_lockout_minutes lock
+// further attempts until the window has passed.
 // A successful sign-in clears its account's failures, as Devise's lockable
 // does in API Umbrella's admin; the IP's stay, so an attacker with one
 // account of their own cannot clear their guesses at others.
 import type { RateLimit } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
+import { clientNetwork } from '../lib/client-network.js';
 import { perContext } from '../lib/per-context.js';
 import type { RateLimiter, RateLimitRequest } from '../rate-limit/limiter.js';
 
@@ -14,7 +16,7 @@ const BUCKET = 'admin-login';
 /** One throttle per running Parasol, shared by sign-in and My Account's current-password check. */
 export const loginThrottle = perContext((context) => new LoginThrottle(context.rateLimiter, context.config.admin));
 
-/** login_max_failures within login_lockout_minutes, counted per account (as a key) and per client IP. */
+/** login_max_failures within login_lockout_minutes, counted per account (as a key) and per client (as the IP: clientNetwork's). */
 function accountAndIpLimits(settings: Config['admin']): { account: readonly RateLimit[]; both: readonly RateLimit[] } {
   const duration = settings.login_lockout_minutes * 60_000;
   const limit = settings.login_max_failures;
@@ -30,7 +32,7 @@ function accountKey(email: string): string {
 export class LoginThrottle {
   private readonly limits: readonly RateLimit[];
   private readonly accountLimits: readonly RateLimit[];
-  /** The attempt last queued per account and per IP; the next one waits for it. */
+  /** The attempt last queued per account and per client; the next one waits for it. */
   private readonly lastAttempt = new Map<string, Promise<void>>();
 
   constructor(
@@ -43,16 +45,17 @@ export class LoginThrottle {
   }
 
   /**
-   * One sign-in attempt: 'locked' without verifying while the account or the IP
-   * is locked (so it costs no hashing and reveals nothing), else what `verify`
-   * found, a null counted as a failure and anything else clearing the
-   * account's failures. Attempts on the same account or from the
-   * same IP run one at a time, so simultaneous guesses cannot all pass the lock
-   * before the first failure is counted.
+   * One sign-in attempt from the client IP `ip`: 'locked' without verifying
+   * while the account or the client (the IP's /64 for IPv6) is locked (so it
+   * costs no hashing and reveals nothing), else what `verify` found, a null
+   * counted as a failure and anything else clearing the account's failures.
+   * Attempts on the same account or from the same client run one at a time,
+   * so simultaneous guesses cannot all pass the lock before the first failure
+   * is counted.
    */
   async attempt<T>(email: string, ip: string, verify: () => Promise<T | null>): Promise<T | null | 'locked'> {
     const request = this.request(email, ip);
-    return this.oneAtATime([`account:${request.apiKeyPrefix}`, `ip:${ip}`], async () => {
+    return this.oneAtATime([`account:${request.apiKeyPrefix}`, `ip:${request.ip}`], async () => {
       if (!(await this.limiter.peek(request)).allowed) return 'locked';
       const result = await verify();
       if (result === null) await this.limiter.check(request);
@@ -81,7 +84,7 @@ export class LoginThrottle {
   }
 
   private request(email: string, ip: string): RateLimitRequest {
-    return { bucket: BUCKET, apiKeyPrefix: accountKey(email), ip, limits: this.limits };
+    return { bucket: BUCKET, apiKeyPrefix: accountKey(email), ip: clientNetwork(ip), limits: this.limits };
   }
 }
 
@@ -91,11 +94,12 @@ const RESET_BUCKET = 'admin-password-reset';
 export const passwordResetThrottle = perContext((context) => new PasswordResetThrottle(context.rateLimiter, context.config.admin));
 
 /**
- * "Forgot password" requests, counted per email and per client IP with the
- * sign-in's numbers (login_max_failures within login_lockout_minutes), each
- * request whether or not the address is an admin's: a flood sends an
- * address a few mails at most, and being refused tells nothing of the
- * address. Counted by the shared rate limiter, apart from sign-in failures.
+ * "Forgot password" requests, counted per email and per client (an IPv4
+ * address, an IPv6 /64: clientNetwork) with the sign-in's numbers
+ * (login_max_failures within login_lockout_minutes), each request whether
+ * or not the address is an admin's: a flood sends an address a few mails at
+ * most, and being refused tells nothing of the address. Counted by the
+ * shared rate limiter, apart from sign-in failures.
  */
 export class PasswordResetThrottle {
   private readonly limits: readonly RateLimit[];
@@ -107,9 +111,9 @@ export class PasswordResetThrottle {
     this.limits = accountAndIpLimits(settings).both;
   }
 
-  /** Counts the request; false (not counted) once the email or the IP has made its share. */
+  /** Counts the request from the client IP `ip`; false (not counted) once the email or the client has made its share. */
   async allow(email: string, ip: string): Promise<boolean> {
-    const request = { bucket: RESET_BUCKET, apiKeyPrefix: accountKey(email), ip, limits: this.limits };
+    const request = { bucket: RESET_BUCKET, apiKeyPrefix: accountKey(email), ip: clientNetwork(ip), limits: this.limits };
     return (await this.limiter.check(request)).allowed;
   }
 }

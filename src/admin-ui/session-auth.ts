@@ -38,13 +38,17 @@ export function endSession(context: AppContext, request: FastifyRequest, reply: 
   reply.clearCookie(SESSION_COOKIE, { path: '/admin' });
 }
 
-/** The enabled admin behind the request's session cookie, or null. */
+/** The enabled admin behind the request's session cookie, or null (a disabled admin's session ended, should one be left). */
 export function sessionAdmin(context: AppContext, request: FastifyRequest): Admin | null {
   const id = request.cookies[SESSION_COOKIE];
   if (id === undefined || id === '') return null;
   const session = sessionStore(context).use(id);
-  const admin = session === null ? null : context.admins.get(session.adminId);
-  if (admin === null || !admin.enabled) return null;
+  if (session === null) return null;
+  const admin = context.admins.get(session.adminId);
+  if (admin === null || !admin.enabled) {
+    sessionStore(context).destroy(id);
+    return null;
+  }
   return admin;
 }
 

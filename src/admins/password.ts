@@ -1,14 +1,27 @@
+// Admin passwords: argon2id hashes, and the length rule they are set with.
+//
+// argon2 runs on libuv's thread pool (4 threads by default), which the
+// gateway's gzip and other fs and crypto work also wait for. Every hash and
+// verification here therefore takes its turn, one at a time in the process:
+// a flood of sign-in attempts (each verifies, an unknown email against a
+// dummy hash) queues behind itself and holds one thread of the pool at
+// most, instead of all of them while proxied responses wait to be
+// compressed.
 import argon2 from 'argon2';
+import { OneAtATime } from '../lib/one-at-a-time.js';
 
 export const PASSWORD_MAX_LENGTH = 72;
 
+const argon2Turns = new OneAtATime();
+
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, { type: argon2.argon2id });
+  return argon2Turns.run(() => argon2.hash(password, { type: argon2.argon2id }));
 }
 
+/** Whether `password` is the one `hash` was made from; false for a hash argon2 cannot read. */
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
   try {
-    return await argon2.verify(hash, password);
+    return await argon2Turns.run(() => argon2.verify(hash, password));
   } catch {
     return false;
   }

@@ -158,13 +158,20 @@ export class AdminRepository {
     trackSignIn(this.db, id, ip, new Date().toISOString());
   }
 
-  /** As authenticate(), without counting as a sign-in (My Account asks for the current password). */
+  /**
+   * As authenticate(), without counting as a sign-in (My Account asks for the
+   * current password). The admin is read again once the password is
+   * verified (which may have waited its turn: password.ts), so one disabled
+   * or given another password meanwhile is refused.
+   */
   async checkPassword(email: string, password: string): Promise<Admin | null> {
     const row = this.rowByEmail(email);
     // Hash even for unknown emails and admins without a password, so that timing does not tell them apart.
     const hash = row?.password_hash ?? null;
     const ok = await verifyPassword(hash ?? (await dummyHash()), password);
-    return row === undefined || hash === null || !ok || row.enabled !== 1 ? null : toAdmin(row);
+    if (row === undefined || hash === null || !ok) return null;
+    const now = this.db.prepare('SELECT * FROM admins WHERE id = ?').get(row.id) as AdminRow | undefined;
+    return now === undefined || now.password_hash !== hash || now.enabled !== 1 ? null : toAdmin(now);
   }
 
   /** The enabled admin holding this API token, or null. */
@@ -198,6 +205,7 @@ export class AdminRepository {
     }).immediate();
   }
 
+  /** Changes what `changes` names; an admin left disabled has no web admin session left (sign-in refuses them a new one). */
   update(id: string, changes: AdminChanges): Admin | null {
     return this.db.transaction(() => {
       const current = this.get(id);
@@ -215,6 +223,8 @@ export class AdminRepository {
         .run(next.email, next.name, next.notes, next.superuser ? 1 : 0, next.enabled ? 1 : 0, new Date().toISOString(), id);
       // A link mailed to the old address must not reset the account of the new one (Devise clears it too).
       if (next.email !== current.email) this.db.prepare(`UPDATE admins SET ${NO_RESET_TOKEN} WHERE id = ?`).run(id);
+      // Disabling ends their web admin sessions, so that enabling them again brings none back.
+      if (!next.enabled) this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ?').run(id);
       return this.get(id);
     }).immediate();
   }

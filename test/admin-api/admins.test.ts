@@ -5,6 +5,7 @@ import { LastSuperuserError } from '../../src/admins/repository.js';
 import { EMPTY_LIST } from '../helpers/admin-api.js';
 import { startTestGateway, type AdminApiReply, type TestGateway } from '../helpers/gateway.js';
 import { createScopedAdmin, SCOPED_PASSWORD } from '../helpers/scoped-admin.js';
+import { HttpAdminClient } from '../admin-ui/helpers/http-client.js';
 
 const PASSWORD = 'a long enough passphrase';
 const LAST_SUPERUSER = new LastSuperuserError().message;
@@ -345,6 +346,27 @@ describe('changing admins', () => {
 
   it('answers 404 for an unknown admin', async () => {
     expect(await asRoot('PUT', '/admins/no-such-admin', { admin: { enabled: true } })).toMatchObject({ status: 404, body: { error: 'Not Found' } });
+  });
+});
+
+describe('disabling admins', () => {
+  it('ends their web admin sessions: enabling them again brings none back', async () => {
+    const admin = await createAdmin({ email: 'paused@example.com', superuser: true });
+    const browser = new HttpAdminClient(gw.url);
+    expect((await browser.signIn('paused@example.com', PASSWORD)).location).toBe('/admin/');
+    expect((await browser.get('/admin/apis')).status).toBe(200);
+    const cookie = browser.cookies.get('parasol_admin_session')!;
+
+    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { enabled: false } })).status).toBe(200);
+    expect((await asRoot('PUT', `/admins/${admin.id}`, { admin: { enabled: true } })).status).toBe(200);
+    const old = await browser.get('/admin/apis');
+    expect(old.status).toBe(303);
+    expect(old.location).toMatch(/^\/admin\/login/);
+    expect(browser.cookies.get('parasol_admin_session')).toBe(cookie);
+    // They may sign in again, with a new session.
+    expect((await browser.signIn('paused@example.com', PASSWORD)).location).toBe('/admin/');
+    expect(browser.cookies.get('parasol_admin_session')).not.toBe(cookie);
+    expect((await browser.get('/admin/apis')).status).toBe(200);
   });
 });
 

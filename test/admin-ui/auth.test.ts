@@ -167,6 +167,15 @@ describe('sign in and out', () => {
     expect((await client.signIn()).statusCode).toBe(401);
   });
 
+  it('refuses an admin disabled while their password was being verified (which may wait its turn)', async () => {
+    const { context } = await start();
+    const admin = await createAdmin(context, 'ops@example.com');
+    await createAdmin(context, 'other@example.com');
+    const signingIn = context.admins.authenticate('ops@example.com', PASSWORD, '192.0.2.1');
+    context.admins.update(admin.id, { enabled: false });
+    expect(await signingIn).toBeNull();
+  });
+
   it('returns to the page asked for, but never to another site', async () => {
     const { client, context } = await start();
     await createAdmin(context);
@@ -266,6 +275,32 @@ describe('lockout after repeated failed sign-ins', () => {
     for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await attacker.signIn(email, PASSWORD)).statusCode).toBe(401);
     expect((await attacker.signIn('ops@example.com', PASSWORD)).statusCode).toBe(429);
     expect((await new AdminClient(app, '192.0.2.8').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('counts an IPv6 client by its /64: addresses in one /64 share the lockout, another /64 does not', async () => {
+    const { app, context } = await start(settings);
+    await createAdmin(context);
+    // Three guesses at three accounts, each from another address of one /64 (as a client holding it may pick).
+    for (const [host, email] of [['1', 'a@example.com'], ['2', 'b@example.com'], ['ab:cdef', 'c@example.com']] as const) {
+      expect((await new AdminClient(app, `2001:db8:0:1::${host}`).signIn(email, PASSWORD)).statusCode).toBe(401);
+    }
+    const sameNetwork = await new AdminClient(app, '2001:DB8:0:1:ffff:ffff:ffff:ffff').signIn('ops@example.com', PASSWORD);
+    expect(sameNetwork.statusCode).toBe(429);
+    expect(textOf(sameNetwork.body)).toContain('Too many failed sign-in attempts.');
+    expect((await new AdminClient(app, '2001:db8:0:2::1').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('counts IPv4 clients per address, an IPv4-mapped IPv6 address as its IPv4', async () => {
+    const { app, context } = await start(settings);
+    await createAdmin(context);
+    const guess = (client: AdminClient, email: string, headers: Record<string, string> = {}) =>
+      client.get('/admin/login').then(() => client.post('/admin/login', { email, password: PASSWORD }, headers));
+    expect((await guess(new AdminClient(app, '192.0.2.7'), 'a@example.com')).statusCode).toBe(401);
+    expect((await guess(new AdminClient(app, '192.0.2.7'), 'b@example.com')).statusCode).toBe(401);
+    // From a trusted proxy (loopback), named as a dual-stack socket names an IPv4 client.
+    expect((await guess(new AdminClient(app), 'c@example.com', { 'x-forwarded-for': '::ffff:192.0.2.7' })).statusCode).toBe(401);
+    expect((await guess(new AdminClient(app, '192.0.2.7'), 'ops@example.com')).statusCode).toBe(429);
+    expect((await guess(new AdminClient(app, '192.0.2.6'), 'ops@example.com')).statusCode).toBe(303);
   });
 
   it('gives simultaneous guesses no more tries than one after another', async () => {

@@ -252,6 +252,17 @@ describe('Forgot your password?', () => {
     await smtp.mails(3);
   });
 
+  it('throttles requests from an IPv6 client per /64, not per address', async () => {
+    const { smtp, browser } = await start({ admin: { login_max_failures: 2, login_lockout_minutes: 10 } });
+    const fromOneNetwork = [];
+    for (const [host, email] of [['1', 'a@example.com'], ['2', 'b@example.com'], ['3', 'ops@example.com']] as const) {
+      fromOneNetwork.push((await requestReset(browser(`2001:db8:0:1::${host}`), email)).status);
+    }
+    expect(fromOneNetwork).toEqual([303, 303, 429]);
+    expect((await requestReset(browser('2001:db8:0:2::1'), 'ops@example.com')).status).toBe(303);
+    await smtp.mails(1);
+  });
+
   it('refuses a form without its CSRF token, sending and changing nothing', async () => {
     const { gw, smtp, browser } = await start();
     const you = browser();
