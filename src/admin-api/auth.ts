@@ -12,8 +12,13 @@ export const UNAUTHENTICATED_MESSAGE = 'You need to sign in or sign up before co
 
 /** The admin named by X-Admin-Auth-Token; an X-Api-Key sent beside it is accepted and ignored. */
 export function adminFromToken(request: FastifyRequest, admins: AdminRepository): Admin | null {
+  return presentsAdminToken(request) ? admins.findByToken(request.headers['x-admin-auth-token'] as string) : null;
+}
+
+/** Whether the request carries an X-Admin-Auth-Token, good or not. */
+export function presentsAdminToken(request: FastifyRequest): boolean {
   const token = request.headers['x-admin-auth-token'];
-  return typeof token === 'string' && token !== '' ? admins.findByToken(token) : null;
+  return typeof token === 'string' && token !== '';
 }
 
 /**

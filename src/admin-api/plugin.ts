@@ -14,6 +14,7 @@ import { configRoutes } from './config.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { parseFormBody } from './form-body.js';
 import { notFound, withJsonSuffix } from './routes.js';
+import { AdminHosts } from '../web/admin-hosts.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
 import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
@@ -71,6 +72,9 @@ export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks
   stateRoute(app, context);
 
   await app.register(async (authenticated) => {
+    // Off the admin's hosts (admin.hosts) there is no admin API: answered before anything else is looked at.
+    const adminHosts = AdminHosts.of(context);
+    if (adminHosts !== null) authenticated.addHook('onRequest', async (request, reply) => void adminHosts.refuseOffHost(request, reply));
     // Before the token is looked at: over plain HTTP it has crossed the network in clear, and nothing is done with it.
     const overHttp = refuseApisOverHttp(context.config);
     if (overHttp !== null) authenticated.addHook('onRequest', overHttp);

@@ -30,6 +30,7 @@ import {
   type UrlMatch,
   type UrlRewrite,
 } from './model.js';
+import { PARASOL_COOKIES, setsParasolCookie } from '../gateway/cookie-stripping.js';
 import { templateProblem } from '../gateway/header-templates.js';
 import { rewriteError } from '../gateway/url-rewrites.js';
 import { parseRateLimitSettings } from './rate-limits.js';
@@ -290,8 +291,8 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
   return {
     append_query_string: appendQuery,
     headers: parseHeaderSetting(raw, 'headers', `${at}.headers`, errors, { templates: true }),
-    default_response_headers: parseHeaderSetting(raw, 'default_response_headers', `${at}.default_response_headers`, errors),
-    override_response_headers: parseHeaderSetting(raw, 'override_response_headers', `${at}.override_response_headers`, errors),
+    default_response_headers: parseHeaderSetting(raw, 'default_response_headers', `${at}.default_response_headers`, errors, { response: true }),
+    override_response_headers: parseHeaderSetting(raw, 'override_response_headers', `${at}.override_response_headers`, errors, { response: true }),
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     require_https_transition_start_at: parseInstantField(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
@@ -384,7 +385,7 @@ function parseHeaderSetting(
   field: 'headers' | 'default_response_headers' | 'override_response_headers',
   at: string,
   errors: ErrorCollector,
-  options: { templates?: boolean } = {},
+  options: HeaderOptions = {},
 ): Embedded<HeaderSetting>[] {
   const text = raw[`${field}_string`];
   if (typeof text !== 'string') return parseHeaders(raw[field], at, errors, options);
@@ -402,12 +403,15 @@ function withListedIds(headers: Embedded<HeaderSetting>[], listed: unknown): Emb
   });
 }
 
-/**
- * Headers as [{key, value}] or as "Key: value" lines, the admin form's
- * textarea. `templates`: values holding "{{" are Mustache templates (request
- * headers only, as in API Umbrella), refused when they cannot be parsed.
- */
-export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, { templates = false } = {}): Embedded<HeaderSetting>[] {
+interface HeaderOptions {
+  /** Values holding "{{" are Mustache templates (request headers only, as in API Umbrella), refused when they cannot be parsed. */
+  readonly templates?: boolean;
+  /** Response headers: a Set-Cookie of one of Parasol's own cookies is refused (the gateway would drop it: a fixation of the admin's session or CSRF secret). */
+  readonly response?: boolean;
+}
+
+/** Headers as [{key, value}] or as "Key: value" lines, the admin form's textarea. */
+export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, { templates = false, response = false }: HeaderOptions = {}): Embedded<HeaderSetting>[] {
   if (raw === undefined || raw === null || raw === '') return [];
   const entries: unknown[] =
     typeof raw === 'string'
@@ -425,6 +429,7 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, {
     else if (/[\r\n\0]/.test(value)) errors.add(`${at}[${index}].value`, 'must not contain line breaks');
     // Any other character would make each request or response fail when sent.
     else if (!isHeaderValue(value)) errors.add(`${at}[${index}].value`, 'must be printable ASCII or Latin-1 text');
+    else if (response && key.toLowerCase() === 'set-cookie' && setsParasolCookie(value)) errors.add(`${at}[${index}].value`, PARASOL_COOKIE_REFUSED);
     else {
       const problem = templates ? templateProblem(value) : null;
       if (problem === null) headers.push({ id: sentIdOf(entry), key, value });
@@ -433,6 +438,8 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, {
   });
   return headers;
 }
+
+const PARASOL_COOKIE_REFUSED = `must not set one of Parasol's own cookies (${[...PARASOL_COOKIES].join(', ')})`;
 
 export function stringList(raw: unknown): string[] {
   const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : [];

@@ -1,5 +1,6 @@
 // Typed config fields: each knows its default, how to parse a YAML value,
 // how to parse an environment string, and how to say what it expected.
+import { isIP } from 'node:net';
 import { AddressRanges } from '../lib/address-ranges.js';
 import { isEmailAddress, mailboxAddress } from '../lib/email-address.js';
 import { parseTimeZone, type TimeZoneName } from '../lib/time-zone.js';
@@ -192,6 +193,37 @@ export function addressList(defaultValue: readonly string[]): Field<readonly str
     },
     plain.fromEnv,
   );
+}
+
+/**
+ * Host names or IP addresses (IPv6 in brackets or not), without a port or a
+ * wildcard; lowercased, IPv6 as a URL writes it ("[::1]"), so that each
+ * compares with a request's Host without its port. From the environment as a
+ * comma-separated list.
+ */
+export function hostList(defaultValue: readonly string[]): Field<readonly string[]> {
+  const plain = strList(defaultValue);
+  return field<readonly string[]>(
+    defaultValue,
+    'a list of host names or IP addresses (without a port or wildcard)',
+    (raw) => {
+      const list = plain.parse(raw);
+      if (!Array.isArray(list)) return undefined;
+      const hosts = list.map(hostOf);
+      return hosts.every((host): host is string => host !== null) ? hosts : undefined;
+    },
+    plain.fromEnv,
+  );
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** A host name or address as a Host header names it without its port, lowercased; null for anything else. */
+function hostOf(entry: string): string | null {
+  const lower = entry.trim().toLowerCase();
+  if (HOST_NAME.test(lower)) return lower;
+  const bare = lower.startsWith('[') && lower.endsWith(']') ? lower.slice(1, -1) : lower;
+  return isIP(bare) === 6 ? new URL(`http://[${bare}]/`).hostname : null;
 }
 
 /** A structured value with its own parser; not settable from the environment. */

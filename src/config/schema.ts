@@ -11,6 +11,7 @@ import {
   bool,
   directoryPath,
   filePath,
+  hostList,
   int,
   mappingList,
   oneOf,
@@ -118,6 +119,12 @@ export const configSchema = {
     upstream_dns_refresh_ms: int(30_000, 100, DAY_MS),
   },
   admin: {
+    /**
+     * The hosts the web admin and the admin API answer on, which then serve no
+     * backend; []: every host (the admin then shares its origin with the
+     * proxied APIs). On any port: browsers share cookies across ports.
+     */
+    hosts: hostList([]),
     password_min_length: int(14, 8, 72),
     session_idle_timeout_minutes: int(120, 1, 7 * 24 * 60),
     session_max_age_hours: int(24, 1, 24 * 365),

@@ -6,7 +6,10 @@
 // Set-Cookie headers when every cookie they set matches (all or nothing, as
 // in API Umbrella), so that the response can be cached. Parasol's own cookies
 // never go upstream, whatever strip_cookies says, as API Umbrella always
-// strips its admin session and CSRF cookies.
+// strips its admin session and CSRF cookies; nor does an upstream (or a
+// backend's response header settings) set them in the client's browser,
+// whatever strip_response_cookies says: a session or CSRF secret chosen by a
+// backend would be a fixation.
 
 /**
  * The cookies Parasol's pages set: the admin session and flash messages
@@ -27,6 +30,18 @@ const PARASOL_PREFIX = 'parasol_';
 export function upstreamCookie(cookie: string, stripper: CookieStripper | null): string | null {
   const foreign = cookie.includes(PARASOL_PREFIX) ? keptCookies(cookie, (name) => PARASOL_COOKIES.has(name)) : cookie;
   return foreign === null || stripper === null ? foreign : stripper.strip(foreign);
+}
+
+/**
+ * Whether a Set-Cookie value sets one of Parasol's cookies, under the name a
+ * browser sends it by: a nameless cookie ("=parasol_csrf=x", or
+ * "parasol_csrf" without "=") goes out as its value alone, which reads as that
+ * name. Only a value naming "parasol_" is parsed.
+ */
+export function setsParasolCookie(setCookie: string): boolean {
+  if (!setCookie.includes(PARASOL_PREFIX)) return false;
+  const pair = setCookie.split(';', 1)[0]!.trim();
+  return PARASOL_COOKIES.has(nameOf(pair.startsWith('=') ? pair.slice(1) : pair));
 }
 
 export class CookieStripper {

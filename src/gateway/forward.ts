@@ -15,6 +15,7 @@ import { notModified, notModifiedHeaderLines } from './conditional-request.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, defaultType, recode } from './compression.js';
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
+import { setsParasolCookie } from './cookie-stripping.js';
 import { codedTransfer, connectionListed, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
@@ -480,7 +481,7 @@ const SPECIAL_NAME_LENGTHS = new Set([...HOP_BY_HOP, SERVER, 'location', `${CUST
 
 /**
  * The upstream's headers minus hop-by-hop ones, Server and Surrogate-Control
- * (meant for gateways alone), Location made public, plus the request id and
+ * (meant for gateways alone) and a Set-Cookie of Parasol's own cookies, Location made public, plus the request id and
  * rate-limit headers, and X-Cache: MISS when the cache is on and the
  * upstream sent none; those about the body are noted in `body`, those about
  * caching in `caching`.
@@ -505,6 +506,8 @@ export function responseHeaders(exchange: Exchange, rawHeaders: Buffer[], body: 
       if (lower === 'surrogate-control') continue;
       if (lower === 'location') value = rewriteLocation(value, exchange.route, exchange.protocol, exchange.host, exchange.httpsPort, exchange.queryKey);
       else if (lower !== 'set-cookie') body?.note(lower, value);
+      // Parasol's own cookies, whatever strip_response_cookies says (cookie-stripping.ts).
+      else if (setsParasolCookie(value)) continue;
       else if (exchange.responseCookieStripper !== null) (setCookieAt ??= []).push(out.length);
     }
     out.push(name, value);

@@ -53,7 +53,7 @@ export class Gateway {
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     this.unsubscribe = context.publisher.subscribe((published) => {
-      this.table = compileRoutes(published, backendDefaultsOf(config.default_api_backend_settings), this.pools, config.default_host);
+      this.table = compileRoutes(published, backendDefaultsOf(config.default_api_backend_settings), this.pools, config.default_host, config.admin.hosts);
     });
   }
 

@@ -4,6 +4,7 @@
 import type { ApiSettings, HeaderSetting } from '../api-backends/model.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import type { BodyHeaders } from './compression.js';
+import { setsParasolCookie } from './cookie-stripping.js';
 import { GATEWAY_OWNED_RESPONSE } from './headers.js';
 
 export interface ResponseHeaderSettings {
@@ -15,8 +16,11 @@ export interface ResponseHeaderSettings {
 
 /** null when the settings set no response header, so a response costs one null check. */
 export function compileResponseHeaders(settings: ApiSettings): ResponseHeaderSettings | null {
-  // isHeaderValue: a value stored before it was checked on saving would fail every response.
-  const allowed = (header: HeaderSetting) => !GATEWAY_OWNED_RESPONSE.has(header.key.toLowerCase()) && isHeaderValue(header.value);
+  // isHeaderValue: a value stored before it was checked on saving would fail every response; so for a Set-Cookie of Parasol's own cookies, refused on saving now.
+  const allowed = (header: HeaderSetting) => {
+    const lower = header.key.toLowerCase();
+    return !GATEWAY_OWNED_RESPONSE.has(lower) && isHeaderValue(header.value) && !(lower === 'set-cookie' && setsParasolCookie(header.value));
+  };
   const defaults = settings.default_response_headers.filter(allowed);
   const overrides = settings.override_response_headers.filter(allowed);
   if (defaults.length === 0 && overrides.length === 0) return null;

@@ -32,8 +32,14 @@ export interface GatewayRoute extends Routable {
 
 export type GatewayTable = RoutingTable<GatewayRoute>;
 
-/** `defaultHost`: the config's default_host (see RoutingTable). */
-export function compileRoutes(config: PublishedConfig, defaults: BackendDefaults, pools: UpstreamPools, defaultHost: string | null = null): GatewayTable {
+/** `defaultHost`: the config's default_host; `closedHosts`: admin.hosts, which serve no backend (see RoutingTable). */
+export function compileRoutes(
+  config: PublishedConfig,
+  defaults: BackendDefaults,
+  pools: UpstreamPools,
+  defaultHost: string | null = null,
+  closedHosts: readonly string[] = [],
+): GatewayTable {
   const origins = new Set<string>();
   // Two backends may claim the same host and prefix: the first in the backends' order wins, whatever the published version's own order.
   const ordered = [...config.apis].sort(compareBackendOrder);
@@ -45,7 +51,7 @@ export function compileRoutes(config: PublishedConfig, defaults: BackendDefaults
       route: { backend, frontendPrefix: match.frontend_prefix, backendPrefix: match.backend_prefix, sortOrder: rank },
     }));
   });
-  const table = new RoutingTable(routes, defaultHost);
+  const table = new RoutingTable(routes, defaultHost, closedHosts);
   pools.retainOnly(origins);
   return table;
 }

@@ -61,18 +61,28 @@ export class RoutingTable<T extends Routable> {
    */
   private readonly defaultHost: string | null;
 
-  constructor(routes: Iterable<HostRoute<T>>, defaultHost: string | null = null) {
+  /**
+   * Host names (lowercase, without a port) on which no route answers, on any
+   * port: the web admin's own hosts (admin.hosts), so that no proxied
+   * response shares its origin. null: none.
+   */
+  private readonly closedHosts: ReadonlySet<string> | null;
+
+  constructor(routes: Iterable<HostRoute<T>>, defaultHost: string | null = null, closedHosts: readonly string[] = []) {
     this.defaultHost = defaultHost?.toLowerCase() ?? null;
+    this.closedHosts = closedHosts.length === 0 ? null : new Set(closedHosts.map((host) => host.toLowerCase()));
     for (const { frontendHost, route } of routes) this.add(frontendHost.toLowerCase(), route);
   }
 
   /**
    * The route whose prefix is the longest one `path` starts with, among the
-   * routes of host patterns that cover `host` (a Host header value).
+   * routes of host patterns that cover `host` (a Host header value); none on
+   * a closed host.
    */
   match(host: string, path: string): T | null {
     const colon = portSeparator(host);
     const hostname = (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
+    if (this.closedHosts !== null && this.closedHosts.has(hostname)) return null;
     const best = this.matchHost(host, colon, hostname, path);
     if (best !== undefined) return best;
     // Only on a miss, so the proxy's matches pay nothing for it.

@@ -4,9 +4,10 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, guard, sendForbidden, sendForbiddenBecause, userRefusal } from '../admin-groups/request-access.js';
-import { adminFromToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
+import { adminFromToken, presentsAdminToken, requireAdminToken, UNAUTHENTICATED_MESSAGE } from '../admin-api/auth.js';
 import { parseFormBody } from '../admin-api/form-body.js';
 import { jsonErrorHandler } from '../admin-api/plugin.js';
+import { AdminHosts } from '../web/admin-hosts.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
 import { openToAnyOrigin } from '../web/open-cors.js';
 import { sendWithKey, signupStyleErrors } from '../admin-api/users.js';
@@ -41,7 +42,10 @@ export function signupApiPlugin(context: AppContext, signups: Signups) {
     // After the CORS header is set: an embedding page can read why its call over plain HTTP was refused.
     const overHttp = refuseApisOverHttp(context.config);
     if (overHttp !== null) app.addHook('onRequest', overHttp);
-    app.addHook('onRequest', async (request) => {
+    // An admin's call is the admin API's, which answers only on the admin's hosts (admin.hosts); a key creator's is taken on every host.
+    const adminHosts = AdminHosts.of(context);
+    app.addHook('onRequest', async (request, reply) => {
+      if (adminHosts !== null && presentsAdminToken(request) && adminHosts.refuseOffHost(request, reply)) return;
       request.admin = adminFromToken(request, context.admins);
     });
     const adminToken = requireAdminToken(context.admins);

@@ -15,6 +15,7 @@ import { contactUrl } from '../contact/contact-url.js';
 import { PARASOL_VERSION } from '../lib/parasol-version.js';
 import { keepOutOfCaches } from '../lib/no-store.js';
 import { packagePath } from '../lib/package-path.js';
+import { AdminHosts, isAdminRoute } from './admin-hosts.js';
 import { linkedAssetsVersion, PICO_CSS_FILE } from './asset-version.js';
 import { redirectPagesToHttps } from './https-only.js';
 
@@ -25,6 +26,13 @@ export type PageRoutes = (app: FastifyInstance, context: AppContext) => Promise<
 
 export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
   return async (app: FastifyInstance): Promise<void> => {
+    // First: off the admin's hosts, its pages answer as no page at all, HTTPS or not.
+    const adminHosts = AdminHosts.of(context);
+    if (adminHosts !== null) {
+      app.addHook('onRequest', async (request, reply) => {
+        if (isAdminRoute(request)) adminHosts.refuseOffHost(request, reply);
+      });
+    }
     const toHttps = redirectPagesToHttps(context.config);
     if (toHttps !== null) app.addHook('onRequest', toHttps);
     await app.register(cookie, { secret: context.secretKey });

@@ -5,7 +5,7 @@ import { parseAdminGroup, parseApiScope } from '../../src/admin-groups/validate.
 import { createContext, type AppContext } from '../../src/context.js';
 import { testConfig } from '../helpers/config.js';
 import { capturingLogger } from '../helpers/capturing-logger.js';
-import { warnOfAdminsWithoutGroups } from '../../src/serve.js';
+import { warnOfAdminsWithoutGroups, warnOfSharedAdminOrigin } from '../../src/serve.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
 let context: AppContext;
@@ -121,6 +121,30 @@ describe('scopes and groups', () => {
       expect(parseApiScope({ name: 'W', host, path_prefix: '/' })).toMatchObject({ ok: false, errors: { host: [expect.stringContaining('without wildcards')] } });
     }
     expect(parseAdminGroup({ name: 'G' }, known)).toMatchObject({ ok: false, errors: { api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } });
+  });
+});
+
+describe('the warning at start about the web admin sharing its origin', () => {
+  it('is logged once while admin.hosts is empty and a group grants backend_manage or backend_publish, naming the groups', async () => {
+    const fresh = createContext(testConfig());
+    try {
+      const { logger, lines } = capturingLogger();
+      const warnAbout = (config = fresh.config) => warnOfSharedAdminOrigin({ adminGroups: fresh.adminGroups, logger, config });
+      const scopes = [{ host: 'api.example.com', path_prefix: '/team/' }];
+      await createScopedAdmin(fresh, { email: 'analyst@example.com', scopes, permissions: ['analytics', 'user_view'] });
+      warnAbout();
+      expect(lines).toEqual([]);
+      await createScopedAdmin(fresh, { email: 'publisher@example.com', scopes, permissions: ['backend_publish'] });
+      await createScopedAdmin(fresh, { email: 'team@example.com', scopes, permissions: ['backend_manage'] });
+      warnAbout();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 40, groups: ['group of publisher@example.com', 'group of team@example.com'] });
+      expect(String(lines[0]!.msg)).toMatch(/the web admin shares its origin with the proxied APIs.*act as a signed-in superuser.*set admin\.hosts/);
+      warnAbout(testConfig({ admin: { hosts: ['admin.example.com'] } }));
+      expect(lines).toHaveLength(1);
+    } finally {
+      fresh.close();
+    }
   });
 });
 

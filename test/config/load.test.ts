@@ -439,6 +439,31 @@ describe('default_api_backend_settings.rate_limits: each entry is checked, and a
   });
 });
 
+describe('admin.hosts', () => {
+  function hostsOf(text: string, env: NodeJS.ProcessEnv = {}): readonly string[] {
+    const cwd = tempDir();
+    return loadConfig({ configPath: writeConfig(cwd, text), env, cwd }).config.admin.hosts;
+  }
+
+  it('is empty by default, lowercases names and writes IPv6 addresses as a URL does, from the file or a comma-separated variable', () => {
+    expect(loadConfig({ env: {}, cwd: tempDir() }).config.admin.hosts).toEqual([]);
+    expect(hostsOf('admin:\n  hosts: [Admin.Example.com, 10.0.0.5, "::1", "[2001:DB8:0::1]"]\n')).toEqual(['admin.example.com', '10.0.0.5', '[::1]', '[2001:db8::1]']);
+    expect(hostsOf('site_name: x\n', { PARASOL_ADMIN_HOSTS: 'admin.example.com, Admin2.example.com' })).toEqual(['admin.example.com', 'admin2.example.com']);
+  });
+
+  it('refuses a port, a wildcard or anything else that is no host, quoting it, in one line naming the key', () => {
+    const expected = 'admin.hosts: expected a list of host names or IP addresses (without a port or wildcard), got';
+    for (const [entry, quoted] of [['admin.example.com:8443', '"admin.example.com:8443"'], ['"*.example.com"', '"*.example.com"'], ['"*"', '"*"'], ['https://admin.example.com', '"https://admin.example.com"'], ['"[::1]:8080"', '"[::1]:8080"']]) {
+      const cwd = tempDir();
+      const path = writeConfig(cwd, `admin:\n  hosts: [ok.example.com, ${entry}]\n`);
+      expect(loadError(() => loadConfig({ configPath: path, env: {}, cwd }))).toBe(`${path}: ${expected} ${quoted} in the list`);
+    }
+    expect(loadError(() => loadConfig({ env: { PARASOL_ADMIN_HOSTS: 'admin.example.com:8443' }, cwd: tempDir() }))).toBe(
+      `environment PARASOL_ADMIN_HOSTS: ${expected} "admin.example.com:8443" in the list`,
+    );
+  });
+});
+
 describe('default_api_backend_settings.rate_limit_mode', () => {
   function modeOf(text: string, env: NodeJS.ProcessEnv = {}): unknown {
     const cwd = tempDir();

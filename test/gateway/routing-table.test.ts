@@ -37,6 +37,14 @@ describe('RoutingTable', () => {
     expect(matchName(new RoutingTable(routes), 'unknown.example.com', '/info/')).toBeNull();
   });
 
+  it('matches nothing on a closed host (admin.hosts), on any port and in any case, whatever covers it, the default host too', () => {
+    const routes = [route('*', '/', 'any'), route('admin.example.com', '/', 'named'), route('*.example.com', '/x', 'domain'), route('[::1]', '/', 'ipv6')];
+    const table = new RoutingTable(routes, 'admin.example.com', ['admin.example.com', '[::1]']);
+    for (const host of ['admin.example.com', 'ADMIN.example.com:8443', '[::1]', '[::1]:8080']) expect(matchName(table, host, '/x'), host).toBeNull();
+    expect(matchName(table, 'api.example.com', '/x')).toBe('domain');
+    expect(matchName(table, 'other.test', '/x')).toBe('any');
+  });
+
   it('requires the port written in frontend_host', () => {
     const table = new RoutingTable([route('api.example.com:8080', '/', 'with-port')]);
     expect(matchName(table, 'api.example.com:8080', '/')).toBe('with-port');
