@@ -4,7 +4,7 @@
 // web admin and the admin API; the links are made and used in
 // password-tokens.ts, the pages are src/admin-ui/password-pages.ts.
 import type { AppContext } from '../context.js';
-import { configuredBaseUrl } from '../lib/base-url.js';
+import { adminBaseUrl } from '../lib/base-url.js';
 import { inviteEmail, resetPasswordEmail } from '../mailer/admin-emails.js';
 import type { Mailer } from '../mailer/mailer.js';
 import { LINK_VALIDITY_MS, passwordTokens, type PasswordLinkKind } from './password-tokens.js';
@@ -26,12 +26,12 @@ export class PasswordLinks {
 
   /**
    * Whether the sign-in page offers "Forgot your password?": with a mailer
-   * and public_url. A link mailed to whoever asks is built from public_url
+   * and public_url (on an admin host: adminBaseUrl). A link mailed to whoever asks is built from public_url
    * only: the Host header of that request is the asker's to choose, and a
    * link to their host would hand them the token of the admin who clicks it.
    */
   get offersReset(): boolean {
-    return this.mailer !== null && configuredBaseUrl(this.context.config) !== null;
+    return this.mailer !== null && adminBaseUrl(this.context.config) !== null;
   }
 
   /**
@@ -42,7 +42,7 @@ export class PasswordLinks {
    * tells whether the address is an admin's.
    */
   mailReset(email: string): void {
-    const base = configuredBaseUrl(this.context.config);
+    const base = adminBaseUrl(this.context.config);
     if (this.mailer === null || base === null || email.trim() === '') return;
     const admin = this.context.admins.findByEmail(email);
     if (admin === null || !admin.enabled) return;
@@ -66,7 +66,7 @@ export class PasswordLinks {
    */
   invite(admin: Admin, requestBase: string): boolean {
     if (!this.mayInvite(admin)) return false;
-    this.mail(admin, 'invite', configuredBaseUrl(this.context.config) ?? requestBase);
+    this.mail(admin, 'invite', adminBaseUrl(this.context.config) ?? requestBase);
     return true;
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backendConfig } from '../helpers/scoped-backends.js';
-import { AdminClient, expectTwoPagesPager, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
+import { AdminClient, createAdmin, expectTwoPagesPager, startAdminApp, startSignedIn, textOf, type AdminApp } from './helpers/admin-client.js';
 
 let running: AdminApp;
 let client: AdminClient;
@@ -50,6 +50,20 @@ describe('API Backends', () => {
     const frontendHost = (body: string) => /<input[^>]*name="frontend_host"[^>]*value="([^"]*)"/.exec(body)?.[1];
     expect(frontendHost((await client.get('/admin/apis/new', { host: 'API.Example.com:8080' })).body)).toBe('api.example.com');
     expect(frontendHost((await client.get('/admin/apis/new', { host: '[::1]:8080' })).body)).toBe('');
+  });
+
+  it("starts a new backend's Frontend Host empty on an admin host (admin.hosts), where no backend is served", async () => {
+    const onAdminHost = await startAdminApp({ admin: { hosts: ['localhost'] } });
+    try {
+      await createAdmin(onAdminHost.context);
+      const admin = new AdminClient(onAdminHost.app);
+      await admin.signIn();
+      const page = await admin.get('/admin/apis/new');
+      expect(page.statusCode).toBe(200);
+      expect(/<input[^>]*name="frontend_host"[^>]*value="([^"]*)"/.exec(page.body)?.[1]).toBe('');
+    } finally {
+      await onAdminHost.close();
+    }
   });
 
   it('saves every section of the form as the API shape, as a draft', async () => {

@@ -302,6 +302,15 @@ describe('Forgot your password?', () => {
   });
 });
 
+describe('Forgot your password? with the admin on a host of its own', () => {
+  it('links to the first of admin.hosts when public_url names the APIs\' host, where the admin does not answer', async () => {
+    const { smtp, browser } = await start({ admin: { hosts: ['127.0.0.1'] } });
+    await requestReset(browser(), 'ops@example.com');
+    const [mail] = await smtp.mails(1);
+    expect(linkIn(mail!).url).toMatch(/^https:\/\/127\.0\.0\.1\/admin\/password\/edit\?reset_password_token=[A-Za-z0-9_-]{43}$/);
+  });
+});
+
 describe('Forgot your password? without a mailer or public_url', () => {
   it('is not offered, and its pages answer 404, without a mailer', async () => {
     gw = await startTestGateway({ public_url: PUBLIC_URL });

@@ -159,9 +159,10 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
    * request's, without its port), which a new backend's Frontend Host starts
    * with, as in API Umbrella; empty when it is no plain host name or address.
    */
+  /** A new backend's Frontend Host to start from; none on an admin host (admin.hosts), where no backend is served. */
   function publicHostname(request: FastifyRequest): string {
-    const hostname = context.config.public_url === null ? hostnameOf(request.host) : new URL(context.config.public_url).hostname;
-    return PLAIN_HOSTNAME.test(hostname) ? hostname.toLowerCase() : '';
+    const hostname = (context.config.public_url === null ? hostnameOf(request.host) : new URL(context.config.public_url).hostname).toLowerCase();
+    return PLAIN_HOSTNAME.test(hostname) && !context.config.admin.hosts.includes(hostname) ? hostname : '';
   }
 
   /** Where a backend stands in the list, and the places the admin may move it to: first, or after a backend they manage. */
