@@ -15,6 +15,7 @@ import { keepOutOfCaches } from '../lib/no-store.js';
 import { parseFormBody } from './form-body.js';
 import { notFound, withJsonSuffix } from './routes.js';
 import { AdminHosts } from '../web/admin-hosts.js';
+import { answerAtCanonicalPath } from '../web/canonical-path.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
 import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
@@ -59,6 +60,7 @@ function healthArgumentProblem({ wait_for_status: status, wait_timeout: timeout 
 export function adminApiPlugin(context: AppContext, passwordLinks: PasswordLinks) {
   return async (app: FastifyInstance): Promise<void> => {
   app.decorateRequest('admin', null);
+  app.addHook('onRequest', answerAtCanonicalPath(context.config));
   // API Umbrella's admin API is a Rails app, which scripts may send form fields
   // (api[servers][0][host]=…, config[apis][<id>][publish]=1) instead of JSON.
   await app.register(formbody, { parser: parseFormBody });

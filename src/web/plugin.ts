@@ -17,6 +17,7 @@ import { keepOutOfCaches } from '../lib/no-store.js';
 import { packagePath } from '../lib/package-path.js';
 import { AdminHosts, isAdminRoute } from './admin-hosts.js';
 import { linkedAssetsVersion, PICO_CSS_FILE } from './asset-version.js';
+import { answerAtCanonicalPath } from './canonical-path.js';
 import { redirectPagesToHttps } from './https-only.js';
 
 // Pico CSS is served straight from its package, so there is no copy to keep in step.
@@ -26,7 +27,8 @@ export type PageRoutes = (app: FastifyInstance, context: AppContext) => Promise<
 
 export function webPlugin(context: AppContext, areas: readonly PageRoutes[]) {
   return async (app: FastifyInstance): Promise<void> => {
-    // First: off the admin's hosts, its pages answer as no page at all, HTTPS or not.
+    // First: a page is answered at its canonical path only, and off the admin's hosts its pages answer as no page at all, HTTPS or not.
+    app.addHook('onRequest', answerAtCanonicalPath(context.config));
     const adminHosts = AdminHosts.of(context);
     if (adminHosts !== null) {
       app.addHook('onRequest', async (request, reply) => {
