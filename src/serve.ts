@@ -18,6 +18,7 @@ import { acquireInstanceLock } from './store/instance-lock.js';
 import { CertificateReloader, fingerprintOf, type CertificateInUse } from './tls-certificate-reload.js';
 import { openTlsListener, type TlsListener, type TlsListenOptions } from './tls-listener.js';
 import { PARASOL_VERSION } from './lib/parasol-version.js';
+import { warnAtStart } from './start-up-warnings.js';
 
 const IDLE_SWEEP_MS = 50;
 
@@ -196,8 +197,7 @@ export async function serveUntilSignalled(loaded: LoadedConfig): Promise<void> {
   guardProcess(logger);
   const urls = server.httpsUrl === null ? { url: server.url } : { url: server.url, https_url: server.httpsUrl };
   logger.info({ ...urls, data_dir: config.data_dir, version: PARASOL_VERSION }, 'Parasol is listening');
-  warnOfAdminsWithoutGroups(server.context);
-  warnOfSharedAdminOrigin(server.context);
+  warnAtStart(server.context, server.url);
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     // One stop is enough: npm forwards a terminal's Ctrl-C that the process group already got,
@@ -234,35 +234,4 @@ async function reloadOnSignal(server: RunningServer, loaded: LoadedConfig): Prom
   } catch (error) {
     logger.error(`config not reloaded, the running one stays: ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-/**
- * Admins who are not superusers act only through admin groups; after an
- * upgrade from a Parasol without them, those in no group can do nothing but
- * sign in. Said once at start, so the operator learns it from the log
- * rather than from the admins.
- */
-export function warnOfAdminsWithoutGroups(context: Pick<AppContext, 'adminGroups' | 'logger'>): void {
-  const admins = context.adminGroups.emailsOfAdminsWithoutGroups();
-  if (admins.length === 0) return;
-  context.logger.warn({ admins }, 'admins who are not superusers and in no admin group can only sign in: add them to one (Users > Admin Groups, Admin Accounts)');
-}
-
-/**
- * A team admin who may point a backend at their own server and publish it
- * serves pages on the web admin's origin while the admin answers on every
- * host: such a page's script, opened by a signed-in superuser, acts as them.
- * Said once at start, naming the groups, while admin.hosts is empty.
- */
-export function warnOfSharedAdminOrigin(context: Pick<AppContext, 'adminGroups' | 'logger' | 'config'>): void {
-  if (context.config.admin.hosts.length > 0) return;
-  const groups = context.adminGroups
-    .listGroups()
-    .filter((group) => group.permission_ids.includes('backend_manage') || group.permission_ids.includes('backend_publish'))
-    .map((group) => group.name);
-  if (groups.length === 0) return;
-  context.logger.warn(
-    { groups },
-    "the web admin shares its origin with the proxied APIs, and these admin groups grant backend_manage or backend_publish: a page from a team admin's backend could act as a signed-in superuser; set admin.hosts to serve the admin on a host of its own",
-  );
 }

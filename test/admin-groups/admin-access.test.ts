@@ -5,7 +5,7 @@ import { parseAdminGroup, parseApiScope } from '../../src/admin-groups/validate.
 import { createContext, type AppContext } from '../../src/context.js';
 import { testConfig } from '../helpers/config.js';
 import { capturingLogger } from '../helpers/capturing-logger.js';
-import { warnOfAdminsWithoutGroups, warnOfSharedAdminOrigin } from '../../src/serve.js';
+import { warnOfAdminsWithoutGroups, warnOfSharedAdminOrigin } from '../../src/start-up-warnings.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
 let context: AppContext;
