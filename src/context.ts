@@ -66,9 +66,18 @@ export interface ContextOptions {
   readonly clock?: Clock;
 }
 
+/**
+ * The main connection's wait for another's write lock, which stalls the proxy
+ * sharing its thread (see StoreOptions): 5 s before. Not much shorter: the
+ * analytics writer holds the lock for a batch's milliseconds of CPU, but it
+ * runs at idle priority, and on a machine the proxy keeps busy those can take
+ * far longer; a wait too short would answer admins "busy" under load.
+ */
+const MAIN_CONNECTION_BUSY_MS = 1000;
+
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
   // The store first: a data_dir whose store is refused (damaged, newer) gets no secret_key made in it.
-  const db = openStore(config.data_dir);
+  const db = openStore(config.data_dir, { busyTimeoutMs: MAIN_CONNECTION_BUSY_MS });
   // This connection deletes API users and admin accounts: their details are overwritten in the file, not left in free pages.
   db.pragma('secure_delete = ON');
   let secretKey: string;

@@ -1,6 +1,7 @@
 // The admin REST API under /api-umbrella/v1, in API Umbrella's shapes.
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
@@ -124,8 +125,14 @@ function refuseBodiesThatAreNoObject(app: FastifyInstance): void {
 }
 
 /** Malformed JSON and other client errors answer {"error": "..."} with their status, never a stack. */
-export function jsonErrorHandler(this: FastifyInstance, error: FastifyError, _request: unknown, reply: import('fastify').FastifyReply): void {
+export function jsonErrorHandler(this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const failure = storeFailure(error);
+  if (failure !== null) {
+    request.log.error({ err: error, route: request.routeOptions.url }, 'API request failed: the store could not be written');
+    void reply.code(failure.status).header('retry-after', STORE_RETRY_AFTER_S).send({ error: failure.message });
+    return;
+  }
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  if (status === 500) this.log.error({ err: error }, 'admin API request failed');
+  if (status === 500) request.log.error({ err: error, route: request.routeOptions.url }, 'API request failed');
   void reply.code(status).send({ error: status === 500 ? 'Internal Server Error' : error.message });
 }

@@ -19,6 +19,7 @@ import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 import type { Signups } from '../signup/signups.js';
 import { umbrellaPagePaths } from './umbrella-paths.js';
+import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
 
 /**
  * `signups` creates API users with their welcome mail, as the signup API does
@@ -65,6 +66,11 @@ function errorPage(context: AppContext) {
         title: 'This form has expired',
         message: 'For your security, forms are only valid for the page they came from. Go back, reload the page and try again.',
       });
+    }
+    const failure = storeFailure(error);
+    if (failure !== null) {
+      request.log.error({ err: error, route: request.routeOptions.url }, 'admin page failed: the store could not be written');
+      return renderErrorPage(context, reply.header('retry-after', STORE_RETRY_AFTER_S), failure.status, { title: 'Not saved', message: failure.message });
     }
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'admin page failed');

@@ -3,7 +3,7 @@
 // SHA-256 only.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
-import type { Db } from '../store/db.js';
+import { storeFailure, type Db } from '../store/db.js';
 
 export interface SessionLimits {
   readonly idleMs: number;
@@ -47,8 +47,17 @@ export class SessionStore {
       this.destroy(id);
       return null;
     }
-    this.db.prepare('UPDATE admin_sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
+    this.touch(idHash, now);
     return { adminId: row.admin_id, createdAt: row.created_at };
+  }
+
+  /** Best effort: reading a page must not depend on a write a busy store refuses (the session then looks idle a little early). */
+  private touch(idHash: string, now: number): void {
+    try {
+      this.db.prepare('UPDATE admin_sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
+    } catch (error) {
+      if (storeFailure(error) === null) throw error;
+    }
   }
 
   destroy(id: string): void {

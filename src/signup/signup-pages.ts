@@ -11,6 +11,7 @@ import { keyExamples } from './key-examples.js';
 import { parseSignup } from './signup-input.js';
 import { keysGoByEmailOnly, type Signups } from './signups.js';
 import { registrationDetailsOf } from './registration-details.js';
+import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
 
 export const BUILT_IN_TERMS_PATH = '/signup/terms/';
 const EXPIRED_FORM = 'This form had expired. Please check your details and submit it again.';
@@ -28,6 +29,8 @@ const FIELD_NAMES: Readonly<Record<string, string>> = {
   registration_source: 'The registration source',
 };
 
+const NOT_SAVED = 'We could not save your signup just now. Please try again in a few minutes.';
+
 const FORM_FIELDS = ['first_name', 'last_name', 'email', 'website', 'use_description', 'terms_and_conditions', 'registration_source'] as const;
 
 export function signupPages(signups: Signups): PageRoutes {
@@ -37,8 +40,14 @@ export function signupPages(signups: Signups): PageRoutes {
         // A body past the limit is never read: the form comes back empty, as a page rather than Fastify's JSON.
         if (error.statusCode === 413) return renderForm(context, reply.code(413), {}, {}, TOO_LARGE_FORM);
         // A missing or stale CSRF token (an old tab, cleared cookies) gets the form back, values kept.
-        if (error.code?.startsWith('FST_CSRF') !== true) throw error;
-        return renderForm(context, reply.code(403), formBody(request), {}, EXPIRED_FORM);
+        if (error.code?.startsWith('FST_CSRF') === true) return renderForm(context, reply.code(403), formBody(request), {}, EXPIRED_FORM);
+        // Anything else too, as a page (never Fastify's JSON with SQLite's words); a failure of ours into the log.
+        const failure = storeFailure(error);
+        const clientError = failure === null && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
+        if (clientError) return renderForm(context, reply.code(error.statusCode!), formBody(request), {}, error.message);
+        request.log.error({ err: error }, failure === null ? 'signup page failed' : 'signup page failed: the store could not be written');
+        if (failure !== null) reply.header('retry-after', STORE_RETRY_AFTER_S);
+        return renderForm(context, reply.code(failure?.status ?? 500), formBody(request), {}, NOT_SAVED);
       });
       app.get('/signup', async (_request, reply) => reply.redirect('/signup/', 301));
       app.get('/signup/', async (_request, reply) => renderForm(context, reply, {}, {}));

@@ -30,7 +30,19 @@ export function storePath(dataDir: string): string {
 /** Each connection's page cache. */
 const PAGE_CACHE_KB = 2_000;
 
-export function openStore(dataDir: string): Db {
+/**
+ * How long a statement waits for another connection's write lock before it
+ * fails with SQLITE_BUSY. The analytics threads wait the default; the
+ * main connection (createContext) waits a second at most, since the proxy shares its
+ * thread: the writer's batches hold the lock for milliseconds, and anything
+ * holding it longer (a maintenance command) gets a quick "busy" (storeFailure)
+ * rather than a frozen gateway.
+ */
+export interface StoreOptions {
+  readonly busyTimeoutMs?: number;
+}
+
+export function openStore(dataDir: string, { busyTimeoutMs = 5000 }: StoreOptions = {}): Db {
   ensureDataDir(dataDir);
   const path = storePath(dataDir);
   // Opening a directory would fail with Node's own words; a FIFO, not at all.
@@ -43,7 +55,7 @@ export function openStore(dataDir: string): Db {
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // SQLite's own default (better-sqlite3 builds it with 16 MB a connection).
     // The store's file sits in the OS page cache, so more made no query
     // measurably faster, while the main connection filled 16 MB reading the
@@ -95,6 +107,27 @@ export function notAStore(what: string): string {
 
 export function newerStore(version: number, known: number): string {
   return `made by a newer Parasol (schema version ${version}; this one knows up to ${known}); run that version or restore a backup`;
+}
+
+/** Seconds a client is asked to wait (Retry-After) when the store cannot be written. */
+export const STORE_RETRY_AFTER_S = '5';
+
+/** A store a running Parasol cannot write just now: what its pages and APIs answer instead of a 500. */
+export interface StoreFailure {
+  readonly status: 503;
+  readonly message: string;
+}
+
+/** The failure `error` is, when it is the store's (busy, full, read-only, an I/O error); null for any other error. */
+export function storeFailure(error: unknown): StoreFailure | null {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return { status: 503, message: 'The store is busy: another process is writing to it. Try again in a moment.' };
+  if (code === 'SQLITE_FULL') return { status: 503, message: 'The disk holding the store is full. Try again once the operator has freed space.' };
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') {
+    return { status: 503, message: 'The store cannot be written just now. Try again later; the operator finds why in the log.' };
+  }
+  return null;
 }
 
 /** What went wrong, in the operator's terms; SQLite's own words when there is nothing to add. */
