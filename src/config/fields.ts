@@ -183,16 +183,7 @@ export function strList(defaultValue: readonly string[]): Field<readonly string[
 
 /** IP addresses and CIDR ranges; from the environment as a comma-separated list. */
 export function addressList(defaultValue: readonly string[]): Field<readonly string[]> {
-  const plain = strList(defaultValue);
-  return field<readonly string[]>(
-    defaultValue,
-    'a list of IP addresses and CIDR ranges',
-    (raw) => {
-      const list = plain.parse(raw);
-      return Array.isArray(list) && list.every((entry) => AddressRanges.compile([entry]) !== null) ? list : undefined;
-    },
-    plain.fromEnv,
-  );
+  return checkedList(defaultValue, 'a list of IP addresses and CIDR ranges', (entry) => (AddressRanges.compile([entry]) === null ? null : entry));
 }
 
 /**
@@ -202,15 +193,20 @@ export function addressList(defaultValue: readonly string[]): Field<readonly str
  * comma-separated list.
  */
 export function hostList(defaultValue: readonly string[]): Field<readonly string[]> {
+  return checkedList(defaultValue, 'a list of host names or IP addresses (without a port or wildcard)', hostOf);
+}
+
+/** Strings each of which `entryOf` takes (as it answers it, null: refused); from the environment as a comma-separated list. */
+function checkedList(defaultValue: readonly string[], expected: string, entryOf: (entry: string) => string | null): Field<readonly string[]> {
   const plain = strList(defaultValue);
   return field<readonly string[]>(
     defaultValue,
-    'a list of host names or IP addresses (without a port or wildcard)',
+    expected,
     (raw) => {
       const list = plain.parse(raw);
       if (!Array.isArray(list)) return undefined;
-      const hosts = list.map(hostOf);
-      return hosts.every((host): host is string => host !== null) ? hosts : undefined;
+      const entries = list.map(entryOf);
+      return entries.every((entry): entry is string => entry !== null) ? entries : undefined;
     },
     plain.fromEnv,
   );
