@@ -16,6 +16,7 @@ const PROXY_CONFIG = {
   connections_per_server: 1,
   max_header_size: 32_768,
   client_body_timeout_ms: 1000,
+  client_send_timeout_ms: 1000,
   client_keep_alive_timeout_ms: 1000,
   shutdown_timeout_ms: 0,
   gzip: true,

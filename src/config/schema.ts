@@ -111,6 +111,7 @@ export const configSchema = {
     connections_per_server: int(1024, 1, 65_535),
     max_header_size: int(32_768, 1_024, 1_048_576),
     client_body_timeout_ms: int(60_000, 1, DAY_MS),
+    client_send_timeout_ms: int(60_000, 1, DAY_MS),
     client_keep_alive_timeout_ms: int(72_000, 0, DAY_MS),
     shutdown_timeout_ms: int(10_000, 0, DAY_MS),
     gzip: bool(true),

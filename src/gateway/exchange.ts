@@ -24,6 +24,7 @@ import type { RequestTarget } from './request-url.js';
 import type { ResponseCache } from './response-cache.js';
 import { writeError, type ErrorExtras, type ErrorRequest } from './respond.js';
 import type { GatewayRoute } from './routes.js';
+import type { SendPauseWatch } from './send-pauses.js';
 import { limitsFor, type EffectiveSettings } from './settings.js';
 import type { UpgradeRequest } from './upgrade-tunnel.js';
 import type { UpstreamFailure, UpstreamFailureLog } from './upstream-failures.js';
@@ -45,6 +46,8 @@ export interface ExchangeDeps {
   readonly upstreamFailures: UpstreamFailureLog;
   /** Counts the exchange from its start to its response's close: a retiring app waits for it. */
   readonly work: OpenWork;
+  /** Closes the connection of a client that stops taking its response (proxy.client_send_timeout_ms). */
+  readonly sendPauses: SendPauseWatch;
 }
 
 /** The request as the gateway read it before matching. */
@@ -208,6 +211,11 @@ export class Exchange implements ErrorRequest, CodingRequest {
   /** For the log: the call to `server` failed, and the client got `answered`. */
   upstreamFailed(server: UpstreamServer, error: Error, answered: UpstreamFailure['answered']): void {
     this.deps.upstreamFailures.record({ backendId: this.route.backend.id, server, error, answered });
+  }
+
+  /** A write of the response had to wait for the client: from now on, a client that takes nothing for too long loses its connection. */
+  clientBlocked(): void {
+    this.deps.sendPauses.watch(this.res, this.socket);
   }
 
   /** Called by the upstream call when the upstream could not answer. */

@@ -3,6 +3,7 @@
 // with backpressure both ways. A response the cache may keep is copied into
 // it on the way; a request the cache can answer is answered from it, through
 // the same steps as an upstream's response.
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Gunzip, Gzip } from 'node:zlib';
@@ -24,6 +25,7 @@ import { rateLimitHeaders } from './respond.js';
 import { COLLAPSE_WAIT_MS, type CacheHit, type CacheRequest, type FetchOutcome, type FetchWaiter } from './response-cache.js';
 import { joinConnections, switchingProtocolsHead } from './upgrade-tunnel.js';
 import type { UpstreamFailure } from './upstream-failures.js';
+import type { QueuedCall } from './upstream-queue.js';
 import type { UpstreamServer } from './upstreams.js';
 
 /** Noted afresh for each response; its headers are read synchronously, one response at a time. */
@@ -39,7 +41,7 @@ const ignore = (): void => {};
  * than the newer controller one: undici would wrap the newer one in two more
  * objects per request and parse every header into an object we do not need.
  */
-export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, FetchWaiter {
+export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, FetchWaiter, QueuedCall {
   private abortDispatch: ((reason?: Error) => void) | null = null;
   private resume: (() => void) | null = null;
   private onDrain: (() => void) | null = null;
@@ -95,7 +97,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     // A request that goes on to another server counts its upstream time from the first.
     if (this.tried === null) exchange.upstreamStartedAt = performance.now();
     try {
-      this.server.pool.dispatch(
+      const connectionLeft = this.server.pool.dispatch(
         {
           path: this.target!,
           method: exchange.method,
@@ -106,6 +108,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
         },
         this,
       );
+      // The pool has no connection left: this request, or the next, waits for one, and undici's timeouts have not begun.
+      if (!connectionLeft && !this.finished) this.server.queue.watch(this);
     } catch (error) {
       this.onError(error as Error);
     }
@@ -121,9 +125,30 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   }
 
   onConnect(abort: (reason?: Error) => void): void {
+    // The client left, or got its 504, while the request waited for a pooled connection: it is not sent. Thrown rather
+    // than abort(), which would close the connection it was given: undici then drops the request and keeps the connection.
+    if (this.finished || this.exchange.res.destroyed) throw NOT_SENT;
     this.abortDispatch = abort;
-    // The client left while the request waited for a pooled connection: it is not sent.
-    if (this.exchange.res.destroyed) abort(clientGone());
+  }
+
+  get waitingForConnection(): boolean {
+    return this.abortDispatch === null && !this.finished;
+  }
+
+  /** Waited for a connection as long as a response may take: 504, as for an upstream too slow to answer. */
+  queueTimedOut(): void {
+    this.finish();
+    // Requests waiting for this one's fetch of the same URL go on without it.
+    this.endFill('failed');
+    const { res } = this.exchange;
+    if (res.destroyed) return;
+    this.exchange.upstreamFailed(this.server, queueTimeoutError(), 'GATEWAY_TIMEOUT');
+    try {
+      this.exchange.fail('GATEWAY_TIMEOUT');
+    } catch {
+      // Run from the sweep's timer, where a throw would end the process.
+      res.destroy();
+    }
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
@@ -153,7 +178,12 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.exchange.responseContentType = upstreamBody.type ?? null;
     const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
     if (this.mayStore) this.startFill(statusCode, statusText, rawHeaders);
-    res.writeHead(statusCode, statusText, coding === null ? headers : recode(headers, coding, upstreamBody));
+    const out = coding === null ? headers : recode(headers, coding, upstreamBody);
+    try {
+      res.writeHead(statusCode, statusText, out);
+    } catch (error) {
+      writeHeadAgain(res, statusCode, statusText, out, error);
+    }
     if (coding === 'gzip' || coding === 'gunzip') this.startCoder(bodyCoder(coding, upstreamBody));
     return true;
   }
@@ -165,10 +195,13 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     }
     if (this.coder !== null) {
       this.coded ||= chunk.length > 0;
-      return this.coder.write(chunk);
+      if (this.coder.write(chunk)) return true;
+      this.exchange.clientBlocked();
+      return false;
     }
     const { res } = this.exchange;
     if (res.write(chunk)) return true;
+    this.exchange.clientBlocked();
     if (this.onDrain === null) {
       this.onDrain = () => this.resume?.();
       res.on('drain', this.onDrain);
@@ -203,6 +236,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   }
 
   onError(error: Error): void {
+    // Over already (its client got a 504 while it waited for a connection): what undici says now reaches no one.
+    if (this.finished) return;
     this.finish();
     if (this.failOver(error)) return;
     this.fill?.abandon('failed');
@@ -213,7 +248,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     if (res.destroyed) return;
     const answered = res.headersSent ? 'cut short' : errorCodeFor(error);
     this.exchange.upstreamFailed(this.server, error, answered);
-    if (answered === 'cut short') res.destroy();
+    if (answered === 'cut short') cutShort(res);
     else this.exchange.fail(answered);
   }
 
@@ -226,7 +261,12 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     const { res } = this.exchange;
     this.coder = coder;
     coder.on('drain', () => this.resume?.());
-    coder.on('error', () => (!this.coded && this.finished ? res.end() : res.destroy()));
+    coder.on('error', (error) => {
+      if (!this.coded && this.finished) return res.end();
+      // The backend's body would not unzip: its failure, logged as any other.
+      if (!res.destroyed) this.exchange.upstreamFailed(this.server, error, 'cut short');
+      cutShort(res);
+    });
     coder.pipe(res);
   }
 
@@ -386,6 +426,49 @@ export function isConnectionLost(error: Error): boolean {
 
 function clientGone(): Error {
   return new Error('client closed the connection');
+}
+
+/** Thrown by onConnect for a request no longer wanted; made once, as it is never seen outside. */
+const NOT_SENT = new Error('request no longer wanted when a connection came');
+
+/** Logged with its code, so the operator sees why the client got 504 from a server that may be answering others. */
+function queueTimeoutError(): Error {
+  return Object.assign(new Error('No connection to the upstream server came free within proxy.response_timeout_ms: proxy.connections_per_server are all busy'), {
+    code: 'UPSTREAM_QUEUE_TIMEOUT',
+  });
+}
+
+/** What Node refuses in a reason phrase; undici reads it as UTF-8, so a Latin-1 byte arrives as U+FFFD, refused too. */
+const INVALID_REASON = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * Node refused the response head. A reason phrase it refuses (a control
+ * character, text that is not Latin-1) is replaced by the status's own, and
+ * the client gets the upstream's answer; any other refusal goes back to
+ * undici, which aborts the call, and the client gets 502. Node keeps what it
+ * refused as the response's reason phrase, which the gateway's 502 would
+ * then carry (and be refused for in turn, leaving the client waiting): it is
+ * cleared first.
+ */
+function writeHeadAgain(res: ServerResponse, statusCode: number, statusText: string, headers: string[], error: unknown): void {
+  res.statusMessage = '';
+  if (!INVALID_REASON.test(statusText)) throw error;
+  try {
+    res.writeHead(statusCode, STATUS_CODES[statusCode] ?? '', headers);
+  } catch (again) {
+    res.statusMessage = '';
+    throw again;
+  }
+}
+
+/**
+ * The upstream broke off a response already begun. Its head may still be
+ * only queued (no body byte came yet): it goes out first, so the client
+ * sees the status that analytics records, then the connection closes.
+ */
+function cutShort(res: ServerResponse): void {
+  res.flushHeaders();
+  res.destroy();
 }
 
 /** nginx resends neither POST, PATCH nor LOCK; a streamed body could not be sent twice anyway. */

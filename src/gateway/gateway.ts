@@ -15,6 +15,7 @@ import { VerifiedKeyCache } from './key-cache.js';
 import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-url.js';
 import { errorRequestOf, writeError } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
+import { SendPauseWatch } from './send-pauses.js';
 import { backendDefaultsOf } from './settings.js';
 import { bodyAfterHead, OpenUpgrades, responseOnUpgrade } from './upgrade-tunnel.js';
 import { UpstreamFailureLog } from './upstream-failures.js';
@@ -50,6 +51,7 @@ export class Gateway {
       responseCookieStripper: CookieStripper.compile(config.strip_response_cookies),
       upstreamFailures: new UpstreamFailureLog(context.logger, context.clock),
       work,
+      sendPauses: new SendPauseWatch(config.proxy.client_send_timeout_ms),
     };
     // Requests already matched keep the table they started with; new ones see the new table.
     this.unsubscribe = context.publisher.subscribe((published) => {
@@ -156,6 +158,7 @@ export class Gateway {
 
   close(): Promise<void> {
     this.unsubscribe();
+    this.deps.sendPauses.stop();
     return this.pools.close();
   }
 }

@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import type { ApiBackend, BalanceAlgorithm } from '../api-backends/model.js';
 import type { Config } from '../config/schema.js';
 import { newFailureCount, type FailureCount } from './upstream-failures.js';
+import { UpstreamQueueWatch } from './upstream-queue.js';
 import { UpstreamNames, type LookupAll } from './upstream-names.js';
 import { upstreamTlsOptions, type UpstreamTlsOptions } from './upstream-tls.js';
 
@@ -28,6 +29,8 @@ export interface UpstreamServer {
   failedUntil: number;
   /** Its failures the log has not told of yet (upstream-failures.ts). */
   readonly failures: FailureCount;
+  /** Watches requests that may wait for one of its connections (shared by every server of the pools). */
+  readonly queue: UpstreamQueueWatch;
 }
 
 export class UpstreamPools {
@@ -36,6 +39,8 @@ export class UpstreamPools {
   private readonly names: UpstreamNames;
   private readonly tls: UpstreamTlsOptions;
   private readonly nameRefresh: NodeJS.Timeout;
+  /** A request may wait for a connection as long as a response may take (upstream-queue.ts). */
+  private readonly queue: UpstreamQueueWatch;
 
   /** `resolve`: the system's resolver unless a test names its own. */
   constructor(
@@ -45,6 +50,7 @@ export class UpstreamPools {
     this.names = new UpstreamNames(resolve);
     this.tls = upstreamTlsOptions(proxy);
     this.nameRefresh = setInterval(() => void this.followMovedNames(), proxy.upstream_dns_refresh_ms).unref();
+    this.queue = new UpstreamQueueWatch(proxy.response_timeout_ms);
   }
 
   server(origin: string): UpstreamServer {
@@ -55,7 +61,7 @@ export class UpstreamPools {
     }
     let server = this.servers.get(origin);
     if (server === undefined) {
-      server = { origin, pool: this.createPool(origin), inFlight: 0, failedUntil: 0, failures: newFailureCount() };
+      server = { origin, pool: this.createPool(origin), inFlight: 0, failedUntil: 0, failures: newFailureCount(), queue: this.queue };
       this.servers.set(origin, server);
     }
     return server;
@@ -79,6 +85,7 @@ export class UpstreamPools {
    */
   async close(): Promise<void> {
     clearInterval(this.nameRefresh);
+    this.queue.stop();
     for (const timer of this.retiring.values()) clearTimeout(timer);
     this.retiring.clear();
     const pools = [...this.servers.values()].map((server) => server.pool.destroy());
