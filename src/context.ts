@@ -8,6 +8,7 @@ import { ApiBackendRepository } from './api-backends/repository.js';
 import { KeyIndex } from './api-users/key-index.js';
 import { ApiUserRepository } from './api-users/repository.js';
 import type { Config } from './config/schema.js';
+import { rewriteMissingSecretFile, secretKeyFile } from './config/secret-key.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { LOG_REDACT } from './lib/log-redaction.js';
 import { ProxyTrust } from './gateway/proxy-trust.js';
@@ -92,7 +93,11 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
   const keyIndex = new KeyIndex(users, secretKey);
-  const keyRefresh = setInterval(() => refreshKeys(keyIndex, logger), KEY_REFRESH_INTERVAL_MS).unref();
+  const secretFile = new SecretFileWatch(config, secretKey, logger);
+  const keyRefresh = setInterval(() => {
+    refreshKeys(keyIndex, logger);
+    secretFile.check();
+  }, KEY_REFRESH_INTERVAL_MS).unref();
   const bodyWatch = bodyWatchOf(config);
   const mailer = createMailer(config, logger);
   const analytics = new AnalyticsLog({ db, dataDir: config.data_dir, config: config.analytics, logger, clock });
@@ -178,7 +183,27 @@ function refreshKeys(keyIndex: KeyIndex, logger: Logger): void {
   }
 }
 
-/** Whether any API key or admin token has been stored, each an HMAC with the secret key. */
+/** The secret_key file kept while Parasol runs: written back from memory, once, when it is found gone. */
+class SecretFileWatch {
+  private failed = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly secret: string,
+    private readonly logger: Logger,
+  ) {}
+
+  check(): void {
+    try {
+      if (rewriteMissingSecretFile(this.config, this.secret)) this.logger.warn({ file: secretKeyFile(this.config) }, 'the secret_key file was gone; written back from the running process (back it up with the store)');
+      this.failed = false;
+    } catch (error) {
+      if (!this.failed) this.logger.error({ err: error, file: secretKeyFile(this.config) }, 'the secret_key file is gone and could not be written back; the next start will refuse the store');
+      this.failed = true;
+    }
+  }
+}
+
 export function createLogger(config: Config): Logger {
   return pino({ level: config.log_level, redact: LOG_REDACT });
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './schema.js';
@@ -58,4 +58,19 @@ function readSecretFile(path: string): string {
 /** The file the secret is kept in, or null when the config sets `secret_key` itself. */
 export function secretKeyFile(config: Config): string | null {
   return config.secret_key !== null && config.secret_key !== '' ? null : join(config.data_dir, SECRET_FILE);
+}
+
+/**
+ * Writes the running secret back when its file has gone (a cleanup of
+ * data_dir while Parasol runs): the next start would otherwise refuse a store
+ * whose keys were made with it. True when it wrote the file; nothing when the
+ * config sets secret_key.
+ */
+export function rewriteMissingSecretFile(config: Config, secret: string): boolean {
+  const path = secretKeyFile(config);
+  if (path === null || existsSync(path)) return false;
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
+  renameSync(temporary, path);
+  return true;
 }
