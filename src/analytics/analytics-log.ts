@@ -1,6 +1,8 @@
 // The analytics pipeline the proxy hands entries to: a bounded buffer on the
 // main thread, drained on a timer into the writer thread (which also prunes
-// past retention), and flushed synchronously when the server stops.
+// past retention), and flushed synchronously when the server stops. Only the
+// writer thread writes while the proxy serves: while it starts, or after it
+// died until it is started again, entries wait in the buffer.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
@@ -10,7 +12,7 @@ import type { EntryBatch } from './entry-batch.js';
 import type { AnalyticsEntry, AnalyticsRecorder } from './log-entry.js';
 import { retentionCutoff } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
-import { WriterThread } from './writer-thread.js';
+import { WriterThread, type WriterRestart } from './writer-thread.js';
 
 /**
  * At most this many entries per batch; a bigger backlog goes in several, one
@@ -45,12 +47,20 @@ export interface AnalyticsLogOptions {
   readonly config: Omit<Config['analytics'], 'timezone'>;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** How soon a writer thread that died is started again (WRITER_RESTART; tests shorten it). */
+  readonly writerRestart?: WriterRestart;
 }
 
 export class AnalyticsLog implements AnalyticsRecorder {
   readonly enabled: boolean;
   private readonly buffer: AnalyticsBuffer;
-  /** Writes on the main thread: for flush() and close(), and if the writer thread cannot run. */
+  /**
+   * Writes on the main thread, in flush() alone: at close(), when the proxy
+   * no longer serves (what is still buffered then, the writer thread up or
+   * not), and in tests. Never while the proxy serves: a batch of 4,096 would
+   * hold its event loop 50–90 ms, and a store locked by another process up to
+   * the connection's busy timeout.
+   */
   private readonly writer: AnalyticsWriter;
   private readonly thread: WriterThread;
   private readonly logger: Logger;
@@ -74,7 +84,8 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.enabled = config.enabled;
     this.thread = new WriterThread(options.dataDir, config.geoip_file, {
       // Entries held back while it started go at once, not a flush interval later; so does a prune due meanwhile.
-      onReady: () => {
+      onReady: (deaths) => {
+        if (deaths > 0) logger.info({ deaths, pending: this.buffer.size }, 'analytics: writer thread restarted');
         this.drain();
         if (this.pruneDue) this.prune();
       },
@@ -91,15 +102,18 @@ export class AnalyticsLog implements AnalyticsRecorder {
       onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
       onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; the one read before, if any, stays in use'),
-      onBroken: (error, lost) => {
+      onDied: (error, lost, restartInMs) => {
         this.buffer.countDropped(lost);
         this.countHeldByThread();
-        logger.error({ err: error, lost }, 'analytics: writer thread failed; writing on the main thread from now on');
+        logger.error(
+          { err: error, lost, restart_in_ms: restartInMs, deaths: this.thread.deaths, pending: this.buffer.size },
+          'analytics: writer thread died; entries wait in the buffer until it is started again',
+        );
       },
-    });
+    }, options.writerRestart);
     this.buffer = new AnalyticsBuffer(config.max_buffer, BATCH_SIZE);
     // Without locations: reading a GeoIP database (tens of MB) would hold up the event loop. The
-    // IPs of what is written here (at shutdown, or without the writer thread) are placed when next seen.
+    // IPs of what is written here (at shutdown) are placed when next seen.
     this.writer = new AnalyticsWriter(db);
     this.logger = logger;
     this.clock = clock;
@@ -127,6 +141,11 @@ export class AnalyticsLog implements AnalyticsRecorder {
     return this.thread.isReady;
   }
 
+  /** How many writer threads died (or could not start) since the first start; each is started again. */
+  get writerDeaths(): number {
+    return this.thread.deaths;
+  }
+
   /** Entries waiting to be written, in the buffer or in the writer thread. */
   get pending(): number {
     return this.buffer.size + this.thread.inFlight;
@@ -142,7 +161,11 @@ export class AnalyticsLog implements AnalyticsRecorder {
     return this.buffer.dropped;
   }
 
-  /** Stores everything recorded so far before returning (tests, shutdown); returns how many were written here. */
+  /**
+   * Stores everything recorded so far before returning, what is buffered on
+   * this thread; returns how many were written here. For close() and tests
+   * only: the proxy's event loop would wait for the disk.
+   */
   flush(): number {
     if (!this.thread.waitIdle(DRAIN_TIMEOUT_MS)) this.logger.error({ in_flight: this.thread.inFlight }, 'analytics: writer thread did not finish in time');
     let written = 0;
@@ -165,20 +188,20 @@ export class AnalyticsLog implements AnalyticsRecorder {
     if (unwritten > 0) this.logger.error({ entries: unwritten }, 'analytics: entries could not be written before stopping and are lost');
   }
 
-  /** Hands the buffer to the writer thread (or, if it cannot run, writes it here), a batch per event-loop turn. */
+  /**
+   * Hands the buffer to the writer thread, a batch per event-loop turn. While
+   * the thread starts, or waits to be started again after it died, entries
+   * stay in the buffer (max_buffer bounds them): they are never written here.
+   */
   private drain(): void {
     if (this.closed) return;
     this.logDrops(false);
     if (this.buffer.size === 0) return;
-    const viaThread = this.thread.usable;
-    if (viaThread && !this.thread.readyToWrite()) return;
-    this.drainDeferred = viaThread && this.thread.batchesInFlight >= MAX_BATCHES_AT_THREAD;
+    if (!this.thread.readyToWrite()) return;
+    this.drainDeferred = this.thread.batchesInFlight >= MAX_BATCHES_AT_THREAD;
     if (this.drainDeferred) return;
-    const batch = this.buffer.take()!;
-    if (viaThread) {
-      this.thread.write(batch);
-      this.countHeldByThread();
-    } else if (!this.writeHere(batch)) return;
+    this.thread.write(this.buffer.take()!);
+    this.countHeldByThread();
     if (this.buffer.size > 0) setImmediate(() => this.drain());
   }
 

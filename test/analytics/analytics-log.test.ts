@@ -174,6 +174,9 @@ describe('analytics log: buffer and writer', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
     const log = analyticsLog(db, { flush_interval_ms: 20 }, logger);
+    // Up first: a thread that cannot even prepare its statements dies, and is started again (writer-restart.test.ts).
+    log.start();
+    await expect.poll(() => log.writerReady, { timeout: 2_000, interval: 10 }).toBe(true);
     db.exec('ALTER TABLE analytics_ip_days RENAME TO broken');
     log.record(entry({ request_id: 'retried' }));
     await expect.poll(() => lines.some((line) => line.includes('writing entries failed')), { timeout: 2_000, interval: 10 }).toBe(true);
@@ -328,7 +331,7 @@ describe('analytics writer thread', () => {
       onWritten: (batch) => written.push(batch),
       onFailed: () => undefined,
       onPruned: () => undefined,
-      onBroken: () => undefined,
+      onDied: () => undefined,
       onPruneFailed: () => undefined,
       onGeoIpUnreadable: () => undefined,
     });

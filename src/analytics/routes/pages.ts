@@ -99,6 +99,8 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
       csvUrl: downloadUrl('/admin/stats/logs.csv', view),
       // A count over every API: for superusers, whose view is not limited to scopes.
       dropped: view.scopes === undefined ? context.analytics.dropped : 0,
+      // The same: the writer thread writes every API's entries.
+      writer: view.scopes === undefined ? { deaths: context.analytics.writerDeaths, running: context.analytics.writerReady } : { deaths: 0, running: true },
     });
   });
 

@@ -54,7 +54,9 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
       interval: query.interval,
       ...(await reader.summary(query)),
       // A count over every API: for superusers, whose view is not limited to scopes.
-      ...(query.scopes === undefined ? { dropped_entries: context.analytics.dropped } : {}),
+      ...(query.scopes === undefined
+        ? { dropped_entries: context.analytics.dropped, writer_thread: { running: context.analytics.writerReady, deaths: context.analytics.writerDeaths } }
+        : {}),
     }),
     search: (query: LogQuery) => reader.search(query),
   };
