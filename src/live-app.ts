@@ -69,7 +69,13 @@ export class LiveApp {
     return reloaded;
   }
 
-  /** For a stop: the app and any still retiring close, bounded by their drain (proxy.shutdown_timeout_ms). */
+  /**
+   * For a stop: the app and any still retiring close, bounded by their drain
+   * (proxy.shutdown_timeout_ms), and cut off what they still serve then as a
+   * reload's retired app does (its upstream pools close: a request waiting on
+   * one is answered 502). Resolves once they have; the connections are the
+   * caller's to close after that (serve.ts), not before, or those answers are lost.
+   */
   async close(): Promise<void> {
     this.stopping = true;
     await this.reloading;

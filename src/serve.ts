@@ -5,6 +5,7 @@
 // SIGHUP reads the config again and applies it without closing the
 // listeners (live-app.ts).
 import type { Server as HttpServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { ConfigValueError, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -21,6 +22,12 @@ import { PARASOL_VERSION } from './lib/parasol-version.js';
 import { warnAtStart } from './start-up-warnings.js';
 
 const IDLE_SWEEP_MS = 50;
+/**
+ * At a stop, how long after the apps have closed (and answered what they cut
+ * off) a connection still open may take to end before it is closed: long
+ * enough for those answers to leave, short against proxy.shutdown_timeout_ms.
+ */
+const CUT_OFF_GRACE_MS = 250;
 
 export interface RunningServer {
   /** The app answering requests now: a reload replaces it. */
@@ -89,15 +96,27 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       const servers = listeners.map((listener) => listener.server);
-      const deadline = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), apps.context.config.proxy.shutdown_timeout_ms);
+      const drainEnds = performance.now() + apps.context.config.proxy.shutdown_timeout_ms;
       // Keep-alive connections that finish their request while we stop would otherwise linger until their idle timeout.
       const sweeper = setInterval(() => servers.forEach((server) => server.closeIdleConnections()), IDLE_SWEEP_MS);
+      let cutOff: NodeJS.Timeout | undefined;
       reloader?.stop();
       try {
-        // Both listeners stop accepting at once; the app answers 503 from now on and closes open upgrades.
-        await Promise.all([...listeners.map((listener) => listener.close()), apps.close()]);
+        // Both listeners stop accepting at once; each resolves once its last connection has ended.
+        const connectionsEnded = Promise.all(listeners.map((listener) => listener.close()));
+        // The app answers 503 from now on and closes open upgrades. Once proxy.shutdown_timeout_ms
+        // has passed it closes as a reload's retired app does (live-app.ts): its upstream pools go,
+        // so a request still waiting on an upstream is answered 502 in its format (and logged and
+        // recorded so), and one whose answer had begun loses its connection.
+        await apps.close();
+        // Then the connections still open close (one whose request is still arriving has until
+        // proxy.shutdown_timeout_ms, as the requests in flight), but only CUT_OFF_GRACE_MS after the
+        // apps closed: the answers they gave what they cut off go out first.
+        const closeAllIn = Math.max(drainEnds - performance.now(), CUT_OFF_GRACE_MS);
+        cutOff = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), closeAllIn);
+        await connectionsEnded;
       } finally {
-        clearTimeout(deadline);
+        clearTimeout(cutOff);
         clearInterval(sweeper);
         root.close();
         lock.release();

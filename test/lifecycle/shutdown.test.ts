@@ -5,12 +5,15 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { copyFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/serve.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 import { startEchoUpstream, type EchoUpstream } from '../helpers/echo-upstream.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { CERT_FILE, httpsConfig, KEY_FILE, TEST_CA } from '../helpers/tls.js';
+import { echoBackend, sendRaw, startProxyFixture, statusOf } from '../gateway/support.js';
 
 let upstream: EchoUpstream | null = null;
 afterEach(async () => {
@@ -112,6 +115,56 @@ describe('graceful stop', () => {
     await expect(get(`${gw.url}/slow`, {}, { fresh: true })).rejects.toThrow(/ECONNREFUSED/);
     await expect(get(`${httpsUrl}/slow`, {}, { fresh: true })).rejects.toThrow(/ECONNREFUSED/);
     expect(gw.context.db.open).toBe(false);
+  });
+});
+
+describe('a stop at proxy.shutdown_timeout_ms', () => {
+  it('answers the requests still waiting on their upstream 502 in their format, as a reload does, logs and records 502, then closes their connections', async () => {
+    const { logger, lines } = capturingLogger();
+    let arrivals = 0;
+    let bothArrived: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (bothArrived = resolve));
+    // The upstream never answers /backend/hold.
+    const fx = await startProxyFixture({
+      config: { proxy: { shutdown_timeout_ms: 300 } },
+      context: { logger },
+      upstream: (req) => {
+        if (!req.url!.startsWith('/backend/hold')) return false;
+        if (++arrivals === 2) bothArrived();
+        return true;
+      },
+    });
+    try {
+      await fx.gw.publishBackend(echoBackend(fx.echo));
+      const dataDir = fx.gw.context.config.data_dir;
+      // Keep-alive connections: each answer resolves only once the gateway has closed its connection.
+      const held = (path: string) => sendRaw(fx.gw.url, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${fx.apiKey}\r\n\r\n`);
+      const answers = Promise.all([held('/echo/hold'), held('/echo/hold.xml')]);
+      await arrived;
+      await fx.gw.stop();
+      const [json, xml] = await answers;
+      expect(statusOf(json)).toBe(502);
+      expect(JSON.parse(json.slice(json.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'BAD_GATEWAY' } });
+      expect(statusOf(xml)).toBe(502);
+      expect(xml).toMatch(/Content-Type: application\/xml/i);
+      expect(xml).toContain('<code>BAD_GATEWAY</code>');
+      // The store is closed with the server: its file tells what analytics wrote before.
+      const store = new Database(join(dataDir, 'parasol.db'), { readonly: true });
+      try {
+        const rows = store.prepare('SELECT request_path, response_status FROM analytics_logs ORDER BY request_path').all();
+        expect(rows).toEqual([
+          { request_path: '/echo/hold', response_status: 502 },
+          { request_path: '/echo/hold.xml', response_status: 502 },
+        ]);
+      } finally {
+        store.close();
+      }
+      // The failure is logged once (the second within 10 s is counted), saying what the clients got.
+      const failures = lines.filter((line) => line.msg === 'upstream request failed');
+      expect(failures.map((line) => line.answered)).toEqual(['BAD_GATEWAY']);
+    } finally {
+      await fx.close();
+    }
   });
 });
 
