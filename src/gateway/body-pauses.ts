@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { SweepTimer } from '../lib/sweep-timer.js';
 
 interface Watched {
   readonly response: ServerResponse;
@@ -28,13 +29,9 @@ interface Watched {
 
 export type StalledBodyHandler = (request: IncomingMessage, response: ServerResponse, socket: Socket) => void;
 
-/** The longest a sweep waits: a timeout lands at most this late. */
-const MAX_SWEEP_MS = 1000;
-
 export class BodyPauseWatch {
   private readonly watched = new Map<IncomingMessage, Watched>();
-  private readonly sweepMs: number;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly sweeper: SweepTimer;
   /**
    * One 'close' listener for every request (the request is `this`): a request
    * is let go as soon as it is over rather than at the next sweep, which under
@@ -46,7 +43,7 @@ export class BodyPauseWatch {
     private readonly timeoutMs: number,
     private readonly onStall: StalledBodyHandler,
   ) {
-    this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(1, Math.floor(timeoutMs / 4)));
+    this.sweeper = new SweepTimer(timeoutMs, () => this.sweep());
     const { watched } = this;
     this.onClose = function (this: IncomingMessage) {
       // A request destroyed before its body was all in (its upstream call cut off) still holds its connection.
@@ -60,10 +57,7 @@ export class BodyPauseWatch {
     const { socket } = request;
     this.watched.set(request, { response, socket, bytesRead: socket.bytesRead, idleSince: performance.now() });
     request.on('close', this.onClose);
-    if (this.timer === null) {
-      this.timer = setInterval(() => this.sweep(), this.sweepMs);
-      this.timer.unref();
-    }
+    this.sweeper.start();
   }
 
   /** Requests whose bodies are being watched now. */
@@ -72,8 +66,7 @@ export class BodyPauseWatch {
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.sweeper.stop();
     this.watched.clear();
   }
 

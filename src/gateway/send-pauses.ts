@@ -13,6 +13,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { SweepTimer } from '../lib/sweep-timer.js';
 
 interface Watched {
   /** The response's connection, kept here: Node lets go of it once the response is over. */
@@ -23,18 +24,14 @@ interface Watched {
   idleSince: number;
 }
 
-/** The longest a sweep waits: a timeout lands at most this late. */
-const MAX_SWEEP_MS = 1000;
-
 export class SendPauseWatch {
   private readonly watched = new Map<ServerResponse, Watched>();
-  private readonly sweepMs: number;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly sweeper: SweepTimer;
   /** One 'close' listener for every response (the response is `this`): it is let go when over, not at the next sweep. */
   private readonly onClose: (this: ServerResponse) => void;
 
   constructor(private readonly timeoutMs: number) {
-    this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(1, Math.floor(timeoutMs / 4)));
+    this.sweeper = new SweepTimer(timeoutMs, () => this.sweep());
     const { watched } = this;
     this.onClose = function (this: ServerResponse) {
       watched.delete(this);
@@ -46,10 +43,7 @@ export class SendPauseWatch {
     if (this.watched.has(response) || response.destroyed) return;
     this.watched.set(response, { socket, sent: sentBy(socket), idleSince: performance.now() });
     response.on('close', this.onClose);
-    if (this.timer === null) {
-      this.timer = setInterval(() => this.sweep(), this.sweepMs);
-      this.timer.unref();
-    }
+    this.sweeper.start();
   }
 
   /** Responses being watched now. */
@@ -58,8 +52,7 @@ export class SendPauseWatch {
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.sweeper.stop();
     for (const response of this.watched.keys()) response.off('close', this.onClose);
     this.watched.clear();
   }

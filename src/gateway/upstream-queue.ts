@@ -9,6 +9,7 @@
 // request: a request is noted only when the pool said, as it took it, that it
 // had no connection left, and the sweep runs only while some are noted.
 import { performance } from 'node:perf_hooks';
+import { SweepTimer } from '../lib/sweep-timer.js';
 
 export interface QueuedCall {
   /** Still waiting for a connection: not yet sent, nor over. */
@@ -17,28 +18,21 @@ export interface QueuedCall {
   queueTimedOut(): void;
 }
 
-/** The longest a sweep waits: a timeout lands at most this late. */
-const MAX_SWEEP_MS = 1000;
-
 export class UpstreamQueueWatch {
   /** Calls noted, oldest first, and when each was noted (performance.now()). */
   private calls: QueuedCall[] = [];
   private since: number[] = [];
-  private readonly sweepMs: number;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly sweeper: SweepTimer;
 
   constructor(private readonly timeoutMs: number) {
-    this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(1, Math.floor(timeoutMs / 4)));
+    this.sweeper = new SweepTimer(timeoutMs, () => this.sweep());
   }
 
   /** Call when the pool took `call` with no connection left for it: it may have to wait for one. */
   watch(call: QueuedCall): void {
     this.calls.push(call);
     this.since.push(performance.now());
-    if (this.timer === null) {
-      this.timer = setInterval(() => this.sweep(), this.sweepMs);
-      this.timer.unref();
-    }
+    this.sweeper.start();
   }
 
   /** Calls noted and not yet seen to have a connection (or to be over). */
@@ -47,8 +41,7 @@ export class UpstreamQueueWatch {
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.sweeper.stop();
     this.calls = [];
     this.since = [];
   }

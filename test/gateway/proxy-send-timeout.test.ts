@@ -108,11 +108,7 @@ it('closes the connection of a client that takes nothing for proxy.client_send_t
   const slowRead = readInBursts(slow, 150);
   await upstreamClosed;
   expect(performance.now() - started).toBeGreaterThanOrEqual(SEND_TIMEOUT_MS);
-  // Reading on, it finds its response cut off where the gateway closed the connection.
-  const ended = new Promise<boolean>((resolve) => stalled.on('close', () => resolve(stalled.complete)));
-  stalled.on('error', () => undefined);
-  stalled.resume();
-  expect(await ended).toBe(false);
+  expect(await completesReadingOn(stalled)).toBe(false);
   expect(await slowRead).toBe(FINITE_BYTES);
 });
 
@@ -123,8 +119,13 @@ it('does so too for a response the gateway unzips on its way', async () => {
   expect(stalled.headers['content-encoding']).toBeUndefined();
   await upstreamClosed;
   expect(performance.now() - started).toBeGreaterThanOrEqual(SEND_TIMEOUT_MS);
+  expect(await completesReadingOn(stalled)).toBe(false);
+});
+
+/** Reads on the stalled response: whether it completes (false: cut off where the gateway closed the connection). */
+function completesReadingOn(stalled: IncomingMessage): Promise<boolean> {
   const ended = new Promise<boolean>((resolve) => stalled.on('close', () => resolve(stalled.complete)));
   stalled.on('error', () => undefined);
   stalled.resume();
-  expect(await ended).toBe(false);
-});
+  return ended;
+}
