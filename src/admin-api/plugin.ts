@@ -2,6 +2,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
+import { isHealthStatus } from '../lib/health-status.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
@@ -31,8 +32,6 @@ function stateRoute(app: FastifyInstance, context: AppContext): void {
   withJsonSuffix(app, 'GET', '/state', async () => ({ file_config_version: fileConfigVersion, db_config_version: context.publisher.current.version }));
 }
 
-const HEALTH_STATUSES: ReadonlySet<string> = new Set(['green', 'yellow', 'red']);
-
 /**
  * API Umbrella's health check, for load balancers and deploy scripts: green
  * whenever Parasol answers (it answers only once its store is open and its
@@ -52,7 +51,7 @@ function healthRoute(app: FastifyInstance): void {
 
 /** API Umbrella's words for a health argument it does not take, or null. */
 function healthArgumentProblem({ wait_for_status: status, wait_timeout: timeout }: Record<string, unknown>): string | null {
-  if (status !== undefined && !(typeof status === 'string' && HEALTH_STATUSES.has(status))) return `Invalid wait_for_status argument (${String(status)})`;
+  if (status !== undefined && !isHealthStatus(status)) return `Invalid wait_for_status argument (${String(status)})`;
   if (timeout !== undefined && !(typeof timeout === 'string' && /^\d+$/.test(timeout))) return `Invalid wait_timeout argument (${String(timeout)})`;
   return null;
 }

@@ -5,10 +5,9 @@
 // its port yet); the endpoint itself answers at once.
 import type { Config } from '../config/schema.js';
 import { ConfigValueError } from '../config/config-error.js';
+import { HEALTH_STATUSES, isHealthStatus, type HealthStatus } from '../lib/health-status.js';
 import { UsageError } from './usage-error.js';
 
-export const HEALTH_STATUSES = ['green', 'yellow', 'red'] as const;
-export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 
 /** API Umbrella's default --wait-timeout, in seconds. */
 const DEFAULT_WAIT_TIMEOUT_S = 50;
@@ -37,9 +36,9 @@ export function healthWaitOf(options: { readonly 'wait-for-status'?: string; rea
     if (timeout !== undefined) throw new UsageError('--wait-timeout is given with --wait-for-status');
     return null;
   }
-  if (!(HEALTH_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--wait-for-status: ${JSON.stringify(status)} is not one of green, yellow, red`);
+  if (!isHealthStatus(status)) throw new UsageError(`--wait-for-status: ${JSON.stringify(status)} is not one of ${HEALTH_STATUSES.join(', ')}`);
   if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new UsageError(`--wait-timeout: ${JSON.stringify(timeout)} is not a whole number of seconds`);
-  return { status: status as HealthStatus, timeoutMs: Number(timeout ?? DEFAULT_WAIT_TIMEOUT_S) * 1000 };
+  return { status, timeoutMs: Number(timeout ?? DEFAULT_WAIT_TIMEOUT_S) * 1000 };
 }
 
 /** The health URL on this machine: a gateway listening on every interface is asked on loopback. */
@@ -83,7 +82,7 @@ async function askOnce(url: URL): Promise<HealthResult> {
 function statusIn(body: string): HealthStatus | null {
   try {
     const status: unknown = (JSON.parse(body) as { status?: unknown }).status;
-    return (HEALTH_STATUSES as readonly unknown[]).includes(status) ? (status as HealthStatus) : null;
+    return isHealthStatus(status) ? status : null;
   } catch {
     return null;
   }

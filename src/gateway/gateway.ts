@@ -13,7 +13,7 @@ import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
 import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-url.js';
-import { errorRequestOf, writeError } from './respond.js';
+import { errorRequestOf, refuseRequest, writeError } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { SendPauseWatch } from './send-pauses.js';
 import { backendDefaultsOf } from './settings.js';
@@ -166,11 +166,6 @@ export class Gateway {
 /** Why the gateway answers a request itself. */
 type RefusalCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED';
 
-/** The gateway's own refusal of a request no backend gets, in the client's format. */
-function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: RefusalCode, target: RequestTarget): void {
-  reply.hijack();
-  writeError(reply.raw, config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
-}
 
 /**
  * For Fastify's frameworkErrors: a path its router cannot decode (a broken

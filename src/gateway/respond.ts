@@ -1,6 +1,7 @@
 // Writes the gateway's own error responses onto the raw Node response, in
 // the format the client asked for, with the headers API Umbrella adds.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.js';
 import type { RateLimitHeaders } from '../rate-limit/limiter.js';
 import { ERRORS, errorMessage, negotiateFormat, renderErrorBody, type ErrorCode, type ErrorFormat } from './errors.js';
@@ -82,3 +83,8 @@ export function messageUrls(config: Config, request: Pick<ErrorRequest, 'protoco
   };
 }
 
+/** The gateway's own refusal of a request no backend gets, in the client's format (the pages' hooks refuse with it too). */
+export function refuseRequest(config: Config, request: FastifyRequest, reply: FastifyReply, code: ErrorCode, target: RequestTarget): void {
+  reply.hijack();
+  writeError(reply.raw, config, errorRequestOf(request.raw, target, request.protocol, request.host), code);
+}

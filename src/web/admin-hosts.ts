@@ -8,8 +8,8 @@
 // contact, the homepage and the assets stay on every host.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { parseRequestTarget } from '../gateway/request-url.js';
-import { errorRequestOf, writeError } from '../gateway/respond.js';
+import { hostnameOf, parseRequestTarget } from '../gateway/request-url.js';
+import { refuseRequest } from '../gateway/respond.js';
 
 export class AdminHosts {
   private constructor(
@@ -30,10 +30,7 @@ export class AdminHosts {
    * is the admin's or the backends', never both.
    */
   has(request: FastifyRequest): boolean {
-    const { host } = this.context.proxyTrust.clientOf(request.raw);
-    const colon = host.lastIndexOf(':');
-    const hostname = colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
-    return this.names.has(hostname.toLowerCase());
+    return this.names.has(hostnameOf(this.context.proxyTrust.clientOf(request.raw).host).toLowerCase());
   }
 
   /**
@@ -42,10 +39,7 @@ export class AdminHosts {
    */
   refuseOffHost(request: FastifyRequest, reply: FastifyReply): boolean {
     if (this.has(request)) return false;
-    const { raw } = request;
-    const target = parseRequestTarget(raw.url ?? '/') ?? { path: '/', query: '' };
-    reply.hijack();
-    writeError(reply.raw, this.context.config, errorRequestOf(raw, target, request.protocol, request.host), 'NOT_FOUND');
+    refuseRequest(this.context.config, request, reply, 'NOT_FOUND', parseRequestTarget(request.raw.url ?? '/') ?? { path: '/', query: '' });
     return true;
   }
 }

@@ -8,7 +8,7 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { Config } from '../config/schema.js';
 import { normalizePath } from '../gateway/request-url.js';
-import { errorRequestOf, writeError } from '../gateway/respond.js';
+import { refuseRequest } from '../gateway/respond.js';
 
 export function answerAtCanonicalPath(config: Config): onRequestAsyncHookHandler {
   return async (request, reply) => {
@@ -19,7 +19,6 @@ export function answerAtCanonicalPath(config: Config): onRequestAsyncHookHandler
     if (canonical === path) return;
     const query = queryAt < 0 ? '' : url.slice(queryAt);
     if (canonical !== null && (request.method === 'GET' || request.method === 'HEAD')) return reply.code(301).header('location', `${canonical}${query}`).send();
-    reply.hijack();
-    writeError(reply.raw, config, errorRequestOf(request.raw, { path: canonical ?? '/', query: query.slice(1) }, request.protocol, request.host), 'NOT_FOUND');
+    refuseRequest(config, request, reply, 'NOT_FOUND', { path: canonical ?? '/', query: query.slice(1) });
   };
 }
