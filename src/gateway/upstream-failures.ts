@@ -1,22 +1,28 @@
 // Upstream failures in the log, as nginx's error log has them in front of API
 // Umbrella: which backend, which server, what went wrong and what the client
 // got. A dead server under load fails every request sent to it, so each
-// server's failures are logged at once, then at most once a LOG_EVERY_MS
-// with how many there were since.
+// server's first failure is logged at once and the ones after it are
+// counted; when LOG_EVERY_MS has passed, the count is logged (with the last
+// of them) if there were any, and so on while they go on. A burst that ends
+// inside a window is still told of in full, a window later.
 import type { Logger } from 'pino';
-import type { Clock } from '../lib/clock.js';
 
 const LOG_EVERY_MS = 10_000;
+
+type Answered = 'BAD_GATEWAY' | 'GATEWAY_TIMEOUT' | 'INTERNAL_SERVER_ERROR' | 'cut short';
 
 /** Kept with each upstream server (upstreams.ts), which lives as long as a backend names it. */
 export interface FailureCount {
   /** Failures since the last one logged. */
   unlogged: number;
-  loggedAt: number;
+  /** The last of them, told of when the count is logged. */
+  last: { readonly backendId: string; readonly error: string; readonly answered: Answered } | null;
+  /** Set while a window is open: failures in it are only counted. */
+  windowEnd: NodeJS.Timeout | null;
 }
 
 export function newFailureCount(): FailureCount {
-  return { unlogged: 0, loggedAt: -Infinity };
+  return { unlogged: 0, last: null, windowEnd: null };
 }
 
 export interface UpstreamFailure {
@@ -24,23 +30,29 @@ export interface UpstreamFailure {
   readonly server: { readonly origin: string; readonly failures: FailureCount };
   readonly error: Error;
   /** What the client got: the gateway's error, or a response cut short. */
-  readonly answered: 'BAD_GATEWAY' | 'GATEWAY_TIMEOUT' | 'INTERNAL_SERVER_ERROR' | 'cut short';
+  readonly answered: Answered;
 }
 
 export class UpstreamFailureLog {
   constructor(
     private readonly logger: Logger,
-    private readonly clock: Clock,
+    private readonly logEveryMs = LOG_EVERY_MS,
   ) {}
 
   record({ backendId, server, error, answered }: UpstreamFailure): void {
     const count = server.failures;
     count.unlogged++;
-    const now = this.clock.now();
-    if (now - count.loggedAt < LOG_EVERY_MS) return;
-    const code = (error as { code?: string }).code ?? error.name;
-    this.logger.warn({ api_backend_id: backendId, server: server.origin, error: code, answered, failures: count.unlogged }, 'upstream request failed');
+    count.last = { backendId, error: (error as { code?: string }).code ?? error.name, answered };
+    if (count.windowEnd === null) this.logCount(server.origin, count);
+  }
+
+  /** Logs what was counted and opens a window; with nothing counted, the next failure is logged at once. */
+  private logCount(origin: string, count: FailureCount): void {
+    count.windowEnd = null;
+    if (count.unlogged === 0 || count.last === null) return;
+    const { backendId, error, answered } = count.last;
+    this.logger.warn({ api_backend_id: backendId, server: origin, error, answered, failures: count.unlogged }, 'upstream request failed');
     count.unlogged = 0;
-    count.loggedAt = now;
+    count.windowEnd = setTimeout(() => this.logCount(origin, count), this.logEveryMs).unref();
   }
 }
