@@ -127,7 +127,7 @@ function backendInput(name: string, prefix: string, settings: Record<string, unk
 
 function save(input: unknown): string {
   // The bench stands in for the operator, who may do anything.
-  const saved = saveApiBackend(context.backends, input, { by: null, access: AdminAccess.SUPERUSER, live: [] });
+  const saved = saveApiBackend(context.backends, input, { by: null, access: AdminAccess.SUPERUSER, live: [], adminHosts: [] });
   if (saved === null || !saved.ok) throw new Error(`bench backend not saved: ${JSON.stringify(saved)}`);
   return saved.value.id;
 }

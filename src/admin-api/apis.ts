@@ -42,7 +42,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
 
     withJsonSuffix(managers, 'POST', '/apis', async (request, reply) => {
       const access = accessOf(context, request);
-      const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access, live: context.publisher.current.apis })!;
+      const saved = saveApiBackend(backends, unwrap(request.body, 'api'), { by: request.admin!.email, access, live: context.publisher.current.apis, adminHosts: context.config.admin.hosts })!;
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });
       return reply.code(201).send({ api: apiBackendJson(saved.value) });
@@ -62,7 +62,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       // Refused before the body is judged: its 422s would say nothing of use about another team's backend.
       if (!mayManage(access, existing)) return sendForbidden(reply, access);
       const base = asUpdateBase(existing);
-      const saved = saveApiBackend(backends, overExisting(base, backendChanges(base, unwrap(request.body, 'api'))), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis });
+      const saved = saveApiBackend(backends, overExisting(base, backendChanges(base, unwrap(request.body, 'api'))), { id: existing.id, by: request.admin!.email, access, live: context.publisher.current.apis, adminHosts: context.config.admin.hosts });
       if (saved === null) return notFound(reply);
       if ('refused' in saved) return sendRefused(reply, access, saved.refused);
       if (!saved.ok) return reply.code(422).send({ errors: saved.errors });

@@ -4,6 +4,7 @@
 // (their requests go to the one first in the order); one backend may not
 // list a prefix twice (validate.ts).
 import type { AdminAccess } from '../admin-groups/admin-access.js';
+import { hostnameOf } from '../gateway/request-url.js';
 import { backendChangeRefusal, mayManage, type BackendRefusal } from '../admin-groups/backend-policy.js';
 import type { Parsed } from '../lib/validation-errors.js';
 import type { ApiBackend, ApiBackendConfig } from './model.js';
@@ -16,6 +17,9 @@ export interface SaveRefused {
   readonly refused: BackendRefusal;
 }
 
+/** What `frontend_host` gets when it names a host of admin.hosts, where the gateway serves no backend. */
+export const ADMIN_HOST = "is a host of the web admin (admin.hosts), where no API backend is served";
+
 /**
  * A new backend without `options.id`; null when there is no backend with
  * that id. The admin's access is judged after parsing (a backend's place is
@@ -26,9 +30,9 @@ export interface SaveRefused {
 export function saveApiBackend(
   repository: ApiBackendRepository,
   raw: unknown,
-  options: { id?: string; by: string | null; access: AdminAccess; live: readonly ApiBackendConfig[] },
+  options: { id?: string; by: string | null; access: AdminAccess; live: readonly ApiBackendConfig[]; adminHosts: readonly string[] },
 ): Parsed<ApiBackend> | SaveRefused | null {
-  const parsed = parseApiBackend(raw);
+  const parsed = onAdminHost(parseApiBackend(raw), options.adminHosts);
   const sortOrder = parseSortOrder(raw);
   if (!parsed.ok || !sortOrder.ok) return { ok: false, errors: { ...(parsed.ok ? {} : parsed.errors), ...(sortOrder.ok ? {} : sortOrder.errors) } };
   return repository.transaction(() => {
@@ -44,6 +48,12 @@ export function saveApiBackend(
         : repository.update(options.id, parsed.value, options.by, sortOrder.value);
     return saved === null ? null : { ok: true, value: saved };
   });
+}
+
+/** A backend saved on an admin host would never be served: refused as a field error rather than published to no effect. */
+function onAdminHost(parsed: Parsed<ApiBackendConfig>, adminHosts: readonly string[]): Parsed<ApiBackendConfig> {
+  if (!parsed.ok || !adminHosts.includes(hostnameOf(parsed.value.frontend_host))) return parsed;
+  return { ok: false, errors: { frontend_host: [ADMIN_HOST] } };
 }
 
 export type MoveResult = 'moved' | 'not_found' | 'after_not_found' | 'not_theirs';

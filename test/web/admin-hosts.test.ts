@@ -5,6 +5,8 @@
 // no backend is served there; health, state, signup, contact, the homepage
 // and the assets stay on every host.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_HOST as ON_ADMIN_HOST } from '../../src/api-backends/service.js';
+import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import type { Config } from '../../src/config/schema.js';
 import { testConfig } from '../helpers/config.js';
@@ -36,6 +38,14 @@ async function publishOnAdminHost(gw: TestGateway, api: Record<string, unknown>)
   return id;
 }
 
+/** A backend on the admin's host, as saved before admin.hosts named it (saving it now is refused), published. */
+async function publishSavedBefore(gw: TestGateway, api: Record<string, unknown>): Promise<void> {
+  const parsed = parseApiBackend(api);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  const { id } = gw.context.backends.create(parsed.value, 'test');
+  expect((await adminApiOn(gw, ADMIN_HOST, 'POST', '/config/publish', { config: { apis: { [id]: { publish: '1' } } } })).status).toBe(201);
+}
+
 function expectNotFound(reply: Reply, what: string): void {
   expect(reply.status, what).toBe(404);
   expect(reply.headers['content-type'], what).toBe('application/json');
@@ -50,7 +60,7 @@ describe('with admin.hosts set', () => {
     keyCreatorKey = (await fx.gw.createUser({ email: 'embed@example.com', roles: [KEY_CREATOR_ROLE] })).apiKey;
     // On every host: the admin's own host is closed to it all the same.
     await publishOnAdminHost(fx.gw, echoBackend(fx.echo));
-    await publishOnAdminHost(fx.gw, echoBackend(fx.echo, { frontend_host: ADMIN_HOST, url_matches: [{ frontend_prefix: '/named/', backend_prefix: '/backend/' }] }));
+    await publishSavedBefore(fx.gw, echoBackend(fx.echo, { frontend_host: ADMIN_HOST, url_matches: [{ frontend_prefix: '/named/', backend_prefix: '/backend/' }] }));
   });
   afterAll(() => fx.close());
 
@@ -116,6 +126,17 @@ describe('with admin.hosts set', () => {
       expectNotFound(await on(fx.gw, host, '/echo/x', { headers: key }), `${host} /echo/x`);
       expectNotFound(await on(fx.gw, host, '/named/x', { headers: key }), `${host} /named/x`);
     }
+  });
+
+  it('refuses to save a backend on an admin host, in any case and with any port, where it would never be served', async () => {
+    const before = fx.gw.context.backends.list().length;
+    for (const frontendHost of ['admin.example', 'ADMIN.example:8080']) {
+      const refused = await adminApiOn(fx.gw, ADMIN_HOST, 'POST', '/apis', { api: echoBackend(fx.echo, { frontend_host: frontendHost }) });
+      expect([refused.status, JSON.parse(refused.text)], frontendHost).toEqual([422, { errors: { frontend_host: [ON_ADMIN_HOST] } }]);
+    }
+    expect(fx.gw.context.backends.list()).toHaveLength(before);
+    // A wildcard takes in the admin's host too, and serves every other one.
+    expect((await adminApiOn(fx.gw, ADMIN_HOST, 'POST', '/apis', { api: echoBackend(fx.echo, { frontend_host: '*.example' }) })).status).toBe(201);
   });
 });
 

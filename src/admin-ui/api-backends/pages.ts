@@ -138,7 +138,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
       return renderForm(reply, { form, id, errors: { ...formErrors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
     }
     const access = accessOf(context, reply.request);
-    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access, live: context.publisher.current.apis });
+    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access, live: context.publisher.current.apis, adminHosts: context.config.admin.hosts });
     if (saved === null) return notFound(reply);
     if (!saved.ok) return renderForm(reply, { form, id, errors: 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors }, 422);
     const verb = id === null ? 'Added' : 'Saved';
