@@ -10,9 +10,16 @@ export interface RequestTarget {
   readonly query: string;
 }
 
-/** null when the target is not an origin-form path or climbs above the root. */
-export function parseRequestTarget(url: string): RequestTarget | null {
-  if (url.charCodeAt(0) !== 0x2f /* / */) return null;
+/**
+ * null when the target is not an origin-form path or climbs above the root.
+ * A "#" ends the target, as in nginx's parser: what follows is a fragment,
+ * which upstreams drop from the path; kept, "/secret#x" would pass a check
+ * anchored on "/secret" and be served as "/secret".
+ */
+export function parseRequestTarget(target: string): RequestTarget | null {
+  if (target.charCodeAt(0) !== 0x2f /* / */) return null;
+  const hashAt = target.indexOf('#');
+  const url = hashAt < 0 ? target : target.slice(0, hashAt);
   const queryAt = url.indexOf('?');
   const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
   const path = normalizePath(rawPath);

@@ -13,7 +13,10 @@ beforeAll(async () => {
     echoBackend(fx.echo, {
       name: 'Files',
       url_matches: [{ frontend_prefix: '/files/', backend_prefix: '/' }],
-      sub_settings: [{ http_method: 'any', regex: '^/private', settings: { required_roles: ['priv'] } }],
+      sub_settings: [
+        { http_method: 'any', regex: '^/private', settings: { required_roles: ['priv'] } },
+        { http_method: 'any', regex: '^/secret(\\?|$)', settings: { required_roles: ['priv'] } },
+      ],
     }),
   );
   await fx.gw.publishBackend(echoBackend(fx.echo, { name: 'Files admin', url_matches: [{ frontend_prefix: '/files/admin/', backend_prefix: '/admin/' }], settings: { required_roles: ['adm'] } }));
@@ -37,6 +40,16 @@ describe('the canonical path', () => {
     for (const path of ['/files/private/x', '/files//private/x', '/files/%70rivate/x', '/files/%2fprivate/x']) {
       expect(await statusAndReach(path), path).toEqual({ status: 403, reached: false });
     }
+  });
+
+  it('ends at a "#", as nginx\'s: a fragment does not get a request past a sub-setting anchored at the path\'s end', async () => {
+    for (const path of ['/files/secret', '/files/secret#x', '/files/secret#', '/files/secret?a=1#x']) {
+      expect(await statusAndReach(path), path).toEqual({ status: 403, reached: false });
+    }
+    const before = fx.echo.requests.length;
+    const raw = await sendRaw(fx.gw.url, `GET /files/public/a?b=1#frag HTTP/1.1\r\nHost: gw\r\nX-Api-Key: ${fx.apiKey}\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(raw)).toBe(200);
+    expect(fx.echo.requests.slice(before).map((request) => request.url)).toEqual(['/public/a?b=1']);
   });
 
   it('sends the upstream the path it checked', async () => {
