@@ -128,8 +128,11 @@ export class Gateway {
       refuse('BAD_REQUEST');
     } else if (length > 0) {
       this.proxy({ ...request, body: bodyAfterHead(head, socket, length) }, route);
+    } else if (isWebSocket(headers.upgrade)) {
+      this.proxy({ ...request, upgrade: { socket, head, protocol: 'websocket' } }, route);
     } else {
-      this.proxy({ ...request, upgrade: { socket, head, protocol: String(headers.upgrade) } }, route);
+      // Another protocol (h2c, …) is not switched to, as nginx without an upgrade map: a tunnel would carry requests no key, role or limit was checked for.
+      this.proxy(request, route);
     }
   }
 
@@ -177,6 +180,11 @@ export function refuseMalformedUrl(config: Config, request: FastifyRequest, repl
 }
 
 /** With a request id of its own, as every answer of API Umbrella has one a client can quote. */
+/** Upgrade: websocket, the one protocol the gateway switches to. */
+function isWebSocket(upgrade: string | undefined): boolean {
+  return upgrade !== undefined && upgrade.trim().toLowerCase() === 'websocket';
+}
+
 function isReserved(path: string): boolean {
   for (const prefix of RESERVED_PREFIXES) {
     if (path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f /* / */)) return true;

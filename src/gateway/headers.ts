@@ -12,6 +12,8 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  // HTTP/2's upgrade settings belong to one connection (RFC 9113 section 3.2.1), as do the others.
+  'http2-settings',
 ]);
 
 /**

@@ -108,6 +108,17 @@ describe('WebSocket upgrades', () => {
     expect(answer).not.toContain('"upgrade"');
   });
 
+  it('switches to no protocol but WebSocket: h2c or another is proxied as an ordinary request, without its Upgrade or HTTP2-Settings', async () => {
+    for (const upgrade of ['Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c', 'Connection: Upgrade\r\nUpgrade: h2c', 'Connection: Upgrade\r\nUpgrade: foo/1']) {
+      const before = fx.echo.requests.length;
+      const answer = await sendRaw(fx.gw.url, `GET /plain/h2?api_key=${fx.apiKey} HTTP/1.1\r\nHost: localhost\r\n${upgrade}\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n`);
+      expect(statusOf(answer), upgrade).toBe(200);
+      const [echoed] = fx.echo.requests.slice(before);
+      expect(echoed?.url, upgrade).toBe('/h2');
+      expect(Object.keys(echoed!.headers).filter((name) => ['upgrade', 'http2-settings'].includes(name)), upgrade).toEqual([]);
+    }
+  });
+
   it('reads such a body past the first packet, and refuses a chunked one with 400', async () => {
     const body = 'x'.repeat(300_000);
     const upgradePost = (headers: string, payload: string) =>
