@@ -49,7 +49,7 @@ export class Gateway {
       cache: context.responseCache,
       cookieStripper: CookieStripper.compile(config.strip_cookies),
       responseCookieStripper: CookieStripper.compile(config.strip_response_cookies),
-      upstreamFailures: new UpstreamFailureLog(context.logger),
+      upstreamFailures: new UpstreamFailureLog(context.logger, context.clock),
       work,
       sendPauses: new SendPauseWatch(config.proxy.client_send_timeout_ms),
     };

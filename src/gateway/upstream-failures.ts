@@ -6,6 +6,7 @@
 // of them) if there were any, and so on while they go on. A burst that ends
 // inside a window is still told of in full, a window later.
 import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.js';
 
 const LOG_EVERY_MS = 10_000;
 
@@ -17,12 +18,13 @@ export interface FailureCount {
   unlogged: number;
   /** The last of them, told of when the count is logged. */
   last: { readonly backendId: string; readonly error: string; readonly answered: Answered } | null;
-  /** Set while a window is open: failures in it are only counted. */
+  loggedAt: number;
+  /** Set while failures wait for the end of the window to be logged. */
   windowEnd: NodeJS.Timeout | null;
 }
 
 export function newFailureCount(): FailureCount {
-  return { unlogged: 0, last: null, windowEnd: null };
+  return { unlogged: 0, last: null, loggedAt: -Infinity, windowEnd: null };
 }
 
 export interface UpstreamFailure {
@@ -36,6 +38,7 @@ export interface UpstreamFailure {
 export class UpstreamFailureLog {
   constructor(
     private readonly logger: Logger,
+    private readonly clock: Clock,
     private readonly logEveryMs = LOG_EVERY_MS,
   ) {}
 
@@ -43,16 +46,18 @@ export class UpstreamFailureLog {
     const count = server.failures;
     count.unlogged++;
     count.last = { backendId, error: (error as { code?: string }).code ?? error.name, answered };
-    if (count.windowEnd === null) this.logCount(server.origin, count);
+    const sinceLogged = this.clock.now() - count.loggedAt;
+    if (sinceLogged >= this.logEveryMs) this.logCount(server.origin, count);
+    else count.windowEnd ??= setTimeout(() => this.logCount(server.origin, count), this.logEveryMs - sinceLogged).unref();
   }
 
-  /** Logs what was counted and opens a window; with nothing counted, the next failure is logged at once. */
   private logCount(origin: string, count: FailureCount): void {
+    if (count.windowEnd !== null) clearTimeout(count.windowEnd);
     count.windowEnd = null;
     if (count.unlogged === 0 || count.last === null) return;
     const { backendId, error, answered } = count.last;
     this.logger.warn({ api_backend_id: backendId, server: origin, error, answered, failures: count.unlogged }, 'upstream request failed');
     count.unlogged = 0;
-    count.windowEnd = setTimeout(() => this.logCount(origin, count), this.logEveryMs).unref();
+    count.loggedAt = this.clock.now();
   }
 }
