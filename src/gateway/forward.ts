@@ -50,6 +50,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   /** Whether the upstream sent the coder any body at all. */
   private coded = false;
   private finished = false;
+  /** The upstream answered 204 or 304, which end at their head whatever length they state. */
+  private bodiless = false;
   /** Servers that could not take the request, when it went on to another. */
   private tried: UpstreamServer[] | null = null;
   /** The backend path and query, worked out once. */
@@ -164,7 +166,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     upstreamBody.reset();
     const caching = this.exchange.cache === null ? null : upstreamCaching;
     caching?.reset();
-    const headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
+    let headers = responseHeaders(this.exchange, rawHeaders, upstreamBody, caching);
+    this.bodiless = statusCode === 204 || statusCode === 304;
+    // A 204 states no length (RFC 9110 section 8.6), as nginx sends it; a 304's is the resource's, and stays.
+    if (statusCode === 204) headers = withoutListed(headers, CONTENT_LENGTH);
     if (upstreamBody.transferCoded) {
       // Answered 502 in onError, and logged as the upstream's failure.
       this.abortDispatch?.(codedTransferError());
@@ -238,6 +243,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   onError(error: Error): void {
     // Over already (its client got a 504 while it waited for a connection): what undici says now reaches no one.
     if (this.finished) return;
+    // undici holds a 204 or 304 to the Content-Length it states, though it ends at its head (as nginx takes it): the answer is whole.
+    if (this.bodiless && (error as { code?: string }).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return this.onComplete();
     this.finish();
     if (this.failOver(error)) return;
     this.fill?.abandon('failed');
@@ -619,6 +626,8 @@ function stripResponseCookies(exchange: Exchange, headers: string[], setCookieAt
   for (let index = setCookieAt.length - 1; index >= 0; index--) headers.splice(setCookieAt[index]!, 2);
   if (caching !== null) caching.setsCookie = false;
 }
+
+const CONTENT_LENGTH: ReadonlySet<string> = new Set(['content-length']);
 
 function withoutListed(headers: string[], listed: ReadonlySet<string>): string[] {
   const kept: string[] = [];
