@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { refuseConnect } from './gateway/client-errors.js';
+import { MAX_REQUEST_HEADERS, refuseConnect } from './gateway/client-errors.js';
 
 export type ListeningServer = HttpServer | HttpsServer;
 
@@ -36,6 +36,8 @@ export function openHttpListener(options: ListenOptions<HttpServer>): Promise<Ht
 /** Serves and listens on a server made for `options` (its maxHeaderSize among them). */
 export async function listen<S extends ListeningServer>(server: S, options: ListenOptions<S>): Promise<Listener<S>> {
   options.serve(server);
+  // Node drops header lines past its count without a word (a Content-Length among them): one more is kept, to be refused (client-errors.ts).
+  server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
   server.on('connect', refuseConnect);
   server.listen(options.host === null ? { port: options.port } : { host: options.host, port: options.port });
   await once(server, 'listening');

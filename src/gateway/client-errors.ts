@@ -27,6 +27,15 @@ const REFUSALS: Readonly<Record<string, Refusal>> = {
   ERR_HTTP_REQUEST_TIMEOUT: TOO_SLOW,
 };
 
+/**
+ * Header lines a request may have. Node keeps up to its maxHeadersCount and
+ * drops the rest silently, a Content-Length or Transfer-Encoding among them
+ * (the upstream then got a POST without its body), so the listeners keep one
+ * more and a request that has it is refused 431, as API Umbrella refuses one
+ * over its count. 1,000 is Node's own count.
+ */
+export const MAX_REQUEST_HEADERS = 1000;
+
 /** The gateway's error headers as lines of a response head. */
 const ERROR_HEADER_LINES = ERROR_HEADERS.reduce((lines, item, index) => (index % 2 === 0 ? `${lines}${item}: ` : `${lines}${item}\r\n`), '');
 
@@ -122,6 +131,16 @@ export function refuseCodedBody(request: IncomingMessage, response: ServerRespon
   if (coding === undefined || !codedTransfer(coding) || !endsChunked(coding)) return false;
   refuse(request, response, UNSUPPORTED_CODING);
   return true;
+}
+
+/** Whether the request has more header lines than MAX_REQUEST_HEADERS (the listeners keep one more). */
+export function hasTooManyHeaders(request: IncomingMessage): boolean {
+  return request.rawHeaders.length > 2 * MAX_REQUEST_HEADERS;
+}
+
+/** 431, as for a header section too large, and the connection closes. */
+export function refuseTooManyHeaders(request: IncomingMessage, response: ServerResponse): void {
+  refuse(request, response, REFUSALS.HPE_HEADER_OVERFLOW!);
 }
 
 /** Answers `refusal` in the client's format and closes the connection: what is left of the request is not read. */

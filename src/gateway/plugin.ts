@@ -9,7 +9,7 @@ import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Bans } from './bans.js';
 import type { BodyPauseWatch } from './body-pauses.js';
 import { ClientLimits } from './client-limits.js';
-import { refuseCodedBody } from './client-errors.js';
+import { hasTooManyHeaders, refuseCodedBody, refuseTooManyHeaders } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
 import { hasBody } from './headers.js';
@@ -51,6 +51,9 @@ export function gatewayPlugin(context: AppContext, options: GatewayPluginOptions
         // Node's HTTP server let go of the connection: an error on it must not reach the process.
         socket.on('error', () => socket.destroy());
         bans.answer(request, responseOnUpgrade(request, socket));
+      } else if (hasTooManyHeaders(request)) {
+        socket.on('error', () => socket.destroy());
+        refuseTooManyHeaders(request, responseOnUpgrade(request, socket));
       } else if (limits === null || limits.admitUpgrade(request, socket)) gateway.upgrade(request, socket, head);
     });
     app.addHook('preClose', () => gateway.beginClosing());
@@ -85,6 +88,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
     // A banned client gets the ban's answer whatever its request is like.
     if (bans?.refuses(request)) return bans.answer(request, response);
     if (limits !== null && !limits.admit(request, response)) return;
+    if (hasTooManyHeaders(request)) return refuseTooManyHeaders(request, response);
     if (refuseCodedBody(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
     if (gateway.handleDirect(request, response)) return;
