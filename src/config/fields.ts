@@ -53,6 +53,11 @@ export function optionalStr(): Field<string | null> {
   return optionalText('a string or null', () => true);
 }
 
+/** null or a host name or IP address: not empty nor spaced, which a connect or listen would take as another host (localhost, every interface). */
+export function optionalHost(): Field<string | null> {
+  return optionalText('a host name or IP address, or null', (value) => /^\S+$/.test(value));
+}
+
 export function optionalEmail(): Field<string | null> {
   return optionalText('an email address or null', isEmailAddress);
 }
@@ -79,9 +84,9 @@ function isUrl(value: string, schemes: readonly string[]): boolean {
   return URL.canParse(value) && schemes.includes(new URL(value).protocol.slice(0, -1));
 }
 
-/** null or a string that `accepts`; an empty environment variable is null. */
+/** null or a string that `accepts` */
 function optionalText(expected: string, accepts: (value: string) => boolean): Field<string | null> {
-  return field<string | null>(null, expected, (raw) => (raw === null || (typeof raw === 'string' && accepts(raw)) ? raw : undefined), (raw) => (raw === '' ? null : raw));
+  return field<string | null>(null, expected, (raw) => (raw === null || (typeof raw === 'string' && accepts(raw)) ? raw : undefined), identity);
 }
 
 /** A path to a file: an empty one would resolve to the working directory, which is never meant. */
@@ -94,24 +99,24 @@ export function directoryPath(defaultValue: string): Field<string> {
   return nonEmptyString(defaultValue, 'a directory path');
 }
 
-/** null or a host name without a port; an empty environment variable is null. */
+/** null or a host name without a port */
 export function optionalHostname(): Field<string | null> {
   return optionalText('a host name (without a port) or null', (value) => /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value));
 }
 
-/** null or an HTTP header name (RFC 9110's token); an empty environment variable is null. */
+/** null or an HTTP header name (RFC 9110's token) */
 export function optionalHeaderName(): Field<string | null> {
   return optionalText('an HTTP header name or null', (value) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value));
 }
 
-/** null or a Strict-Transport-Security value ("max-age=31536000; includeSubDomains"); an empty environment variable is null. */
+/** null or a Strict-Transport-Security value ("max-age=31536000; includeSubDomains") */
 export function optionalStrictTransportSecurity(): Field<string | null> {
   return optionalText('a Strict-Transport-Security value such as "max-age=31536000; includeSubDomains", or null', (value) =>
     /^max-age=\d+(\s*;\s*(includeSubDomains|preload))*$/i.test(value.trim()),
   );
 }
 
-/** null or a file path; an empty environment variable is null. */
+/** null or a file path */
 export function optionalFilePath(): Field<string | null> {
   return optionalText('a file path or null', (value) => value !== '');
 }
@@ -134,9 +139,9 @@ export function oneOf<T extends string>(defaultValue: T, allowed: readonly T[], 
   return field(defaultValue, orList(allowed), valueOf, identity);
 }
 
-/** null or one of `allowed`; an empty environment variable is null. */
+/** null or one of `allowed` */
 export function optionalOneOf<T extends string>(allowed: readonly T[]): Field<T | null> {
-  return field<T | null>(null, orList([...allowed, 'null']), (raw) => (raw === null || allowed.includes(raw as T) ? (raw as T | null) : undefined), (raw) => (raw === '' ? null : raw));
+  return field<T | null>(null, orList([...allowed, 'null']), (raw) => (raw === null || allowed.includes(raw as T) ? (raw as T | null) : undefined), identity);
 }
 
 /** An integer from min to max (no bound above when max is Infinity), in `unit` when given. */
@@ -150,7 +155,7 @@ export function int(defaultValue: number, min: number, max: number, unit?: strin
   );
 }
 
-/** null, or an integer as int() takes it; an empty environment variable is null. */
+/** null, or an integer as int() takes it */
 export function optionalInt(min: number, max: number): Field<number | null> {
   // Only its parsing is used; its default is not.
   const plain = int(min, min, max);
@@ -158,7 +163,7 @@ export function optionalInt(min: number, max: number): Field<number | null> {
     null,
     `an integer from ${min} to ${max}, or null`,
     (raw) => (raw === null ? null : plain.parse(raw)),
-    (raw) => (raw.trim() === '' ? null : plain.fromEnv!(raw)),
+    plain.fromEnv,
   );
 }
 

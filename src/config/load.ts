@@ -51,7 +51,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const sources = new KeySources(path, fileValues, applyEnvironment(config, env));
   const problem = crossKeyProblem(config as unknown as Config);
   if (problem !== null) throw new ConfigError(`${sources.of(problem.keys)}: ${problem.message}`);
-  return { config: deepFreeze(config) as unknown as Config, path, sourceOf: (keys) => sources.of(keys), reload: () => loadConfig(options) };
+  // A file found where Parasol looks by default is the file from now on: gone at a reload, it is missed, not replaced by the defaults.
+  const again: LoadOptions = path === null ? options : { ...options, configPath: path };
+  return { config: deepFreeze(config) as unknown as Config, path, sourceOf: (keys) => sources.of(keys), reload: () => loadConfig(again) };
 }
 
 function configFilePath(requested: string | undefined, cwd: string): string | null {
@@ -169,13 +171,16 @@ class KeySources {
 
 /**
  * PARASOL_LISTEN_PORT → listen.port; an unknown PARASOL_ variable is an
- * error, so typos do not pass silently. Answers each key set, with its variable.
+ * error, so typos do not pass silently. An empty one is unset (a compose
+ * file's `PARASOL_ADMIN_HOSTS=${ADMIN_HOSTS}` with nothing in ADMIN_HOSTS
+ * must not clear the file's admin.hosts). Answers each key set, with its
+ * variable.
  */
 function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): Map<string, string> {
   const applied = new Map<string, string>();
   const known = envVariables();
   for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined) continue;
+    if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined || raw.trim() === '') continue;
     const target = known.get(name);
     if (target === undefined) throw new ConfigError(`environment ${name}: not a configuration key${didYouMean(envNamesEndingLike(name, known))}`);
     const [node, keyPath] = target;

@@ -22,6 +22,7 @@ import {
   optionalInt,
   optionalMailbox,
   optionalOneOf,
+  optionalHost,
   optionalStr,
   optionalStrictTransportSecurity,
   optionalUrl,
@@ -59,7 +60,7 @@ const DEFAULT_STRIP_COOKIES: readonly string[] = ['^__utm.*$', '^_ga$', '^is_ret
 export const configSchema = {
   listen: {
     /** null: every interface, IPv6 and IPv4 (IPv4 alone on a machine without IPv6), as API Umbrella listens on "*" and "[::]". */
-    host: optionalStr(),
+    host: optionalHost(),
     port: int(8080, 0, 65535),
     /** null: no HTTPS listener. */
     https_port: optionalInt(0, 65535),
@@ -148,7 +149,7 @@ export const configSchema = {
   mailer: {
     from: optionalMailbox(),
     smtp: {
-      host: optionalStr(),
+      host: optionalHost(),
       port: int(587, 1, 65535),
       secure: bool(false),
       username: optionalStr(),

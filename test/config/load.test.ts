@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -53,6 +53,16 @@ describe('config precedence', () => {
     expect(loadConfig({ env: {}, cwd }).config.listen.port).toBe(9001);
   });
 
+  it('reloads the file it found there, and refuses the reload while that file is gone rather than fall back to the defaults', () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'config'));
+    const path = writeConfig(join(cwd, 'config'), 'admin:\n  hosts: [admin.example]\n');
+    const loaded = loadConfig({ env: {}, cwd });
+    expect(loaded.reload().config.admin.hosts).toEqual(['admin.example']);
+    renameSync(path, `${path}.editing`);
+    expect(loadError(() => loaded.reload())).toBe(`${path}: config file not found`);
+  });
+
   it('prefers PARASOL_CONFIG over config/parasol.yml, and --config over PARASOL_CONFIG', () => {
     const cwd = tempDir();
     mkdirSync(join(cwd, 'config'));
@@ -86,15 +96,21 @@ describe('config precedence', () => {
     expect(config.public_url).toBeNull();
   });
 
-  it('sets the HTTPS listener from PARASOL_LISTEN_HTTPS_PORT and PARASOL_TLS_*, and turns it off with an empty port', () => {
+  it('sets the HTTPS listener from PARASOL_LISTEN_HTTPS_PORT and PARASOL_TLS_*', () => {
     const cwd = tempDir();
     const path = writeConfig(cwd, `listen:\n  https_port: 8443\ntls:\n  cert_file: ${CERT_FILE}\n  key_file: ${KEY_FILE}\n`);
     expect(loadConfig({ configPath: path, env: {}, cwd }).config.listen.https_port).toBe(8443);
     const { config } = loadConfig({ cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '443', PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE } });
     expect(config.listen.https_port).toBe(443);
     expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE, certificates: [], http_strict_transport_security: null });
-    const off = loadConfig({ configPath: writeConfig(cwd, 'listen:\n  https_port: 8443\n'), cwd, env: { PARASOL_LISTEN_HTTPS_PORT: '' } });
-    expect(off.config.listen.https_port).toBeNull();
+  });
+
+  it("takes an empty variable as unset: the file's value stays, so an unset variable interpolated into a compose file clears no setting", () => {
+    const cwd = tempDir();
+    const path = writeConfig(cwd, 'listen:\n  host: 127.0.0.1\n  https_port: 8443\nadmin:\n  hosts: [admin.example]\ntrusted_proxies: [10.0.0.1]\n');
+    const empty = { PARASOL_LISTEN_HOST: '', PARASOL_LISTEN_HTTPS_PORT: ' ', PARASOL_ADMIN_HOSTS: '', PARASOL_TRUSTED_PROXIES: '', PARASOL_DATA_DIR: '' };
+    const { config } = loadConfig({ configPath: path, cwd, env: { ...empty, PARASOL_TLS_CERT_FILE: CERT_FILE, PARASOL_TLS_KEY_FILE: KEY_FILE } });
+    expect([config.listen.host, config.listen.https_port, config.admin.hosts, config.trusted_proxies, config.data_dir]).toEqual(['127.0.0.1', 8443, ['admin.example'], ['10.0.0.1'], './data']);
   });
 
   it('takes analytics.timezone in any case or by an alias, spelled as Intl spells it; UTC by default', () => {
@@ -253,9 +269,9 @@ describe('config errors name the source, the key and what was expected', () => {
   });
 
   it('a rule over several keys names the file and the variables when each set one of them', () => {
-    const file = writeConfig(tempDir(), 'signup:\n  verify_email: true\n');
-    expect(loadError(() => loadConfig({ configPath: file, env: { PARASOL_MAILER_SMTP_HOST: '', PARASOL_LISTEN_PORT: '9000' } }))).toBe(
-      `${file} with environment PARASOL_MAILER_SMTP_HOST: signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email`,
+    const file = writeConfig(tempDir(), 'mailer:\n  smtp:\n    host: null\n');
+    expect(loadError(() => loadConfig({ configPath: file, env: { PARASOL_SIGNUP_VERIFY_EMAIL: 'true', PARASOL_LISTEN_PORT: '9000' } }))).toBe(
+      `${file} with environment PARASOL_SIGNUP_VERIFY_EMAIL: signup.verify_email: true needs mailer.smtp.host: keys are then sent only by email`,
     );
   });
 
@@ -353,11 +369,11 @@ describe('the config file itself', () => {
     expect(loadError(() => loadConfig({ configPath: path, env: {} }))).toBe(`${path}: cannot read the config file: permission denied (EACCES)`);
   });
 
-  it('an empty path from the environment is no path, as for every optional key', () => {
-    const { config } = loadConfig({ env: { PARASOL_HOMEPAGE_FILE: '', PARASOL_ANALYTICS_GEOIP_FILE: '' }, cwd: tempDir() });
-    expect([config.homepage.file, config.analytics.geoip_file]).toEqual([null, null]);
-    expect(loadError(() => loadConfig({ env: { PARASOL_DATA_DIR: '' }, cwd: tempDir() }))).toBe(
-      'environment PARASOL_DATA_DIR: data_dir: expected a directory path, got an empty string',
+  it('refuses an empty or spaced host, which would listen on every interface or send mail to localhost', () => {
+    const cwd = tempDir();
+    expect(loadError(() => loadConfig({ configPath: writeConfig(cwd, 'listen:\n  host: ""\n'), cwd, env: {} }))).toMatch(/listen\.host: expected a host name or IP address, or null, got/);
+    expect(loadError(() => loadConfig({ configPath: writeConfig(cwd, 'mailer:\n  smtp:\n    host: " smtp.example.com"\n'), cwd, env: {} }))).toMatch(
+      /mailer\.smtp\.host: expected a host name or IP address, or null, got/,
     );
   });
 });
