@@ -42,11 +42,42 @@ const ERROR_HEADER_LINES = ERROR_HEADERS.reduce((lines, item, index) => (index %
 /** What of the refused request was read: enough for its path, query and Accept. */
 const MAX_HEAD_READ = 16 * 1024;
 
-/** For Fastify's clientErrorHandler (the HTTPS listener relays its errors there too). */
+/** A response going out on a connection (Node's own field for it). */
+type Responding = ServerResponse & { writableFinished: boolean };
+
+/** Connections whose refusal waits for an answer to an earlier request on them to go out first. */
+const answersFirst = new WeakSet<Socket>();
+
+/**
+ * For Fastify's clientErrorHandler (the HTTPS listener relays its errors
+ * there too). Bytes that do not parse after a request whose answer is still
+ * on its way (pipelined) are refused after that answer, as nginx does, not
+ * in its place; bytes after a request that asked to close the connection
+ * are ignored, as by nginx.
+ */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const responding = (socket as Socket & { _httpMessage?: Responding | null })._httpMessage;
+  // A request whose own body would not parse is refused at once; bytes after a whole request wait for its answer.
+  if (responding != null && !responding.writableFinished && responding.req.complete) {
+    if (error.code === 'HPE_CLOSED_CONNECTION' || answersFirst.has(socket)) return;
+    answersFirst.add(socket);
+    let done = false;
+    const then = () => {
+      if (done) return;
+      done = true;
+      answersFirst.delete(socket);
+      answerClientError(error, socket);
+    };
+    responding.once('finish', then);
+    responding.once('close', then);
+    return;
+  }
+  if (error.code === 'HPE_CLOSED_CONNECTION') {
+    socket.destroy();
+    return;
+  }
   // As Node's own handler: not into the middle of a response already going out on the connection.
-  const responding = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && responding?.headersSent !== true) {
     // Node's rawPacket is a Buffer (Fastify's type says otherwise).
     const packet: unknown = error.rawPacket;

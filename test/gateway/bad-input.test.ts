@@ -162,6 +162,15 @@ describe('bad input', () => {
     }
   });
 
+  it('answers a request before refusing the bytes that follow it on the connection, as nginx: pipelined garbage after it, or anything after Connection: close', async () => {
+    const valid = (close: boolean) => `GET /api/first HTTP/1.1\r\nHost: gw\r\nX-Api-Key: ${fx.apiKey}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+    const garbage = await sendRaw(fx.gw.url, `${valid(false)}NOT HTTP AT ALL\r\n\r\n`);
+    const [first, second, ...rest] = garbage.split(/(?=HTTP\/1\.1 )/);
+    expect([statusOf(first!), first!.includes('"path":"/internal/first"'), statusOf(second ?? ''), rest]).toEqual([200, true, 400, []]);
+    const afterClose = await sendRaw(fx.gw.url, `${valid(true)}GET /api/second HTTP/1.1\r\nHost: gw\r\n\r\n`);
+    expect(afterClose.split(/(?=HTTP\/1\.1 )/).map(statusOf)).toEqual([200]);
+  });
+
   it('keeps serving after all of it', async () => {
     const reply = await send(fx.gw.url, '/api/still-alive', { headers: { 'X-Api-Key': fx.apiKey } });
     expect(reply.status).toBe(200);
