@@ -9,8 +9,8 @@ import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ListeningServer } from './http-listener.js';
 
-/** Events a client's connection raises on an HTTP server that the app's listeners answer. */
-const SERVED_EVENTS = ['request', 'upgrade', 'clientError'] as const;
+/** Events a client's connection raises on an HTTP server that the app's listeners answer (checkContinue and checkExpectation are requests with an Expect header). */
+const SERVED_EVENTS = ['request', 'checkContinue', 'checkExpectation', 'upgrade', 'clientError'] as const;
 
 type Listener = (...args: unknown[]) => void;
 type Listeners = Record<(typeof SERVED_EVENTS)[number], Listener[]>;
@@ -47,7 +47,7 @@ export class AppSwitch {
 
 function listenersOf(app: FastifyInstance): Listeners {
   const of = (event: (typeof SERVED_EVENTS)[number]) => app.server.listeners(event) as Listener[];
-  return { request: of('request'), upgrade: of('upgrade'), clientError: of('clientError') };
+  return Object.fromEntries(SERVED_EVENTS.map((event) => [event, of(event)])) as Listeners;
 }
 
 function attach(server: ListeningServer, listeners: Listeners): void {

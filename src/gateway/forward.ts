@@ -17,7 +17,7 @@ import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, defaultType, r
 import type { ErrorCode } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { setsParasolCookie } from './cookie-stripping.js';
-import { codedTransfer, connectionListed, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
+import { codedTransfer, connectionListed, expectsContinue, hasBody, HOP_BY_HOP, REQUEST_ID_HEADER } from './headers.js';
 import { rewriteLocation } from './location.js';
 import { upstreamQuery } from './request-url.js';
 import { applyResponseHeaders } from './response-header-settings.js';
@@ -98,13 +98,16 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.server.inFlight++;
     // A request that goes on to another server counts its upstream time from the first.
     if (this.tried === null) exchange.upstreamStartedAt = performance.now();
+    const body = exchange.upgrade === null && hasBody(exchange.headers) ? exchange.body : null;
+    // Let through: a client waiting for 100 Continue sends its body now (plugin.ts).
+    if (body !== null && this.tried === null && expectsContinue(exchange.raw)) exchange.res.writeContinue();
     try {
       const connectionLeft = this.server.pool.dispatch(
         {
           path: this.target!,
           method: exchange.method,
           headers: (this.headerList ??= upstreamHeaders(exchange)),
-          body: exchange.upgrade === null && hasBody(exchange.headers) ? exchange.body : null,
+          body,
           // undici writes Connection and Upgrade itself; an upstream that answers without switching is an ordinary response.
           upgrade: exchange.upgrade?.protocol,
         },

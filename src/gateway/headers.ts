@@ -1,5 +1,5 @@
 // Header names the gateway treats specially, lowercased as Node delivers them.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** Meaningful for one connection only (RFC 9110 §7.6.1); never forwarded either way. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -75,6 +75,18 @@ export function connectionListed(connection: string | undefined): ReadonlySet<st
 export function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
   return length === undefined ? headers['transfer-encoding'] !== undefined : length !== '0';
+}
+
+/**
+ * Whether the client waits for a 100 Continue before sending its body. The
+ * listeners take such requests themselves (plugin.ts) instead of Node
+ * answering 100 at once: the gateway sends it only once it lets the request
+ * through, as nginx sends it only when it reads the body, so a refused
+ * upload is never sent.
+ */
+export function expectsContinue(request: IncomingMessage): boolean {
+  const expect = request.headers.expect;
+  return expect !== undefined && expect.toLowerCase() === '100-continue' && request.httpVersionMinor >= 1;
 }
 
 const CHUNKED = 'chunked';

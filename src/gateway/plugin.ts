@@ -12,7 +12,7 @@ import { ClientLimits } from './client-limits.js';
 import { hasTooManyHeaders, refuseCodedBody, refuseTooManyHeaders } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
-import { hasBody } from './headers.js';
+import { expectsContinue, hasBody } from './headers.js';
 import { toOriginForm } from './request-url.js';
 import { responseOnUpgrade } from './upgrade-tunnel.js';
 
@@ -83,7 +83,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
   if (listeners.length !== 1) throw new Error(`The gateway expects Fastify's server to have one request listener, not ${listeners.length}`);
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
   app.server.removeListener('request', fastifyListener);
-  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     toOriginForm(request);
     // A banned client gets the ban's answer whatever its request is like.
     if (bans?.refuses(request)) return bans.answer(request, response);
@@ -93,6 +93,13 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
     if (hasBody(request.headers)) bodies.watch(request, response);
     if (gateway.handleDirect(request, response)) return;
     work.track(response, request.socket);
+    // The gateway's own pages and API read what they are sent.
+    if (expectsContinue(request)) response.writeContinue();
     fastifyListener(request, response);
-  });
+  };
+  app.server.on('request', listener);
+  // Taken here, Node answers neither 100 Continue at once (the gateway sends it once it lets the request through) nor 417 to
+  // another expectation, which nginx ignores in front of API Umbrella (Expect is not sent upstream).
+  app.server.on('checkContinue', listener);
+  app.server.on('checkExpectation', listener);
 }

@@ -2,7 +2,7 @@ import { request as httpRequest, type ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoUpstream, type CustomHandler, type EchoedRequest, type EchoUpstream } from '../helpers/echo-upstream.js';
-import { echoBackend, errorCode, open, send, startProxyFixture, type ProxyFixture } from './support.js';
+import { echoBackend, errorCode, open, send, sendRaw, startProxyFixture, statusOf, type ProxyFixture } from './support.js';
 
 let held: ServerResponse | null = null;
 const upstream: CustomHandler = (request, response) => {
@@ -92,6 +92,22 @@ describe('methods and bodies', () => {
     });
     expect(echoed.body).toBe('hello');
     expect(echoed.headers.expect).toBeUndefined();
+  });
+
+  it('sends 100 Continue only once it lets the request through: a refused upload gets its refusal and is never asked for', async () => {
+    const refused = await sendRaw(fx.gw.url, `POST /echo/expect HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(refused)).toBe(403);
+    expect(refused).not.toContain('100 Continue');
+    // The gateway's own API reads what it is sent: asked at once.
+    const own = await sendRaw(fx.gw.url, `POST /api-umbrella/v1/apis HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(own).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /);
+  });
+
+  it('proxies a request with an expectation other than 100-continue, as nginx, without its Expect', async () => {
+    const answer = await sendRaw(fx.gw.url, `GET /echo/odd-expectation HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${fx.apiKey}\r\nExpect: something-else\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(answer)).toBe(200);
+    expect(answer).toContain('"path":"/backend/odd-expectation"');
+    expect(answer).not.toContain('something-else');
   });
 
   it('streams a 200 MB upload with bounded memory', async () => {
