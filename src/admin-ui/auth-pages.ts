@@ -11,7 +11,7 @@ import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle } from './login-throttle.js';
 import { renderAdminPage } from './page.js';
-import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, sessionAdmin, startSession } from './session-auth.js';
+import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, SESSION_ENDED, sessionAdmin, startSession } from './session-auth.js';
 
 export const FIRST_ADMIN_EXISTS = 'An initial admin account already exists.';
 export const LOGIN_FAILED = 'Invalid email or password.';
@@ -46,9 +46,11 @@ export function authPages(app: FastifyInstance, context: AppContext, links: Pass
 
   app.get('/login', async (request, reply) => {
     if (admins.count() === 0) return reply.redirect(FIRST_ADMIN_PATH, 303);
-    const next = safeNextPath((request.query as Record<string, unknown>).next);
+    const query = request.query as Record<string, unknown>;
+    const next = safeNextPath(query.next);
     if (sessionAdmin(context, request) !== null) return reply.redirect(next, 303);
-    return renderLogin(reply, { email: '', next, problem: null });
+    // ?expired=1: requireAdminSession sent back a browser whose session had ended.
+    return renderLogin(reply, { email: '', next, problem: null, notice: query.expired === '1' ? SESSION_ENDED : null });
   });
 
   app.post('/login', async (request, reply) => {
@@ -69,7 +71,7 @@ export function authPages(app: FastifyInstance, context: AppContext, links: Pass
     return redirectWithFlash(reply, LOGIN_PATH, 'info', 'You have been signed out.');
   });
 
-  function renderLogin(reply: FastifyReply, data: { email: string; next: string; problem: string | null }, status = 200) {
-    return renderAdminPage(context, reply, 'admin/login', { title: 'Sign in', ...data, forgotPassword: links.offersReset }, status);
+  function renderLogin(reply: FastifyReply, data: { email: string; next: string; problem: string | null; notice?: string | null }, status = 200) {
+    return renderAdminPage(context, reply, 'admin/login', { title: 'Sign in', notice: null, ...data, forgotPassword: links.offersReset }, status);
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { Admin } from '../admins/repository.js';
 import type { AppContext } from '../context.js';
 import { perContext } from '../lib/per-context.js';
+import { redirectWithFlash } from './flash.js';
 import { SessionStore } from './sessions.js';
 
 export const SESSION_COOKIE = 'parasol_admin_session';
@@ -52,6 +53,10 @@ export function sessionAdmin(context: AppContext, request: FastifyRequest): Admi
   return admin;
 }
 
+/** What the sign-in page says when an ended session brought the browser there. */
+export const SESSION_ENDED = 'Your session ended. Sign in again.';
+export const SESSION_ENDED_NOT_SAVED = 'Your session ended. Sign in again; what you were saving was not saved.';
+
 /**
  * preHandler (or onRequest) hook for admin pages: sets request.admin, or
  * sends the browser to sign in (or to create the first admin on a fresh
@@ -62,9 +67,20 @@ export function requireAdminSession(context: AppContext): preHandlerAsyncHookHan
     request.admin = sessionAdmin(context, request);
     if (request.admin !== null) return;
     if (context.admins.count() === 0) return reply.redirect(FIRST_ADMIN_PATH, 303);
-    const back = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
-    return reply.redirect(`${LOGIN_PATH}${back}`, 303);
+    const reading = request.method === 'GET' || request.method === 'HEAD';
+    const cookie = request.cookies[SESSION_COOKIE];
+    // A first visit: nothing ended, nothing to say.
+    if (reading && (cookie === undefined || cookie === '')) return reply.redirect(`${LOGIN_PATH}?next=${encodeURIComponent(request.url)}`, 303);
+    if (reading) return reply.redirect(sessionEndedPath(request.url), 303);
+    // A form sent without a live session (idle, too old, signed out in another tab) was not saved: say so once. The
+    // page it was on is not known (the pages send no Referer), so sign-in leads to the admin's start.
+    return redirectWithFlash(reply, sessionEndedPath(null), 'error', SESSION_ENDED_NOT_SAVED);
   };
+}
+
+/** The sign-in page saying the session ended (auth-pages.ts), then on to `next`. */
+function sessionEndedPath(next: string | null): string {
+  return `${LOGIN_PATH}?expired=1${next === null ? '' : `&next=${encodeURIComponent(next)}`}`;
 }
 
 /** Where to go after sign-in: only a path inside the admin, never another site. */

@@ -232,6 +232,65 @@ describe('session expiry', () => {
   });
 });
 
+describe('a session that ended', () => {
+  const IDLE = { admin: { session_idle_timeout_minutes: 30 } };
+  const ENDED = 'Your session ended. Sign in again.';
+  const NOT_SAVED = 'Your session ended. Sign in again; what you were saving was not saved.';
+
+  async function idleTooLong() {
+    const clock = new ManualClock();
+    const started = await start(IDLE, clock);
+    await createAdmin(started.context);
+    await started.client.signIn();
+    return { ...started, idle: () => clock.advance(31 * 60_000) };
+  }
+
+  it('answers a form sent after it with "not saved" (once), and sign-in leads to the start: the page it was on is not known', async () => {
+    const { client, idle } = await idleTooLong();
+    await client.get('/admin/apis/new');
+    idle();
+    const saved = await client.post('/admin/apis', { name: 'Typed for an hour' }, { referer: 'http://localhost/admin/apis/new' });
+    expect(saved.statusCode).toBe(303);
+    expect(saved.headers.location).toBe('/admin/login?expired=1');
+    const login = await client.follow(saved);
+    const text = textOf(login.body);
+    expect(text).toContain(NOT_SAVED);
+    expect(text.split('Your session ended').length - 1).toBe(1);
+    const back = await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD, next: '/admin/' });
+    expect(back.headers.location).toBe('/admin/');
+    expect(textOf((await client.get('/admin/apis')).body)).not.toContain('Typed for an hour');
+  });
+
+  it('sends a page asked for after it to sign in, saying so, and back to that page', async () => {
+    const { client, idle } = await idleTooLong();
+    idle();
+    const page = await client.get('/admin/api_users?search=x');
+    expect(page.headers.location).toBe('/admin/login?expired=1&next=%2Fadmin%2Fapi_users%3Fsearch%3Dx');
+    const text = textOf((await client.follow(page)).body);
+    expect(text).toContain(ENDED);
+    expect(text).not.toContain('not saved');
+  });
+
+  it('says nothing on a first visit, without a session cookie', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    const page = await client.get('/admin/apis');
+    expect(page.headers.location).toBe('/admin/login?next=%2Fadmin%2Fapis');
+    expect(textOf((await client.follow(page)).body)).not.toContain('session ended');
+  });
+
+  it('answers a form sent after signing out in another tab (the cookie gone) with "not saved" too', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    await client.signIn();
+    await client.get('/admin/apis/new');
+    client.cookies.delete('parasol_admin_session');
+    const saved = await client.post('/admin/apis', { name: 'X' });
+    expect(saved.headers.location).toBe('/admin/login?expired=1');
+    expect(textOf((await client.follow(saved)).body)).toContain(NOT_SAVED);
+  });
+});
+
 describe('lockout after repeated failed sign-ins', () => {
   const settings = { admin: { login_max_failures: 3, login_lockout_minutes: 10 } };
 
