@@ -37,11 +37,24 @@
     });
   });
 
-  // Buttons and forms that ask first: data-confirm="Delete this?".
+  // Buttons and forms that ask first: data-confirm="Delete this?". A yes goes with the form as
+  // confirmed=1, so the server does not ask again (it asks on a page of its own without JavaScript).
   document.addEventListener('submit', function (event) {
+    var form = event.target;
     var submitter = event.submitter;
-    var message = (submitter && submitter.getAttribute('data-confirm')) || event.target.getAttribute('data-confirm');
-    if (message && !window.confirm(message)) event.preventDefault();
+    var message = (submitter && submitter.getAttribute('data-confirm')) || form.getAttribute('data-confirm');
+    if (!message) return;
+    if (!window.confirm(message)) {
+      event.preventDefault();
+      return;
+    }
+    // A form the browser kept (Back) may have its yes from before.
+    if (form.querySelector('input[name="confirmed"]')) return;
+    var confirmed = document.createElement('input');
+    confirmed.type = 'hidden';
+    confirmed.name = 'confirmed';
+    confirmed.value = '1';
+    form.appendChild(confirmed);
   });
 
   // One rate limit of a list shows in the headers, as a radio button would; the server refuses two.

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { newPasswordErrors } from '../admins/accounts.js';
 import { formString } from './account-fields.js';
+import { askToConfirm, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle } from './login-throttle.js';
@@ -13,6 +14,13 @@ import { accessOf } from '../admin-groups/request-access.js';
 import { startSession } from './session-auth.js';
 
 const LABELS: Record<string, string> = { current_password: 'Current Password', password: 'New Password', password_confirmation: 'Password Confirmation' };
+const TOKEN_QUESTION: ActionQuestion = {
+  question: 'Regenerate your Admin API Token?',
+  consequences: ['Scripts using the current token stop working at once.', 'The new token is shown once, on the next page.'],
+  button: 'Regenerate token',
+  back: { href: '/admin/account', label: 'My Account' },
+  section: 'account',
+};
 
 export function myAccountPages(app: FastifyInstance, context: AppContext): void {
   const { admins } = context;
@@ -40,7 +48,9 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
     return redirectWithFlash(reply, '/admin/account', 'success', 'Your password has been changed. Other sessions of your account were signed out.');
   });
 
+  // The current token stops working at once, and scripts with it: asked first.
   app.post('/account/token', async (request, reply) => {
+    if (!isConfirmed(request)) return askToConfirm(context, reply, TOKEN_QUESTION);
     const token = admins.regenerateToken(request.admin!.id);
     reply.header('Cache-Control', 'no-store');
     return renderAdminPage(context, reply, 'admin/account-token', { title: 'New Admin API Token', section: 'account', token });

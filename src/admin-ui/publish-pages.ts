@@ -10,6 +10,7 @@ import { toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
 import { configYaml } from '../publish/config-yaml.js';
 import type { PendingChange } from '../publish/pending-changes.js';
+import { askToConfirm, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { lineDiff } from './line-diff.js';
 import { decodeNestedForm, textOf } from '../lib/nested-form.js';
@@ -59,16 +60,32 @@ export function publishPages(app: FastifyInstance, context: AppContext): void {
       return version === null ? redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE) : redirectWithFlash(reply, PUBLISH_PATH, 'success', PUBLISHED);
     });
 
-    // A version holds every backend, and rolling back replaces them all.
+    // A version holds every backend, and rolling back replaces them all: asked first.
     publishers.post('/config/rollback', async (request, reply) => {
       if (!accessOf(context, request).superuser) return renderForbiddenPage(context, reply, BACK);
       const versionId = toInteger(textOf(decodeNestedForm(request.body), 'version_id'));
-      const result = versionId === undefined ? 'not_found' : publisher.rollback(versionId, request.admin!.email);
-      if (result === 'not_found') return redirectWithFlash(reply, PUBLISH_PATH, 'error', 'That version does not exist.');
+      const noSuchVersion = () => redirectWithFlash(reply, PUBLISH_PATH, 'error', 'That version does not exist.');
+      if (versionId === undefined || publisher.versionConfig(versionId) === null) return noSuchVersion();
+      if (!isConfirmed(request)) return askToConfirm(context, reply, rollbackQuestion(versionId));
+      const result = publisher.rollback(versionId, request.admin!.email);
+      if (result === 'not_found') return noSuchVersion();
       if (result === null) return redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE);
       return redirectWithFlash(reply, PUBLISH_PATH, 'success', `Rolled back to version ${versionId}: it is live again as version ${result.id}.`);
     });
   });
+}
+
+function rollbackQuestion(versionId: number): ActionQuestion {
+  return {
+    question: `Roll back to version ${versionId}?`,
+    consequences: [
+      `Version ${versionId}'s configuration goes live at once, as a new version, in place of every API backend live now.`,
+      'Your drafts stay as they are.',
+    ],
+    button: 'Roll back',
+    back: { href: PUBLISH_PATH, label: 'Publish Changes' },
+    section: 'publish',
+  };
 }
 
 function describe(change: PendingChange, checked: boolean) {

@@ -334,7 +334,7 @@ describe('My Account', () => {
   it('shows the Admin API Token preview and regenerates it once, working with X-Admin-Auth-Token', async () => {
     const page = await client.get('/admin/account');
     expect(textOf(page.body)).toContain('Admin API Token');
-    const response = await client.post('/admin/account/token');
+    const response = await client.post('/admin/account/token', { confirmed: '1' });
     const token = /id="admin-token"[^>]*value="([A-Za-z0-9]{40})"/.exec(response.body)?.[1];
     expect(token).toBeDefined();
     const api = await running.app.inject({ url: '/api-umbrella/v1/apis', headers: { 'x-admin-auth-token': token! } });

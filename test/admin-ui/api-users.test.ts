@@ -242,7 +242,7 @@ describe('API Users', () => {
     for (const action of ['regenerate_key', 'end_previous_key']) {
       const other = addUser(`${action}@example.com`).user;
       await client.get(`/admin/api_users/${other.id}`);
-      await client.post(`/admin/api_users/${other.id}/${action}`, action === 'regenerate_key' ? { previous_key_grace: '1h' } : {});
+      await client.post(`/admin/api_users/${other.id}/${action}`, { ...(action === 'regenerate_key' ? { previous_key_grace: '1h' } : {}), confirmed: '1' });
       expect(running.context.users.get(other.id), action).toMatchObject({ created_by: 'test', updated_by: admin.id, updater: { username: 'ops@example.com' } });
     }
   });
@@ -306,7 +306,7 @@ describe('API Users', () => {
   it('regenerates the key: the new one is shown once and the old one stops working', async () => {
     const { user, apiKey } = addUser('rotate@example.com');
     await client.get(`/admin/api_users/${user.id}`);
-    const response = await client.post(`/admin/api_users/${user.id}/regenerate_key`);
+    const response = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { confirmed: '1' });
     expect(response.statusCode).toBe(200);
     const key = /id="api-key"[^>]*value="([A-Za-z0-9]{40})"/.exec(response.body)?.[1];
     expect(textOf(response.body)).toContain('The previous key no longer works.');
@@ -319,19 +319,19 @@ describe('API Users', () => {
     const page = await client.get(`/admin/api_users/${user.id}`);
     expect(page.body).toContain('<option value="1d">Current key works 1 more day</option>');
     const before = Date.now();
-    const response = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1d' });
+    const response = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1d', confirmed: '1' });
     const until = running.context.users.get(user.id)!.previous_api_key_expires_at!;
     expect(Date.parse(until)).toBeGreaterThanOrEqual(before + 86_400_000);
     expect(Date.parse(until)).toBeLessThanOrEqual(Date.now() + 86_400_000);
     expect(textOf(response.body)).toContain(`The previous key keeps working until ${until.slice(0, 16).replace('T', ' ')} UTC.`);
     expect(running.context.keyIndex.find(apiKey)?.user.expires_at_ms).toBe(Date.parse(until));
     expect(textOf((await client.get(`/admin/api_users/${user.id}`)).body)).toContain(`Previous key ${apiKey.slice(0, 6)}... works until`);
-    const ended = await client.post(`/admin/api_users/${user.id}/end_previous_key`);
+    const ended = await client.post(`/admin/api_users/${user.id}/end_previous_key`, { confirmed: '1' });
     expect(textOf((await client.follow(ended)).body)).toContain('The previous key of grace@example.com no longer works.');
     expect(running.context.keyIndex.find(apiKey)).toBeNull();
-    await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1h' });
+    await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1h', confirmed: '1' });
     const current = running.context.users.get(user.id)!.api_key_preview;
-    const unknown = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1y' });
+    const unknown = await client.post(`/admin/api_users/${user.id}/regenerate_key`, { previous_key_grace: '1y', confirmed: '1' });
     expect(unknown.statusCode).toBe(400);
     expect(running.context.users.get(user.id)!.api_key_preview).toBe(current);
   });

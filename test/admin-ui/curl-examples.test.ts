@@ -84,7 +84,7 @@ describe('with published backends, reached at its own address', () => {
 
   it('shows a regenerated key with an example calling a backend that requires one of its roles', async () => {
     const { id } = await gw.createUser({ email: 'partner@example.com', roles: ['partner'] });
-    const regenerated = await adminBrowser(gw).submit(`/admin/api_users/${id}`, `/admin/api_users/${id}/regenerate_key`);
+    const regenerated = await adminBrowser(gw).submit(`/admin/api_users/${id}`, `/admin/api_users/${id}/regenerate_key`, { confirmed: '1' });
     expect(regenerated.status).toBe(200);
     expect(regenerated.headers['cache-control']).toBe('no-store');
     const example = curlOnPage(regenerated.html, 'api-key-example');
@@ -97,7 +97,7 @@ describe('with published backends, reached at its own address', () => {
   });
 
   it('shows a new Admin API Token with an example calling the admin API, which works as written', async () => {
-    const page = await adminBrowser(gw).submit('/admin/account', '/admin/account/token');
+    const page = await adminBrowser(gw).submit('/admin/account', '/admin/account/token', { confirmed: '1' });
     expect(page.status).toBe(200);
     expect(page.headers['cache-control']).toBe('no-store');
     const token = /id="admin-token"[^>]*value="([A-Za-z0-9]{40})"/.exec(page.html)![1]!;
@@ -124,7 +124,7 @@ describe('with public_url set and nothing published', () => {
   });
 
   it('shows a new Admin API Token with an example on public_url', async () => {
-    const page = await adminBrowser(gw).submit('/admin/account', '/admin/account/token');
+    const page = await adminBrowser(gw).submit('/admin/account', '/admin/account/token', { confirmed: '1' });
     expect(curlOnPage(page.html, 'admin-token-example').url).toBe('https://api.example.com/api-umbrella/v1/apis');
   });
 });

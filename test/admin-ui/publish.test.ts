@@ -109,7 +109,7 @@ describe('Publish Changes', () => {
 
     const page = await client.get('/admin/config/publish');
     expect(textOf(page.body)).toContain('Roll back');
-    const rolledBack = await client.post('/admin/config/rollback', { version_id: '1' });
+    const rolledBack = await client.post('/admin/config/rollback', { version_id: '1', confirmed: '1' });
     const text = textOf((await client.follow(rolledBack)).body);
     expect(text).toContain('Rolled back to version 1: it is live again as version 3.');
     expect(text).toContain('Rollback to version 1');

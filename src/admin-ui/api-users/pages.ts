@@ -2,7 +2,8 @@
 // (the key is shown once); view and edit roles, enabled state, the key's
 // expiry, per-user rate limits and the IPs and referers the key is restricted
 // to; regenerate the key (shown once), the old one stopping at once or after
-// a chosen while, and end that while early; delete after a confirmation page.
+// a chosen while, and end that while early, each asked first; delete after a
+// confirmation page.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiUser } from '../../api-users/model.js';
 import { EXPIRING_WITHIN_DAYS, KEY_STATUSES, type KeyStatus } from '../../api-users/repository.js';
@@ -11,6 +12,7 @@ import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../lib/iso-instant.js';
 import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import { accessOf, userRefusal } from '../../admin-groups/request-access.js';
+import { askToConfirm, isConfirmed, type ActionQuestion } from '../confirm-action.js';
 import { redirectWithFlash } from '../flash.js';
 import { rolesInUseFor } from '../../admin-groups/role-policy.js';
 import { rolesInUseHint } from '../roles-hint.js';
@@ -161,6 +163,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
       const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
       if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
+      if (!isConfirmed(request)) {
+        const consequences = [`Parasol makes a new key for ${user.email} and shows it once, on the next page.`, `${grace.label}.`];
+        return askToConfirm(context, reply, { question: `Regenerate the key of ${user.email}?`, consequences, button: 'Regenerate key', ...backTo(user) });
+      }
       const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
       const result = users.regenerateKey(user.id, previousKeyEnd, request.admin!.id);
       return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
@@ -171,6 +177,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       if (user === null) return notFound(reply);
       const refusal = userRefusal(context, request, user, null);
       if (refusal !== null) return renderForbiddenPage(context, reply, BACK, refusal);
+      if (!isConfirmed(request)) {
+        const consequences = ['Requests with the previous key are refused from then on; the current key keeps working.'];
+        return askToConfirm(context, reply, { question: `End the previous key of ${user.email} now?`, consequences, button: 'End it now', ...backTo(user) });
+      }
       if (users.endPreviousKey(user.id, request.admin!.id) === null) return notFound(reply);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
     });
@@ -220,6 +230,11 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     const message = 'Only superusers can delete API users; you can disable one instead. Ask a superuser to delete it for you.';
     return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
+}
+
+/** A question asked from the user's page leads back to it. */
+function backTo(user: ApiUser): Pick<ActionQuestion, 'back' | 'section'> {
+  return { back: { href: `/admin/api_users/${user.id}`, label: user.email }, section: 'api_users' };
 }
 
 /** Until when the user's previous key works: its own end or the user's, whichever comes first; null when it works no more. */
