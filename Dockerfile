@@ -24,7 +24,7 @@ VOLUME ["/var/lib/parasol"]
 EXPOSE 8080
 # The bundled Node answers the health check: the image needs no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
-  CMD ["/opt/parasol/embedded/bin/node", "-e", "fetch(`http://127.0.0.1:${process.env.PARASOL_LISTEN_PORT ?? 8080}/api-umbrella/v1/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["/opt/parasol/embedded/bin/node", "-e", "fetch(`http://127.0.0.1:${process.env.PARASOL_LISTEN_PORT ?? 8080}/api-umbrella/v1/health`, { headers: { 'user-agent': 'parasol-health' } }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM: stop accepting, let in-flight requests finish, close the store, exit 0.
 STOPSIGNAL SIGTERM
 CMD ["/opt/parasol/bin/parasol", "serve"]

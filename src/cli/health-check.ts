@@ -6,6 +6,7 @@
 import type { Config } from '../config/schema.js';
 import { ConfigValueError } from '../config/config-error.js';
 import { HEALTH_STATUSES, isHealthStatus, type HealthStatus } from '../lib/health-status.js';
+import { PARASOL_VERSION } from '../lib/parasol-version.js';
 import { UsageError } from './usage-error.js';
 
 
@@ -63,11 +64,14 @@ export async function checkHealth(url: URL, wait: HealthWait | null): Promise<He
   }
 }
 
+/** Parasol's own, where fetch would say "node": a ban on that (a scraper's agent) must not make the gateway look down. */
+const USER_AGENT = `parasol-health/${PARASOL_VERSION}`;
+
 async function askOnce(url: URL): Promise<HealthResult> {
   const red = (problem: string): HealthResult => ({ status: 'red', healthy: false, problem });
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), redirect: 'manual' });
+    response = await fetch(url, { signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), redirect: 'manual', headers: { 'user-agent': USER_AGENT } });
   } catch (error) {
     return red(`no answer from ${url.href} (${reasonOf(error)})`);
   }
