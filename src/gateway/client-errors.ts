@@ -81,8 +81,8 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   if (socket.writable && responding?.headersSent !== true) {
     // Node's rawPacket is a Buffer (Fastify's type says otherwise).
     const packet: unknown = error.rawPacket;
-    const { path, query, accept, transferEncoding } = headOf(Buffer.isBuffer(packet) ? packet : undefined);
-    writeRefusal(socket, refusalOf(error.code, transferEncoding), path, query, accept);
+    const { method, path, query, accept, transferEncoding } = headOf(Buffer.isBuffer(packet) ? packet : undefined);
+    writeRefusal(socket, refusalOf(error.code, transferEncoding), path, query, accept, method === 'HEAD');
   }
   socket.destroy();
 }
@@ -100,13 +100,14 @@ export function refuseConnect(request: IncomingMessage, socket: Duplex): void {
   socket.end();
 }
 
-function writeRefusal(socket: Duplex, refusal: Refusal, path: string, query: string, accept: string | undefined): void {
+/** A HEAD's answer (`headOnly`) states the body's length without the body, as any answer to a HEAD. */
+function writeRefusal(socket: Duplex, refusal: Refusal, path: string, query: string, accept: string | undefined, headOnly = false): void {
   const { format, contentType } = negotiateFormat(path, query, accept);
   const body = renderErrorBody(format, refusal.code, refusal.message);
   socket.write(
     `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `${ERROR_HEADER_LINES}Connection: close\r\n\r\n` +
-      body,
+      (headOnly ? '' : body),
   );
 }
 
@@ -121,12 +122,13 @@ function refusalOf(code: string, transferEncoding: string): Refusal {
   return REFUSALS[code] ?? MALFORMED;
 }
 
-/** The request line's path and query, the Accept header and every Transfer-Encoding (lowercase, joined), as far as they arrived. */
-function headOf(packet: Buffer | undefined): { path: string; query: string; accept: string | undefined; transferEncoding: string } {
+/** The request line's method, path and query, the Accept header and every Transfer-Encoding (lowercase, joined), as far as they arrived. */
+function headOf(packet: Buffer | undefined): { method: string; path: string; query: string; accept: string | undefined; transferEncoding: string } {
   const head = packet === undefined ? '' : packet.subarray(0, MAX_HEAD_READ).toString('latin1');
   const accept = /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
   const transferEncoding = [...head.matchAll(/\r\ntransfer-encoding:[ \t]*([^\r\n]*)/gi)].map((match) => match[1]!.toLowerCase()).join(',');
-  return { ...splitTarget(/^[A-Z]+ (\S+)/.exec(head)?.[1] ?? '/'), accept, transferEncoding };
+  const requestLine = /^([A-Z]+) (\S+)/.exec(head);
+  return { method: requestLine?.[1] ?? '', ...splitTarget(requestLine?.[2] ?? '/'), accept, transferEncoding };
 }
 
 function splitTarget(target: string): { path: string; query: string } {
@@ -155,12 +157,16 @@ const UNSUPPORTED_CODING: Refusal = {
 /**
  * A body coded before it was chunked (`Transfer-Encoding: gzip, chunked`)
  * gets 501 (headers.ts, codedTransfer). Framings that do not end in chunked
- * are refused by the parser before this (refusalOf).
+ * are refused by the parser before this (refusalOf). An HTTP/1.0 request has
+ * no Transfer-Encoding (RFC 9112 section 6.1 calls its framing faulty): 400,
+ * as nginx answers.
  */
-export function refuseCodedBody(request: IncomingMessage, response: ServerResponse): boolean {
+export function refuseTransferCoding(request: IncomingMessage, response: ServerResponse): boolean {
   const coding = request.headers['transfer-encoding'];
-  if (coding === undefined || !codedTransfer(coding) || !endsChunked(coding)) return false;
-  refuse(request, response, UNSUPPORTED_CODING);
+  if (coding === undefined) return false;
+  if (request.httpVersionMinor === 0 && request.httpVersionMajor === 1) refuse(request, response, MALFORMED);
+  else if (codedTransfer(coding) && endsChunked(coding)) refuse(request, response, UNSUPPORTED_CODING);
+  else return false;
   return true;
 }
 

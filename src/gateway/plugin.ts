@@ -9,7 +9,7 @@ import { holdTickEntryShape } from '../lib/tick-shape.js';
 import { Bans } from './bans.js';
 import type { BodyPauseWatch } from './body-pauses.js';
 import { ClientLimits } from './client-limits.js';
-import { hasTooManyHeaders, refuseCodedBody, refuseTooManyHeaders } from './client-errors.js';
+import { hasTooManyHeaders, refuseTransferCoding, refuseTooManyHeaders } from './client-errors.js';
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
 import { expectsContinue, hasBody } from './headers.js';
@@ -89,7 +89,7 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
     if (bans?.refuses(request)) return bans.answer(request, response);
     if (limits !== null && !limits.admit(request, response)) return;
     if (hasTooManyHeaders(request)) return refuseTooManyHeaders(request, response);
-    if (refuseCodedBody(request, response)) return;
+    if (refuseTransferCoding(request, response)) return;
     if (hasBody(request.headers)) bodies.watch(request, response);
     if (gateway.handleDirect(request, response)) return;
     work.track(response, request.socket);

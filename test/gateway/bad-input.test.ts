@@ -100,6 +100,11 @@ describe('bad input', () => {
     const result = await rawStatus(request('/api/x', `X-Big: ${'a'.repeat(8000)}\r\n`));
     expect(result.status).toBe(431);
     expect(result.reached).toBe(false);
+    // A HEAD's answer states the length of the body it does not carry.
+    const head = await rawStatus(request('/api/x', `X-Big: ${'a'.repeat(8000)}\r\n`).replace(/^GET/, 'HEAD'));
+    expect(head.status).toBe(431);
+    expect(head.raw).toMatch(/\r\nContent-Length: [1-9]\d*\r\n/);
+    expect(head.raw.endsWith('\r\n\r\n')).toBe(true);
   });
 
   it('answers 400 to invalid header bytes', async () => {
@@ -149,6 +154,12 @@ describe('bad input', () => {
       expect(result.raw).toContain('"code":"NOT_IMPLEMENTED"');
     }
     expect((await rawStatus(`POST /api/x HTTP/1.1\r\nHost: gw\r\nX-Api-Key: KEY\r\nTransfer-Encoding: Chunked\r\n\r\n6\r\nfoobar\r\n0\r\n\r\n`)).status).not.toBe(501);
+  });
+
+  it('answers 400 to an HTTP/1.0 request with a Transfer-Encoding, whose framing RFC 9112 calls faulty, as nginx does', async () => {
+    const result = await rawStatus(`POST /api/x HTTP/1.0\r\nHost: gw\r\nX-Api-Key: KEY\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`);
+    expect([result.status, result.reached]).toEqual([400, false]);
+    expect(result.raw).toContain('"code":"BAD_REQUEST"');
   });
 
   it("answers a CONNECT, which asks for a tunnel rather than an API, 405 in the client's format instead of closing without a word", async () => {
