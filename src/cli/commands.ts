@@ -57,11 +57,16 @@ export async function runCommand(invocation: Invocation, loaded: LoadedConfig): 
       return stop(loaded);
     case 'config check':
       return checkConfig(loaded);
+    // What the arguments alone show is refused before the store is opened (or made, on a fresh data_dir).
     case 'admins create':
+      checkNewEmail(invocation.options.email);
+      checkPassword(loaded, invocation.options.password);
       return withContext(loaded, (context) => createAdmin(context, invocation.options));
     case 'admins reset-password':
+      checkPassword(loaded, invocation.options.password);
       return withContext(loaded, (context) => resetPassword(context, invocation.options));
     case 'users create-signup-key':
+      checkNewEmail(invocation.options.email);
       return withContext(loaded, (context) => createSignupKey(context, invocation.options));
     case 'users delete':
       return withContext(loaded, (context) => deleteUser(context, invocation.options));
@@ -168,9 +173,6 @@ function signal(pid: number, name: 'SIGHUP' | 'SIGTERM'): boolean {
 }
 
 async function createAdmin(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {
-  checkNewEmail(email);
-  const problem = passwordProblem(password, undefined, context.config.admin.password_min_length);
-  if (problem !== null) throw new UsageError(`password ${problem}`);
   if (context.admins.findByEmail(email) !== null) throw new UsageError(`an admin with the email ${email} already exists`);
   const created = (await context.admins.create({ email, password, superuser: true }))!;
   print({ id: created.admin.id, email: created.admin.email, admin_auth_token: created.authToken });
@@ -178,8 +180,6 @@ async function createAdmin(context: AppContext, { email, password }: { email: st
 }
 
 async function resetPassword(context: AppContext, { email, password }: { email: string; password: string }): Promise<number> {
-  const problem = passwordProblem(password, undefined, context.config.admin.password_min_length);
-  if (problem !== null) throw new UsageError(`password ${problem}`);
   const admin = context.admins.findByEmail(email);
   if (admin === null) throw new UsageError(`no admin with the email ${email}`);
   await context.admins.setPassword(admin.id, password);
@@ -188,7 +188,6 @@ async function resetPassword(context: AppContext, { email, password }: { email: 
 }
 
 async function createSignupKey(context: AppContext, { email }: { email: string }): Promise<number> {
-  checkNewEmail(email);
   const { user, apiKey } = context.users.create(
     {
       email,
@@ -240,6 +239,11 @@ function restore(loaded: LoadedConfig, { from }: { from: string }): number {
 /** An account made here gets an address the web forms would have taken; a typo is caught before anything is stored. */
 function checkNewEmail(email: string): void {
   if (!isEmailAddress(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address`);
+}
+
+function checkPassword(loaded: LoadedConfig, password: string): void {
+  const problem = passwordProblem(password, undefined, loaded.config.admin.password_min_length);
+  if (problem !== null) throw new UsageError(`password ${problem}`);
 }
 
 function print(value: unknown): void {

@@ -198,6 +198,21 @@ describe('parasol CLI', () => {
     expect(unknown.code).toBe(2);
   });
 
+  it('refuses a bad email or password before it opens the store: a fresh data_dir is not made for nothing', async () => {
+    const fresh = tempDir();
+    const freshConfig = join(fresh, 'parasol.yml');
+    writeFileSync(freshConfig, `data_dir: ${join(fresh, 'data')}\n`);
+    for (const args of [
+      ['admins', 'create', '--email', 'not an email', '--password', 'a very long password'],
+      ['admins', 'create', '--email', 'ops@example.com', '--password', 'short'],
+      ['admins', 'reset-password', '--email', 'ops@example.com', '--password', 'short'],
+      ['users', 'create-signup-key', '--email', 'embed'],
+    ]) {
+      expect((await parasol([...args, '--config', freshConfig])).code, args.join(' ')).toBe(2);
+    }
+    expect(existsSync(join(fresh, 'data'))).toBe(false);
+  });
+
   it('refuses an email that is not one, as the admin and the signup form do, and creates nothing', async () => {
     const admin = await parasol(['admins', 'create', '--email', 'ops at example.com', '--password', 'a very long password', '--config', configPath]);
     expect(admin).toMatchObject({ code: 2, stdout: '', stderr: 'parasol: --email: "ops at example.com" is not a valid email address\n' });
