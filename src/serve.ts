@@ -13,6 +13,7 @@ import { readTlsFiles, tlsPairKeys, tlsPairsOf } from './config/tls-files.js';
 import { createContext, type AppContext, type ContextOptions } from './context.js';
 import { openHttpListener, type HttpListener, type ListeningServer } from './http-listener.js';
 import { LiveApp, type ReloadOutcome } from './live-app.js';
+import { listenError, listenHostProblem } from './listen-address.js';
 import { turnOffPretenuring } from './lib/pretenuring.js';
 import { guardProcess } from './lib/process-guards.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
@@ -63,6 +64,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let tls: TlsListener | null = null;
   let reloader: CertificateReloader | null = null;
   try {
+    // Before the store and its secret are made: a first start that cannot listen leaves nothing behind.
+    const hostProblem = await listenHostProblem(config.listen.host);
+    if (hostProblem !== null) throw hostProblem;
     context = createContext(config, options);
     // Started now rather than by the first entry, which would wait for it: an entry is queryable within a second from the first one on, and pruning runs 5 s after the start.
     context.analytics.start();
@@ -138,37 +142,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     reload: (next) => apps.reload(next),
     stop,
   };
-}
-
-/** Also what `parasol config check` says of such a host (cli/start-up-checks.ts). */
-export function unresolvedHost(host: string, code: string): ConfigValueError {
-  return new ConfigValueError(['listen.host'], `listen.host: ${host} does not resolve to an address (${code})`);
-}
-
-export function notLocalHost(host: string): ConfigValueError {
-  return new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
-}
-
-/**
- * A listener the system refused, as one line naming the key at fault (and,
- * through the keys it carries, where the values were set); any other error
- * as it is. A port in use is about the host too: it may be free on another.
- */
-function listenError(error: unknown, portKey: 'listen.port' | 'listen.https_port', host: string | null, port: number): unknown {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'EADDRINUSE':
-      return new ConfigValueError([portKey, 'listen.host'], `${portKey}: ${port} is in use${host === null ? '' : ` on ${host}`} (EADDRINUSE)`);
-    case 'EACCES':
-      return new ConfigValueError([portKey], `${portKey}: ${port} needs privileges this user lacks (EACCES); use a port from 1024, or see the README's Install`);
-    // The next ones name a host: without one (every interface), there is none to blame.
-    case 'EADDRNOTAVAIL':
-      return host === null ? error : notLocalHost(host);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return host === null ? error : unresolvedHost(host, (error as NodeJS.ErrnoException).code!);
-    default:
-      return error;
-  }
 }
 
 interface HttpsListener {

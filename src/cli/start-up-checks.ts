@@ -3,11 +3,9 @@
 // binding the configured port or making anything, so that the check can run
 // beside a running gateway (a reload) and before the first start
 // (ExecStartPre).
-import { lookup } from 'node:dns/promises';
-import { createServer } from 'node:net';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { notLocalHost, unresolvedHost } from '../serve.js';
+import { listenHostProblem } from '../listen-address.js';
 import { loadMigrations } from '../store/db.js';
 import { lockFilesProblemOf } from '../store/instance-lock.js';
 import { secretKeyProblemOf } from '../store/secret-key-check.js';
@@ -36,33 +34,3 @@ function secretKeyProblem(config: Config): string | null {
   return judged === null ? secretKeyProblemOf(null, config) : judged.problem;
 }
 
-/**
- * The listener resolves listen.host with dns.lookup() before it binds; a name
- * or a malformed address (256.1.1.1) that does not resolve stops start-up.
- * In the words of serve.ts's listenError().
- */
-async function listenHostProblem(host: string | null): Promise<ConfigError | null> {
-  if (host === null) return null;
-  try {
-    await lookup(host);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return unresolvedHost(host, code);
-    throw error;
-  }
-  return notLocalHostProblem(host);
-}
-
-/** An address of another machine is refused when bound: tried on a port the system picks, which no running gateway holds. */
-async function notLocalHostProblem(host: string): Promise<ConfigError | null> {
-  const probe = createServer();
-  try {
-    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, host, resolve));
-    return null;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') return notLocalHost(host);
-    throw error;
-  } finally {
-    probe.close();
-  }
-}

@@ -54,6 +54,8 @@ describe('parasol CLI', () => {
     // An address of no machine here (TEST-NET-1), set by a variable over the file's.
     const elsewhere = await parasol(['serve', '--config', config], { env: { PARASOL_LISTEN_HOST: '192.0.2.1' } });
     expect(elsewhere).toMatchObject({ code: 1, stderr: 'parasol: environment PARASOL_LISTEN_HOST: listen.host: 192.0.2.1 is not an address of this machine (EADDRNOTAVAIL)\n' });
+    // Judged before the store and its secret are made: a first start that cannot listen leaves neither.
+    expect(['parasol.db', 'secret_key'].filter((file) => existsSync(join(dir, 'bad-host-data', file)))).toEqual([]);
   });
 
   it('serve names where a port in use was set: the config file, or the variables over it', async () => {
