@@ -13,6 +13,7 @@ import { hasTooManyHeaders, refuseTransferCoding, refuseTooManyHeaders } from '.
 import { Gateway, type PageHandler } from './gateway.js';
 import { builtInHomepage } from './homepage.js';
 import { expectsContinue, hasBody } from './headers.js';
+import { afterAnswer, answerToWaitFor } from './pipelining.js';
 import { toOriginForm } from './request-url.js';
 import { responseOnUpgrade } from './upgrade-tunnel.js';
 
@@ -83,7 +84,9 @@ function takeMatchedRequestsFirst(app: FastifyInstance, gateway: Gateway, { bodi
   if (listeners.length !== 1) throw new Error(`The gateway expects Fastify's server to have one request listener, not ${listeners.length}`);
   const fastifyListener = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
   app.server.removeListener('request', fastifyListener);
-  const listener = (request: IncomingMessage, response: ServerResponse) => {
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    const earlier = answerToWaitFor(request, response);
+    if (earlier !== null) return afterAnswer(earlier, () => listener(request, response));
     toOriginForm(request);
     // A banned client gets the ban's answer whatever its request is like.
     if (bans?.refuses(request)) return bans.answer(request, response);
