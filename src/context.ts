@@ -20,7 +20,9 @@ import { ClientLimitCounts } from './gateway/client-limits.js';
 import { Publisher } from './publish/publisher.js';
 import { AnalyticsLog } from './analytics/analytics-log.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
-import { createMemoryRateLimiter } from './rate-limit/sliding-window-limiter.js';
+import { KeptCounts } from './rate-limit/kept-counts.js';
+import { MemoryCounterStore } from './rate-limit/memory-store.js';
+import { SlidingWindowLimiter } from './rate-limit/sliding-window-limiter.js';
 import { openStore, type Db } from './store/db.js';
 import { storeSecretKey } from './store/secret-key-check.js';
 
@@ -40,6 +42,8 @@ export interface AppContext {
   /** The proxy calls analytics.record(entry); the admin reads its dropped count. */
   readonly analytics: AnalyticsLog;
   readonly rateLimiter: RateLimiter;
+  /** Its hourly and daily counts over a restart: `parasol serve` loads them at start and saves them at a graceful stop. */
+  readonly keptRateLimits: KeptCounts;
   /** trusted_proxies: the client's IP, host and protocol behind them. */
   readonly proxyTrust: ProxyTrust;
   /** The shared response cache (API Umbrella's Traffic Server); null when cache.max_size_mb is 0. */
@@ -101,6 +105,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const bodyWatch = bodyWatchOf(config);
   const mailer = createMailer(config, logger);
   const analytics = new AnalyticsLog({ db, dataDir: config.data_dir, config: config.analytics, logger, clock });
+  const rateLimitCounts = new MemoryCounterStore(clock);
   let closed = false;
   return {
     config,
@@ -115,7 +120,8 @@ export function createContext(config: Config, options: ContextOptions = {}): App
     publisher: new Publisher(db, backends),
     keyIndex,
     analytics,
-    rateLimiter: createMemoryRateLimiter(clock),
+    rateLimiter: new SlidingWindowLimiter(rateLimitCounts, clock),
+    keptRateLimits: new KeptCounts(db, rateLimitCounts, clock),
     proxyTrust: ProxyTrust.of(config.trusted_proxies, config.real_ip_header),
     responseCache: responseCacheOf(config, clock),
     bodyWatch,

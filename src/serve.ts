@@ -68,6 +68,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const hostProblem = await listenHostProblem(config.listen.host);
     if (hostProblem !== null) throw hostProblem;
     context = createContext(config, options);
+    keepRateLimits(context, 'load');
     // Started now rather than by the first entry, which would wait for it: an entry is queryable within a second from the first one on, and pruning runs 5 s after the start.
     context.analytics.start();
     const started = await LiveApp.start(context);
@@ -122,6 +123,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       } finally {
         clearTimeout(cutOff);
         clearInterval(sweeper);
+        // No request is counted any more.
+        keepRateLimits(root, 'save');
         root.close();
         lock.release();
       }
@@ -142,6 +145,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     reload: (next) => apps.reload(next),
     stop,
   };
+}
+
+/**
+ * Loads (at start) or saves (at a graceful stop) the hourly and daily
+ * rate-limit counts (kept-counts.ts). A store that fails it costs those
+ * counts only: logged, and the start or stop goes on.
+ */
+function keepRateLimits(context: AppContext, step: 'load' | 'save'): void {
+  try {
+    const counts = step === 'load' ? context.keptRateLimits.load() : context.keptRateLimits.save();
+    if (counts > 0) context.logger.info({ counts }, step === 'load' ? 'rate-limit counts read back' : 'rate-limit counts kept for the next start');
+  } catch (error) {
+    context.logger.error({ err: error }, step === 'load' ? 'rate-limit counts could not be read back' : 'rate-limit counts could not be kept');
+  }
 }
 
 interface HttpsListener {

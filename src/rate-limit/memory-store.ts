@@ -41,6 +41,20 @@ export class MemoryCounterStore implements CounterStore {
     if (this.windows.get(expiresAt)?.delete(counter) === true) this.counters -= 1;
   }
 
+  /** Every count of a window ending after `time`: what a restart keeps (kept-counts.ts). */
+  *countsEndingAfter(time: number): Generator<[counter: string, expiresAt: number, count: number]> {
+    for (const [expiresAt, window] of this.windows) {
+      if (expiresAt > time) for (const [counter, count] of window) yield [counter, expiresAt, count];
+    }
+  }
+
+  /** Sets a count kept over a restart, unless its window has ended since. */
+  restore(counter: string, expiresAt: number, count: number): void {
+    if (expiresAt <= this.clock.now()) return;
+    if (this.get(counter, expiresAt) === 0) this.addRoomFor(counter);
+    this.windowEnding(expiresAt).set(counter, count);
+  }
+
   /** Only new counters take memory, so this is where ended windows go; reads and busy counters need no clock. */
   private addRoomFor(counter: string): void {
     this.forgetExpired();

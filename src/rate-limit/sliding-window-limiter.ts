@@ -6,7 +6,6 @@ import type { Clock } from '../lib/clock.js';
 import type { Awaitable, CounterStore } from './counter-store.js';
 import { CounterNames } from './counter-names.js';
 import type { RateLimitDecision, RateLimitHeaders, RateLimitRequest, RateLimiter } from './limiter.js';
-import { MemoryCounterStore } from './memory-store.js';
 import { estimateCount, msUntilBelow, windowIndex } from './sliding-window.js';
 
 const UNLIMITED: RateLimitDecision = Object.freeze({ allowed: true, headers: null });
@@ -69,11 +68,6 @@ export class SlidingWindowLimiter implements RateLimiter {
     }
     return pending === null ? decision : Promise.all(pending).then(() => decision);
   }
-}
-
-/** The limiter a single process uses: counters in memory. */
-export function createMemoryRateLimiter(clock: Clock): SlidingWindowLimiter {
-  return new SlidingWindowLimiter(new MemoryCounterStore(clock), clock);
 }
 
 /** The current window's count is needed through the next window too, as that one's previous count. */

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { CounterStore } from '../../src/rate-limit/counter-store.js';
 import type { RateLimitDecision, RateLimitRequest } from '../../src/rate-limit/limiter.js';
 import { MemoryCounterStore } from '../../src/rate-limit/memory-store.js';
-import { SlidingWindowLimiter, createMemoryRateLimiter } from '../../src/rate-limit/sliding-window-limiter.js';
+import { SlidingWindowLimiter } from '../../src/rate-limit/sliding-window-limiter.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -26,7 +26,7 @@ function sync(decision: RateLimitDecision | Promise<RateLimitDecision>): RateLim
 
 function setup() {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const limiter = createMemoryRateLimiter(clock);
+  const limiter = new SlidingWindowLimiter(new MemoryCounterStore(clock), clock);
   const check = (overrides: Partial<RateLimitRequest> = {}) => sync(limiter.check(request(overrides)));
   const peek = (overrides: Partial<RateLimitRequest> = {}) => sync(limiter.peek(request(overrides)));
   return { clock, limiter, check, peek };

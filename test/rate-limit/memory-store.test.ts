@@ -76,6 +76,22 @@ describe('in-memory counter store', () => {
     expect(store.get('ip-9999', 2000)).toBe(1);
   });
 
+  it('gives out the counts of windows ending after a time, and takes back those not ended, within its cap', () => {
+    const clock = new ManualClock(0);
+    const kept = new MemoryCounterStore(clock);
+    kept.increment('short', 2000);
+    kept.increment('hourly', 7_200_000);
+    kept.increment('hourly', 7_200_000);
+    expect([...kept.countsEndingAfter(60_000)]).toEqual([['hourly', 7_200_000, 2]]);
+
+    clock.set(3_000_000);
+    const restarted = new MemoryCounterStore(clock, 1);
+    restarted.restore('ended', 2000, 5);
+    restarted.restore('hourly', 7_200_000, 2);
+    restarted.restore('hourly', 7_200_000, 2);
+    expect([restarted.size, restarted.get('ended', 2000), restarted.get('hourly', 7_200_000)]).toEqual([1, 0, 2]);
+  });
+
   it('refuses a cap below one counter', () => {
     expect(() => new MemoryCounterStore(new ManualClock(0), 0)).toThrow(RangeError);
   });
