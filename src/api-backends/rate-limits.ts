@@ -10,6 +10,10 @@ export const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
  * spelling) and its config files say limit_to.
  */
 export const LIMIT_BY_SPELLINGS: Readonly<Record<string, LimitBy>> = { apiKey: 'api_key' };
+/** API Umbrella keeps a limit in an integer column; a window longer than a year has no use, and its arithmetic would lose precision. */
+const MAX_LIMIT = 2_147_483_647;
+const MAX_DURATION_MS = 366 * 24 * 3600 * 1000;
+
 export const LIMIT_SPELLINGS = { limit_to: 'limit' } as const;
 
 function limitByOf(value: unknown): unknown {
@@ -33,7 +37,9 @@ export function parseRateLimits(raw: unknown, field = 'rate_limits', collector =
     const limit = toInteger(item.limit ?? item.limit_to);
     const limitBy = limitByOf(item.limit_by);
     if (duration === undefined || duration < 1) collector.add(`${at}.duration`, 'must be a positive number of milliseconds');
+    else if (duration > MAX_DURATION_MS) collector.add(`${at}.duration`, `must be at most ${MAX_DURATION_MS} milliseconds (366 days)`);
     if (limit === undefined || limit < 0) collector.add(`${at}.limit`, 'must be a number of requests (0 or more)');
+    else if (limit > MAX_LIMIT) collector.add(`${at}.limit`, `must be at most ${MAX_LIMIT}`);
     if (!LIMIT_BY.includes(limitBy as LimitBy)) collector.add(`${at}.limit_by`, 'is not included in the list');
     const window = `${String(limitBy)} ${duration}`;
     if (duration !== undefined && windows.has(window)) collector.add(`${at}.duration`, 'has already been taken');

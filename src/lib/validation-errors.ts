@@ -24,10 +24,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** Accepts numbers and numeric strings, as form posts and older clients send them. */
+/** An integer a number keeps exactly (a longer one would be stored as something else: 400 digits as null). */
 export function toInteger(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
-  return undefined;
+  const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isSafeInteger(number) ? number : undefined;
 }
 
 /** Accepts booleans and the strings forms send ("1", "true", "on"). */
