@@ -51,7 +51,7 @@ export class ProxyTrust {
     return {
       ip: peerTrusted ? this.forwardedIp(peer, headers) : peer,
       host: forwardedHost ? lastEntry(forwardedHost) : (headers.host ?? ''),
-      protocol: forwardedProto ? (lastEntry(forwardedProto) as 'http' | 'https') : isEncrypted(request) ? 'https' : 'http',
+      protocol: (forwardedProto && protocolNamed(lastEntry(forwardedProto))) || (isEncrypted(request) ? 'https' : 'http'),
       forwardedPort: forwardedPort ? portNumber(lastEntry(forwardedPort)) : null,
     };
   }
@@ -114,6 +114,12 @@ const PORT_NUMBER = /^\d{1,5}$/;
 
 function portNumber(value: string): string | null {
   return PORT_NUMBER.test(value) ? value : null;
+}
+
+/** A trusted proxy's X-Forwarded-Proto in any case ("HTTPS"); anything but http or https is not believed (null). */
+function protocolNamed(claimed: string): 'http' | 'https' | null {
+  const lower = claimed.toLowerCase();
+  return lower === 'https' || lower === 'http' ? lower : null;
 }
 
 function lastEntry(value: string): string {

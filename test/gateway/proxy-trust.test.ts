@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ProxyTrust, type ClientAddress } from '../../src/gateway/proxy-trust.js';
@@ -60,6 +61,13 @@ describe('ProxyTrust', () => {
       expect(ip).toBe(expected);
     }
     expect(seen.at(-2)!.ours).toEqual({ ip: '2001:db8::1', host: 'b.example:8443', protocol: 'https', forwardedPort: null });
+  });
+
+  it("reads a trusted proxy's X-Forwarded-Proto in any case, and believes no scheme but http and https", () => {
+    const trust = ProxyTrust.of(TRUSTED);
+    const protocolOf = (proto: string) =>
+      trust.clientOf({ headers: { host: 'gw.example', 'x-forwarded-proto': proto }, socket: { remoteAddress: '10.0.0.2' } } as unknown as IncomingMessage).protocol;
+    expect(['HTTPS', 'Https', 'http, HTTPS', 'gopher', 'x'.repeat(5000), 'HTTP'].map(protocolOf)).toEqual(['https', 'https', 'https', 'http', 'http', 'http']);
   });
 
   it("reads a trusted proxy's last X-Forwarded-Port, when it is a port number, and no one else's", async () => {
