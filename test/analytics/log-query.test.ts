@@ -119,6 +119,7 @@ describe('analytics view parameters', () => {
     [{ query: '[{"field":"request_path","operator":"greater_or_equal","value":"1"}]' }, '"≥" needs a number field; request_path is text'],
     [{ query: '[{"field":"request_path","operator":"not_contains","value":""}]' }, '"does not contain" on request_path needs a value'],
     [{ query: '[{"field":"response_time","operator":"equal","value":"fast"}]' }, 'response_time compares numbers; "fast" is not a number'],
+    [{ query: '[{"field":"response_status","operator":"equal","value":"0x1F4"}]' }, 'response_status compares numbers; "0x1F4" is not a number'],
     [{ query: '[{"field":"response_time","operator":"between","value":"1"}]' }, '"between" on response_time needs two numbers'],
     [{ query: '[{"field":"request_path","operator":"equal","value":""}]' }, '"equals" on request_path needs a value'],
     [{ query: '{"condition":"OR","rules":[]}' }, 'Filters can only be combined with AND'],

@@ -127,9 +127,12 @@ function shown(value: unknown): string {
   return JSON.stringify(value ?? '');
 }
 
+/** A decimal number, as a form or JSON writes one: not JavaScript's other spellings ("0x1F4", "0b1", "Infinity"). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 function toNumber(raw: unknown): number | null {
   if (typeof raw === 'number') return Number.isFinite(raw) ? raw : null;
-  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  if (typeof raw !== 'string' || !DECIMAL.test(raw.trim())) return null;
   const number = Number(raw.trim());
   return Number.isFinite(number) ? number : null;
 }
