@@ -7,11 +7,20 @@ import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { emailProblem, newPasswordErrors } from '../admins/accounts.js';
 import { formString } from './account-fields.js';
+import { askToConfirm, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle } from './login-throttle.js';
 import { renderAdminPage } from './page.js';
 import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, SESSION_ENDED, sessionAdmin, startSession } from './session-auth.js';
+
+const SIGN_OUT_QUESTION: ActionQuestion = {
+  question: 'Sign out?',
+  consequences: ['The web admin asks for your email and password again.'],
+  button: 'Sign out',
+  back: { href: '/admin/', label: 'Web admin' },
+  section: 'account',
+};
 
 export const FIRST_ADMIN_EXISTS = 'An initial admin account already exists.';
 export const LOGIN_FAILED = 'Invalid email or password.';
@@ -64,6 +73,14 @@ export function authPages(app: FastifyInstance, context: AppContext, links: Pass
     if (admin === null) return renderLogin(reply, { email, next, problem: LOGIN_FAILED }, 401);
     startSession(context, reply, admin);
     return reply.redirect(next, 303);
+  });
+
+  // Signing out is a POST (the menu's button), which no link or image on another site can send; a typed or bookmarked
+  // /admin/logout (API Umbrella's admins have one) asks, rather than end on a 404.
+  app.get('/logout', async (request, reply) => {
+    request.admin = sessionAdmin(context, request);
+    if (request.admin === null) return reply.redirect(LOGIN_PATH, 303);
+    return askToConfirm(context, reply, SIGN_OUT_QUESTION);
   });
 
   app.post('/logout', async (request, reply) => {

@@ -85,5 +85,8 @@ function sessionEndedPath(next: string | null): string {
 
 /** Where to go after sign-in: only a path inside the admin, never another site. */
 export function safeNextPath(next: unknown): string {
-  return typeof next === 'string' && /^\/admin\/[^/\\]/.test(next) && !/[\r\n]/.test(next) ? next : '/admin/';
+  return typeof next === 'string' && /^\/admin\/[^/\\]/.test(next) && !/[\r\n]/.test(next) && !next.startsWith(LOGOUT_PATH) ? next : '/admin/';
 }
+
+/** Not a page to land on after signing in. */
+const LOGOUT_PATH = '/admin/logout';

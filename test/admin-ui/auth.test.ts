@@ -184,7 +184,7 @@ describe('sign in and out', () => {
     await client.follow(guarded);
     const back = await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD, next: '/admin/api_users?search=x' });
     expect(back.headers.location).toBe('/admin/api_users?search=x');
-    for (const next of ['https://evil.example/', '//evil.example/', '/admin//evil.example', '/elsewhere']) {
+    for (const next of ['https://evil.example/', '//evil.example/', '/admin//evil.example', '/elsewhere', '/admin/logout']) {
       await client.get('/admin/login');
       expect((await client.post('/admin/login', { email: 'ops@example.com', password: PASSWORD, next })).headers.location).toBe('/admin/');
     }
@@ -201,6 +201,23 @@ describe('sign in and out', () => {
     expect(textOf((await client.follow(out)).body)).toContain('You have been signed out.');
     const reused = await running!.app.inject({ url: '/admin/apis', cookies: { parasol_admin_session: id } });
     expect(reused.statusCode).toBe(303);
+  });
+});
+
+describe('GET /admin/logout (a typed or bookmarked address)', () => {
+  it('asks signed in, with a button that signs out; signed out, it leads to sign in', async () => {
+    const { client, context } = await start();
+    await createAdmin(context);
+    expect((await client.get('/admin/logout')).headers.location).toBe('/admin/login');
+    await client.signIn();
+    const asked = await client.get('/admin/logout');
+    expect(asked.statusCode).toBe(200);
+    expect(textOf(asked.body)).toContain('Sign out?');
+    expect(asked.body).toMatch(/<form method="post" action="\/admin\/logout"/);
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    const out = await client.post('/admin/logout');
+    expect(out.headers.location).toBe('/admin/login');
+    expect((await client.get('/admin/apis')).statusCode).toBe(303);
   });
 });
 
