@@ -31,7 +31,7 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
   app.post('/account/password', async (request, reply) => {
     const admin = request.admin!;
     const password = formString(request.body, 'password');
-    const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
+    const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength, LABELS.password);
     const currentPassword = formString(request.body, 'current_password');
     // A field left empty is no guess: not counted, so that it never locks its admin out of signing in.
     if (currentPassword === '') errors.current_password = ["can't be blank"];

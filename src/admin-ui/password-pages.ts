@@ -66,7 +66,7 @@ export function passwordPages(app: FastifyInstance, context: AppContext, links: 
       const link = tokens.check(token);
       if (link.status !== 'valid') return renderUnusable(reply, link);
       const password = formString(request.body, 'password');
-      const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength);
+      const errors = newPasswordErrors(password, formString(request.body, 'password_confirmation'), minLength, LABELS.password);
       if (Object.keys(errors).length > 0) return renderEditForm(reply, { token, link, errors }, 422);
       const redeemed = await tokens.redeem(token, password, request.clientIp);
       if (redeemed.status !== 'valid') return renderUnusable(reply, redeemed);

@@ -38,11 +38,18 @@ export function emailProblem(email: string): string | null {
   return isEmailAddress(email) ? null : 'is invalid';
 }
 
-/** Field errors for a new password and its confirmation (undefined: not asked for, as the admin API may leave it out). */
-export function newPasswordErrors(password: string, confirmation: string | undefined, minLength: number): FieldErrors {
-  const problem = passwordProblem(password, confirmation, minLength);
-  if (problem === null) return {};
-  return problem === "doesn't match Password" ? { password_confirmation: [problem] } : { password: [problem] };
+/**
+ * Field errors for a new password and its confirmation (undefined: not asked
+ * for, as the admin API may leave it out), both at once. The mismatch names
+ * the password's field as its form labels it (API Umbrella's "Password";
+ * "New Password" on the pages that set one).
+ */
+export function newPasswordErrors(password: string, confirmation: string | undefined, minLength: number, passwordLabel = 'Password'): FieldErrors {
+  const problem = passwordProblem(password, minLength);
+  return {
+    ...(problem === null ? {} : { password: [problem] }),
+    ...(confirmation === undefined || confirmation === password ? {} : { password_confirmation: [`doesn't match ${passwordLabel}`] }),
+  };
 }
 
 /**

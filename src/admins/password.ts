@@ -28,10 +28,9 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
 }
 
 /** API Umbrella's rule: between the configured minimum and 72 characters. */
-export function passwordProblem(password: string, confirmation: string | undefined, minLength: number): string | null {
+export function passwordProblem(password: string, minLength: number): string | null {
   if (password === '') return "can't be blank";
   if (password.length < minLength) return `is too short (minimum is ${minLength} characters)`;
   if (password.length > PASSWORD_MAX_LENGTH) return `is too long (maximum is ${PASSWORD_MAX_LENGTH} characters)`;
-  if (confirmation !== undefined && confirmation !== password) return "doesn't match Password";
   return null;
 }

@@ -242,7 +242,7 @@ function checkNewEmail(email: string): void {
 }
 
 function checkPassword(loaded: LoadedConfig, password: string): void {
-  const problem = passwordProblem(password, undefined, loaded.config.admin.password_min_length);
+  const problem = passwordProblem(password, loaded.config.admin.password_min_length);
   if (problem !== null) throw new UsageError(`password ${problem}`);
 }
 

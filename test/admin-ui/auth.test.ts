@@ -60,6 +60,9 @@ describe('first admin account', () => {
     expect(short.body).toContain('value="ops@example.com"');
     const mismatch = await client.post('/admin/setup', { email: 'ops@example.com', password: PASSWORD, password_confirmation: `${PASSWORD}!` });
     expect(textOf(mismatch.body)).toContain("doesn't match Password");
+    // Both problems at once, not one per try.
+    const both = textOf((await client.post('/admin/setup', { email: 'ops@example.com', password: 'short', password_confirmation: 'other' })).body);
+    expect([both.includes('is too short (minimum is 14 characters)'), both.includes("doesn't match Password")]).toEqual([true, true]);
     expect(context.admins.count()).toBe(0);
   });
 

@@ -121,7 +121,7 @@ describe('Forgot your password?', () => {
 
     const mismatch = await you.post('/admin/password/update', { reset_password_token: link.token, password: 'mismatch123456', password_confirmation: 'mismatcH123456' });
     expect(mismatch.status).toBe(422);
-    expect(textOf(mismatch.body)).toContain("doesn't match Password");
+    expect(textOf(mismatch.body)).toContain("Confirm New Password doesn't match New Password");
     expect(tokenColumns(gw, 'ops@example.com')).toEqual(pending);
     expect(await signedInAs(other)).not.toBeNull();
 
