@@ -163,10 +163,14 @@ export function withConfig(context: AppContext, config: Config): AppContext {
   };
 }
 
-/** Whether a mailer made for `running` sends as one made for `next` would (its From defaults to the site name). */
+/**
+ * Whether a mailer made for `running` sends as one made for `next` would: the
+ * same SMTP settings and From (which defaults to the site name). Other mailer
+ * keys (key_expiry_notice_days) are not the mailer's.
+ */
 function sameMailer(running: Config, next: Config): boolean {
   const from = (config: Config) => config.mailer.from ?? config.site_name;
-  return JSON.stringify(running.mailer) === JSON.stringify(next.mailer) && from(running) === from(next);
+  return JSON.stringify(running.mailer.smtp) === JSON.stringify(next.mailer.smtp) && from(running) === from(next);
 }
 
 function bodyWatchOf(config: Config): BodyPauseWatch {

@@ -104,9 +104,14 @@ export class LiveApp {
     generation.drainUntil = performance.now() + config.proxy.shutdown_timeout_ms;
     const retired = Promise.race([generation.work.idle(config.proxy.shutdown_timeout_ms), this.stopped])
       .then(() => generation.app.close())
-      // A mailer the next app does not share (its settings changed): what it still had to send is given up, and logged.
+      // A mailer the next app does not share (its settings changed): what waits there for a retry goes on through the new
+      // settings at once (they may be the fix it waited for); without a mailer now, it is cut short, and logged.
       .then(() => {
-        if (generation.context.mailer !== this.live.context.mailer) generation.context.mailer?.close();
+        const { mailer } = generation.context;
+        const next = this.live.context.mailer;
+        if (mailer === null || mailer === next) return;
+        if (next === null) mailer.close();
+        else mailer.handOverTo(next);
       })
       .catch((error: unknown) => logger.error({ err: error }, 'closing the app a reload replaced failed'))
       .finally(() => this.retiring.delete(retired));

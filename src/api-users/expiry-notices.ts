@@ -2,7 +2,8 @@
 // (mailer.key_expiry_notice_days before its expires_at), so that an end an
 // operator set does not come as a surprise. Looked for hourly. The end told
 // of is recorded once its mail was delivered, so a failed delivery (or a stop
-// during one) is tried again at the next round; a moved end is told again.
+// during one) is tried again at the next round, each mail once a round; a
+// moved end is told again.
 // Mails go one after another: an operator who gives thousands of users one
 // end must not open thousands of SMTP connections.
 import type { Logger } from 'pino';
@@ -65,7 +66,8 @@ export class KeyExpiryNotices {
         // Mails before it may have taken minutes: the user may have been disabled, or given another end, meanwhile.
         const user = users.get(due.id);
         if (this.stopped || user === null || !user.enabled || user.expires_at !== due.expires_at) continue;
-        if (!(await mailer.send(keyExpiryNotice(site, user), { user_id: user.id, notice: 'key_expiry' }))) continue;
+        // One try: the next round is the retry, and a stop never waits for one.
+        if ((await mailer.send(keyExpiryNotice(site, user), { user_id: user.id, notice: 'key_expiry' }, { retry: false })) !== 'delivered') continue;
         if (users.markExpiryTold(user.id, user.expires_at!)) told++;
       }
       if (told > 0) logger.info({ count: told }, 'key expiry notices sent');

@@ -21,6 +21,18 @@ export interface OutgoingMail {
 /** How the first try of a delivery went: delivered, failed for now (tried again in the background) or refused for good. */
 export type FirstAttempt = 'delivered' | 'retrying' | 'failed';
 
+/**
+ * How a delivery ended: delivered; given up (the server refused it for good,
+ * or every retry failed); or cut short by the mailer's close (a stop) while
+ * it waited for a retry, so that nothing is known of it.
+ */
+export type Delivery = 'delivered' | 'given up' | 'cut short';
+
+export interface SendOptions {
+  /** false: one try only, for a sender that tries again itself (the hourly key expiry round). */
+  readonly retry?: boolean;
+}
+
 export interface SenderOverride {
   readonly name?: string;
   readonly address?: string;
@@ -45,6 +57,8 @@ export class Mailer {
   private readonly closing = new AbortController();
   private readonly retryDelaysMs: readonly number[];
   private readonly wait: Wait;
+  /** The mailer a reload with new mailer settings made: deliveries waiting here for a retry go on there (handOverTo). */
+  private successor: Mailer | null = null;
 
   constructor(
     private readonly from: string,
@@ -66,12 +80,12 @@ export class Mailer {
   }
 
   /**
-   * Delivers the mail, retrying on failure. Resolves true once delivered,
-   * false when every attempt failed or the mailer closed. `about` is logged
-   * with each failure; it must not hold secrets (the mail text may).
+   * Delivers the mail, retrying on failure (unless `options.retry` is false);
+   * resolves with how the delivery ended. `about` is logged with each
+   * failure; it must not hold secrets (the mail text may).
    */
-  async send(mail: OutgoingMail, about: Record<string, unknown>): Promise<boolean> {
-    return this.deliver(mail, about, () => {});
+  async send(mail: OutgoingMail, about: Record<string, unknown>, options: SendOptions = {}): Promise<Delivery> {
+    return this.deliver(mail, about, () => {}, 0, options.retry ?? true);
   }
 
   /**
@@ -83,9 +97,12 @@ export class Mailer {
     return new Promise((resolve) => void this.deliver(mail, about, resolve));
   }
 
-  /** Tries until delivered or given up; `tried` hears how each try went (the first is what counts for firstAttempt()). */
-  private async deliver(mail: OutgoingMail, about: Record<string, unknown>, tried: (outcome: FirstAttempt) => void): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
+  /**
+   * Tries until delivered or given up, from try `first` on; `tried` hears how
+   * each try went (the first is what counts for firstAttempt()).
+   */
+  private async deliver(mail: OutgoingMail, about: Record<string, unknown>, tried: (outcome: FirstAttempt) => void, first = 0, retry = true): Promise<Delivery> {
+    for (let attempt = first; ; attempt++) {
       try {
         await this.transport.sendMail({
           from: sender(this.from, mail.from),
@@ -95,19 +112,27 @@ export class Mailer {
           text: mail.text,
         });
         tried('delivered');
-        return true;
+        if (attempt > 0) this.logger.info({ ...about, attempts: attempt + 1 }, 'email delivered after a retry');
+        return 'delivered';
       } catch (error) {
         const smtpCode = smtpCodeOf(error);
-        const retryIn = isPermanent(smtpCode) ? undefined : this.retryDelaysMs[attempt];
+        const retryIn = isPermanent(smtpCode) || !retry ? undefined : this.retryDelaysMs[attempt];
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn({ ...about, attempt: attempt + 1, reason, smtp_code: smtpCode, retry_in_ms: retryIn ?? null }, 'email delivery failed');
         tried(retryIn === undefined || this.closing.signal.aborted ? 'failed' : 'retrying');
-        if (retryIn === undefined || !(await this.waitUnlessClosed(retryIn))) {
-          this.logger.error({ ...about, attempts: attempt + 1 }, 'email given up');
-          return false;
-        }
+        if (retryIn === undefined) return this.givenUp(about, attempt + 1);
+        if (await this.waitUnlessClosed(retryIn)) continue;
+        // New mailer settings (a reload): the next try goes at once, through them.
+        if (this.successor !== null) return this.successor.deliver(mail, about, () => {}, attempt + 1, retry);
+        this.logger.error({ ...about, attempts: attempt + 1 }, 'email cut short: the mailer closed (a stop, or a reload that removed it)');
+        return 'cut short';
       }
     }
+  }
+
+  private givenUp(about: Record<string, unknown>, attempts: number): Delivery {
+    this.logger.error({ ...about, attempts }, 'email given up');
+    return 'given up';
   }
 
   /** Stops pending retries and closes the SMTP connections; idempotent. */
@@ -115,6 +140,12 @@ export class Mailer {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
     this.transport.close();
+  }
+
+  /** Closes, and deliveries waiting for a retry go on through `next` (the mailer of a reload's new settings), at once. */
+  handOverTo(next: Mailer): void {
+    this.successor = next;
+    this.close();
   }
 
   private async waitUnlessClosed(ms: number): Promise<boolean> {

@@ -82,6 +82,15 @@ describe('key expiry notices', () => {
     expect((await smtp.mails(1))[0]!.to).toEqual(['retried@example.com']);
   });
 
+  it('tries each mail once a round, so that a server failing for now holds neither the round nor a stop (its retry waits were 30 s to 10 min)', async () => {
+    await stop();
+    await start({ refuseFirst: 1, refuseWith: { code: 451, message: 'try again later' } });
+    addUser('later@example.com', endingIn(1));
+    expect(await notices.sendDue()).toBe(0);
+    await notices.stop();
+    expect(smtp.received).toHaveLength(0);
+  });
+
   it('starts no round once stopped', async () => {
     addUser('stopped@example.com', endingIn(1));
     await notices.stop();

@@ -249,6 +249,35 @@ describe('mail at a reload', () => {
   });
 });
 
+describe('mail at a reload that changes the mailer', () => {
+  const servers: LocalSmtp[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+
+  it('keeps the mailer when only key_expiry_notice_days changes, and sends a mail waiting for its retry through new SMTP settings at once', async () => {
+    const failing = await startLocalSmtp({ refuseFirst: Infinity });
+    const fixed = await startLocalSmtp();
+    servers.push(failing, fixed);
+    const { logger, lines } = capturingLogger();
+    const smtpOn = (port: number) => ({ from: 'keys@weather.example', smtp: { host: '127.0.0.1', port } });
+    const gw = await startTestGateway({ mailer: smtpOn(failing.port), signup: { verify_email: true } }, { logger });
+    try {
+      const mailer = gw.context.mailer;
+      expect((await submitSignup(gw.app, VALID_SIGNUP)).statusCode).toBe(200);
+      await failing.attemptsReach(1);
+      await (await gw.reload(reloaded(gw, { mailer: { ...smtpOn(failing.port), key_expiry_notice_days: 3 } }))).retired;
+      expect(gw.context.mailer).toBe(mailer);
+      await (await gw.reload(reloaded(gw, { mailer: smtpOn(fixed.port) }))).retired;
+      const [welcome] = await fixed.mails(1);
+      expect(welcome!.to).toEqual([VALID_SIGNUP.email]);
+      expect(lines.map((line) => line.msg)).not.toContain('email given up');
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe('a WebSocket tunnel open at a reload', () => {
   async function tunnelThroughGateway(shutdownTimeoutMs: number) {
     sockets = await startWebSocketUpstream();

@@ -35,7 +35,7 @@ describe('createMailer', () => {
   it('delivers to the configured server, from mailer.from', async () => {
     smtp = await startLocalSmtp();
     mailer = createMailer(testConfig({ mailer: { from: 'keys@example.com', smtp: { host: '127.0.0.1', port: smtp.port } } }), pino({ level: 'silent' }))!;
-    expect(await mailer.send(MAIL, {})).toBe(true);
+    expect(await mailer.send(MAIL, {})).toBe('delivered');
     const [mail] = await smtp.mails(1);
     expect(mail).toEqual({ from: 'keys@example.com', fromHeader: 'keys@example.com', to: ['ada@example.com'], subject: 'Your API key', text: 'Hello Ada,\n\nyour key is abc.\n' });
   });
@@ -57,7 +57,7 @@ describe('createMailer', () => {
   it('logs in with the configured username and password', async () => {
     smtp = await startLocalSmtp({ auth: { username: 'parasol', password: 's3cret' } });
     mailer = createMailer(smtpConfig(smtp.port, { username: 'parasol', password: 's3cret' }), pino({ level: 'silent' }))!;
-    expect(await mailer.send(MAIL, {})).toBe(true);
+    expect(await mailer.send(MAIL, {})).toBe('delivered');
     expect(smtp.received).toHaveLength(1);
   });
 
@@ -75,7 +75,7 @@ describe('retries', () => {
     const { wait, waited } = recordingWait();
     const { logger, lines } = capturingLogger();
     mailer = createMailer(smtpConfig(smtp.port), logger, { retryDelaysMs: [10, 20, 30], wait })!;
-    expect(await mailer.send(MAIL, { user_id: 'u1' })).toBe(true);
+    expect(await mailer.send(MAIL, { user_id: 'u1' })).toBe('delivered');
     expect(waited).toEqual([10, 20]);
     expect(smtp.attempts).toBe(3);
     expect(smtp.received).toHaveLength(1);
@@ -90,7 +90,7 @@ describe('retries', () => {
     const { wait, waited } = recordingWait();
     const { logger, lines } = capturingLogger();
     mailer = createMailer(smtpConfig(smtp.port), logger, { retryDelaysMs: [5, 5], wait })!;
-    expect(await mailer.send(MAIL, { user_id: 'u2' })).toBe(false);
+    expect(await mailer.send(MAIL, { user_id: 'u2' })).toBe('given up');
     expect(waited).toEqual([5, 5]);
     expect(smtp.attempts).toBe(3);
     expect(lines.find((line) => line.msg === 'email given up')).toMatchObject({ user_id: 'u2', attempts: 3, level: 50 });
@@ -101,7 +101,7 @@ describe('retries', () => {
     const { wait, waited } = recordingWait();
     const { logger, lines } = capturingLogger();
     mailer = createMailer(smtpConfig(smtp.port), logger, { retryDelaysMs: [5, 5], wait })!;
-    expect(await mailer.send(MAIL, { user_id: 'u3' })).toBe(false);
+    expect(await mailer.send(MAIL, { user_id: 'u3' })).toBe('given up');
     expect(waited).toEqual([]);
     expect(smtp.attempts).toBe(1);
     expect(lines.find((line) => line.msg === 'email delivery failed')).toMatchObject({ attempt: 1, retry_in_ms: null, smtp_code: 550 });
@@ -113,7 +113,7 @@ describe('retries', () => {
     await gone.close();
     const { wait } = recordingWait();
     mailer = createMailer(smtpConfig(gone.port), pino({ level: 'silent' }), { retryDelaysMs: [1], wait })!;
-    expect(await mailer.send(MAIL, {})).toBe(false);
+    expect(await mailer.send(MAIL, {})).toBe('given up');
   });
 
   it('stops waiting for a retry when it is closed', async () => {
@@ -130,7 +130,39 @@ describe('retries', () => {
     const sent = mailer.send(MAIL, {});
     await waiting;
     mailer.close();
-    expect(await sent).toBe(false);
+    expect(await sent).toBe('cut short');
     expect(smtp.attempts).toBe(1);
+  });
+
+  it('tries once when asked not to retry', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: Infinity });
+    const { wait, waited } = recordingWait();
+    mailer = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }), { retryDelaysMs: [5, 5], wait })!;
+    expect(await mailer.send(MAIL, {}, { retry: false })).toBe('given up');
+    expect([waited, smtp.attempts]).toEqual([[], 1]);
+  });
+
+  it('hands a delivery waiting for its retry to the mailer that replaces it, which tries at once', async () => {
+    smtp = await startLocalSmtp({ refuseFirst: Infinity });
+    const replacement = await startLocalSmtp();
+    try {
+      let retryWaiting!: () => void;
+      const waiting = new Promise<void>((resolve) => (retryWaiting = resolve));
+      const wait: Wait = (_ms, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason));
+          retryWaiting();
+        });
+      mailer = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }), { retryDelaysMs: [3_600_000], wait })!;
+      const next = createMailer(smtpConfig(replacement.port), pino({ level: 'silent' }))!;
+      const sent = mailer.send(MAIL, {});
+      await waiting;
+      mailer.handOverTo(next);
+      expect(await sent).toBe('delivered');
+      expect((await replacement.mails(1))[0]!.to).toEqual([MAIL.to]);
+      next.close();
+    } finally {
+      await replacement.close();
+    }
   });
 });
