@@ -140,6 +140,30 @@ describe('Admin Groups', () => {
     expect(running.context.adminGroups.listGroups()).toEqual([]);
   });
 
+  it("ties a group of boxes' errors to its fieldset and marks its boxes invalid, as a text field's", async () => {
+    const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
+    await client.get('/admin/admin_groups/new');
+    const refused = await client.post('/admin/admin_groups', { name: 'Managers', permission_ids: 'user_manage' });
+    expect(refused.statusCode).toBe(422);
+    for (const [name, legend, error] of [
+      ['api_scope_ids', 'API Scopes', 'can&#39;t be blank'],
+      ['permission_ids', 'Permissions', 'API Users - View permission must be included if API Users - Manage is enabled'],
+    ] as const) {
+      const fieldset = new RegExp(`<fieldset class="plain" aria-describedby="([^"]+)">\\s*<legend>${legend}</legend>([\\s\\S]*?)</fieldset>`).exec(refused.body);
+      expect(fieldset, legend).not.toBeNull();
+      const [, describedBy, inside] = fieldset!;
+      expect(new RegExp(`id="${describedBy}">([^<]*)<`).exec(inside!)?.[1], legend).toBe(error);
+      const boxes = [...inside!.matchAll(new RegExp(`<input type="checkbox"[^>]*name="${name}"[^>]*>`, 'g'))].map(([box]) => box);
+      expect(boxes.length, legend).toBeGreaterThan(0);
+      for (const box of boxes) expect(box, legend).toContain('aria-invalid="true"');
+    }
+    // A group without errors is described by its help, its boxes not marked.
+    const fine = await client.post('/admin/admin_groups', { name: 'Managers', api_scope_ids: weather.id });
+    expect(fine.body).toMatch(/<fieldset class="plain" aria-describedby="(f-api_scope_ids-help)">\s*<legend>API Scopes<\/legend>\s*<p class="hint" id="\1">Where the permissions below apply\.<\/p>/);
+    expect(checkbox(fine.body, 'api_scope_ids', weather.id)).toBe('checked');
+    expect(fine.body).not.toMatch(/name="api_scope_ids"[^>]*aria-invalid/);
+  });
+
   it('refuses a Manage permission without its View one, keeping the boxes, and saves them together', async () => {
     const weather = createScope(running.context, 'Weather', 'api.example.com', '/weather/');
     const form = await client.get('/admin/admin_groups/new');

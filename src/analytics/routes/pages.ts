@@ -9,9 +9,9 @@ import type { AppContext } from '../../context.js';
 import { formatTime } from '../../lib/time-format.js';
 import type { TimeZoneName } from '../../lib/time-zone.js';
 import { fieldNamed, type FieldName } from '../fields.js';
-import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart } from '../query/date-range.js';
+import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart, parseDateRange } from '../query/date-range.js';
 import { DEFAULT_RULES } from '../query/filter-rules.js';
-import { DEFAULT_INTERVAL } from '../query/intervals.js';
+import { DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type Interval } from '../query/intervals.js';
 import { parseLogQuery, zoneOf, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
@@ -27,12 +27,14 @@ import {
   FORM_OPTIONS,
   PAGE_DEFAULTS,
   paging,
+  refusedIntervals,
   ruleRows,
   sortUrl,
   tabUrl,
   timesNote,
   usersSortUrl,
   viewParams,
+  viewUrl,
   type FormRow,
 } from './view-model.js';
 
@@ -87,10 +89,11 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   const signedIn = { preHandler: requireAdminSession(context) };
 
   app.get(LOGS_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, LOGS_PATH, 'Filter Logs', parseLogQuery);
-    if (view === null) return reply;
+    const read = await viewOrError(context, request, reply, LOGS_PATH, 'Filter Logs', parseLogQuery);
+    if (read === null) return reply;
+    const { view } = read;
     const [summary, entries] = await Promise.all([reader.summary(view), reader.entries(view)]);
-    return renderAnalyticsPage(context, reply, LOGS_PATH, 'Filter Logs', view, {
+    return renderAnalyticsPage(context, reply, LOGS_PATH, 'Filter Logs', read, {
       summary,
       entries,
       chart: chartModel(summary.chart, view.interval, zoneOf(view)),
@@ -105,11 +108,12 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   });
 
   app.get(USERS_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, USERS_PATH, 'By Users', parseUsersQuery);
-    if (view === null) return reply;
+    const read = await viewOrError(context, request, reply, USERS_PATH, 'By Users', parseUsersQuery);
+    if (read === null) return reply;
+    const { view } = read;
     // The page's users with their details (users.json's page): only those cross the thread, not every user of the view.
     const { total, data: users } = await reader.usersPage(view);
-    return renderAnalyticsPage(context, reply, USERS_PATH, 'By Users', view, {
+    return renderAnalyticsPage(context, reply, USERS_PATH, 'By Users', read, {
       users,
       columns: USER_TABLE_COLUMNS.map(({ label, sort, numeric }) => ({
         label,
@@ -123,12 +127,12 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   });
 
   app.get(LOCATIONS_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, LOCATIONS_PATH, 'By Location', parseLogQuery);
-    if (view === null) return reply;
+    const read = await viewOrError(context, request, reply, LOCATIONS_PATH, 'By Location', parseLogQuery);
+    if (read === null) return reply;
     const region = parseMapRegion((request.query as Record<string, unknown>).region);
-    if (!region.ok) return renderLevelError(context, reply, LOCATIONS_PATH, 'By Location', view, region.error);
-    const query: MapQuery = { ...view, region: region.region };
-    return renderAnalyticsPage(context, reply, LOCATIONS_PATH, 'By Location', query, {
+    if (!region.ok) return renderLevelError(context, reply, LOCATIONS_PATH, 'By Location', read, region.error);
+    const query: MapQuery = { ...read.view, region: region.region };
+    return renderAnalyticsPage(context, reply, LOCATIONS_PATH, 'By Location', { ...read, view: query }, {
       ...(await reader.locationPage(query)),
       geoip: context.config.analytics.geoip_file !== null,
       csvUrl: downloadUrl('/admin/stats/map.csv', query),
@@ -136,18 +140,24 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
   });
 
   app.get(DRILLDOWN_PATH, signedIn, async (request, reply) => {
-    const view = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown', parseLogQuery);
-    if (view === null) return reply;
+    const read = await viewOrError(context, request, reply, DRILLDOWN_PATH, 'API Drilldown', parseLogQuery);
+    if (read === null) return reply;
     // The view is parsed already: only its level is left.
     const prefix = parseDrilldownPrefix((request.query as Record<string, unknown>).prefix);
-    if (!prefix.ok) return renderLevelError(context, reply, DRILLDOWN_PATH, 'API Drilldown', view, prefix.error);
-    const query: DrilldownQuery = { ...view, prefix: prefix.prefix };
+    if (!prefix.ok) return renderLevelError(context, reply, DRILLDOWN_PATH, 'API Drilldown', read, prefix.error);
+    const query: DrilldownQuery = { ...read.view, prefix: prefix.prefix };
     const drilled = await reader.drilldown(query);
-    return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', query, {
+    return renderAnalyticsPage(context, reply, DRILLDOWN_PATH, 'API Drilldown', { ...read, view: query }, {
       ...drilldownModel(query, drilled),
       csvUrl: downloadUrl('/admin/stats/drilldown.csv', query),
     });
   });
+}
+
+/** A view read from the page's URL, and what was changed to show it (see fitInterval). */
+interface ReadView<Q extends LogQuery> {
+  readonly view: Q;
+  readonly notice: string | null;
 }
 
 /**
@@ -163,7 +173,7 @@ async function viewOrError<Q extends LogQuery>(
   path: TabPath,
   title: string,
   parse: (params: Record<string, unknown>, now: number, defaults: ViewDefaults, zone: TimeZoneName) => { ok: true; query: Q } | { ok: false; error: string },
-): Promise<Q | null> {
+): Promise<ReadView<Q> | null> {
   const access = accessOf(context, request);
   if (!access.has('analytics')) {
     await renderErrorPage(context, reply, 403, { title: 'Not authorized', message: forbiddenMessage(access), section: 'analytics' });
@@ -176,20 +186,43 @@ async function viewOrError<Q extends LogQuery>(
     return null;
   }
   const zone = context.config.analytics.timezone;
-  const parsed = parse(params, context.clock.now(), PAGE_DEFAULTS, zone);
-  if (parsed.ok) return withinAnalyticsScopes(parsed.query, access);
-  await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: rawForm(params), error: parsed.error }, 400);
+  const now = context.clock.now();
+  const fitted = fitInterval(params, now, zone);
+  const parsed = parse(fitted.params, now, PAGE_DEFAULTS, zone);
+  if (parsed.ok) return { view: withinAnalyticsScopes(parsed.query, access), notice: fitted.notice };
+  await renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: rawForm(fitted.params, now, zone), notice: fitted.notice, error: parsed.error }, 400);
   return null;
 }
 
-/** A view read well but for its level (the drilldown's prefix, the location's region): the message next to the filters, 400. */
-function renderLevelError(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, error: string): Promise<FastifyReply> {
-  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zoneOf(view)), form: viewForm(path, view), error }, 400);
+/**
+ * An interval too fine for the date range (Minute over Last 30 Days) is
+ * replaced by the finest the range takes, with a notice saying so: the form
+ * offers such intervals disabled, but a range changed in the same submit, or
+ * an old bookmark, still asks for them. The JSON and CSV endpoints keep
+ * refusing them (400): a script asked for that interval and gets no notice.
+ */
+function fitInterval(params: Record<string, unknown>, now: number, zone: TimeZoneName): { params: Record<string, unknown>; notice: string | null } {
+  const range = parseDateRange(params, now, zone);
+  const asked = params.interval;
+  if (!range.ok || !isInterval(asked)) return { params, notice: null };
+  const refused = refusedIntervals(range.range, zone);
+  if (!refused.includes(asked)) return { params, notice: null };
+  const finest: Interval = INTERVALS.find((interval) => !refused.includes(interval))!;
+  const label = FORM_OPTIONS.intervals.find(([value]) => value === asked)![1];
+  return {
+    params: { ...params, interval: finest },
+    notice: `${label} would make more than ${MAX_BUCKETS.toLocaleString('en-US')} points over this date range: shown by ${finest} instead.`,
+  };
 }
 
-function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: TabPath, title: string, view: LogQuery, data: Record<string, unknown>): Promise<FastifyReply> {
+/** A view read well but for its level (the drilldown's prefix, the location's region): the message next to the filters, 400. */
+function renderLevelError(context: AppContext, reply: FastifyReply, path: TabPath, title: string, { view, notice }: ReadView<LogQuery>, error: string): Promise<FastifyReply> {
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zoneOf(view)), form: viewForm(path, view), notice, error }, 400);
+}
+
+function renderAnalyticsPage(context: AppContext, reply: FastifyReply, path: TabPath, title: string, { view, notice }: ReadView<LogQuery>, data: Record<string, unknown>): Promise<FastifyReply> {
   const zone = zoneOf(view);
-  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: viewForm(path, view), error: null, formatTime: (time: number | string) => formatTime(time, zone), ...data });
+  return renderAdminPage(context, reply, templateFor(path), { ...layoutData(path, title, zone), form: viewForm(path, view), notice, error: null, formatTime: (time: number | string) => formatTime(time, zone), ...data });
 }
 
 function templateFor(path: TabPath): string {
@@ -212,11 +245,13 @@ interface FormState {
   readonly startAt: string;
   readonly endAt: string;
   readonly interval: string;
+  /** The intervals the range would make too many points at: offered disabled. */
+  readonly refusedIntervals: readonly string[];
   readonly search: string;
   readonly rows: readonly (FormRow & { removeUrl?: string })[];
   /** Sort order, page length and the drilldown's level, which the form has no field for, so that applying it keeps them. */
   readonly hidden: readonly (readonly [string, string])[];
-  /** The other tabs' links keep range and filters; null: plain links (the view could not be read). */
+  /** The other tabs' links keep range and filters, the current one's is the view's own URL; null: plain links (the view could not be read). */
   readonly tabUrls: Readonly<Record<string, string>> | null;
   /** "host/prefix" of each API scope the view is limited to (an admin who is not a superuser); null: every request, or not read. */
   readonly scopes: readonly string[] | null;
@@ -231,22 +266,25 @@ function viewForm(path: TabPath, view: LogQuery): FormState {
     startAt: formatRangeStart(view.range, zoneOf(view)),
     endAt: formatRangeEnd(view.range, zoneOf(view)),
     interval: view.interval,
+    refusedIntervals: refusedIntervals(view.range, zoneOf(view)),
     search: view.search,
     rows: ruleRows(path, view),
     hidden: keptByForm(Object.fromEntries(viewParams(view))),
-    tabUrls: Object.fromEntries(TABS.map((tab) => [tab.path, tabUrl(tab.path, tab.path === path ? view : shared)])),
+    tabUrls: Object.fromEntries(TABS.map((tab) => [tab.path, tab.path === path ? viewUrl(path, view) : tabUrl(tab.path, shared)])),
     scopes: view.scopes?.map((scope) => `${scope.host}${scope.path_prefix}`).sort() ?? null,
   };
 }
 
 /** What the admin sent, echoed back so a mistake can be fixed in place. */
-function rawForm(params: Record<string, unknown>): FormState {
+function rawForm(params: Record<string, unknown>, now: number, zone: TimeZoneName): FormState {
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const range = parseDateRange(params, now, zone);
   return {
     range: text(params.range) || (text(params.start_at) !== '' ? 'custom' : DEFAULT_PRESET),
     startAt: text(params.start_at),
     endAt: text(params.end_at),
     interval: text(params.interval) || DEFAULT_INTERVAL,
+    refusedIntervals: range.ok ? refusedIntervals(range.range, zone) : [],
     search: text(params.search),
     rows: rawRules(params.query),
     hidden: keptByForm(params),
