@@ -16,6 +16,7 @@ import { LiveApp, type ReloadOutcome } from './live-app.js';
 import { listenError, listenHostProblem } from './listen-address.js';
 import { turnOffPretenuring } from './lib/pretenuring.js';
 import { guardProcess } from './lib/process-guards.js';
+import { Signups } from './signup/signups.js';
 import { acquireInstanceLock } from './store/instance-lock.js';
 import { CertificateReloader, fingerprintOf, type CertificateInUse } from './tls-certificate-reload.js';
 import { openTlsListener, type TlsListener, type TlsListenOptions } from './tls-listener.js';
@@ -73,6 +74,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     context.analytics.start();
     const started = await LiveApp.start(context);
     live = started;
+    resumeKeyDeliveries(context);
     const { host, port } = config.listen;
     const serve = (server: ListeningServer) => started.serveOn(server);
     http = await openHttpListener({ host, port, maxHeaderSize: config.proxy.max_header_size, serve }).catch((error: unknown) => {
@@ -145,6 +147,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     reload: (next) => apps.reload(next),
     stop,
   };
+}
+
+/** Keys sent by email only whose mail the last stop cut short get a new key, mailed (signups.ts); a store that fails it is logged. */
+function resumeKeyDeliveries(context: AppContext): void {
+  try {
+    const resumed = new Signups(context, context.mailer).resumeKeyDeliveries();
+    if (resumed > 0) context.logger.warn({ count: resumed }, 'keys whose mail a stop cut short: new keys mailed');
+  } catch (error) {
+    context.logger.error({ err: error }, 'keys whose mail a stop cut short could not be mailed again');
+  }
 }
 
 /**

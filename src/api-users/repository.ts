@@ -283,6 +283,32 @@ export class ApiUserRepository {
     return this.db.prepare('UPDATE api_users SET expiry_notice_sent_for = ? WHERE id = ? AND expires_at = ?').run(expiresAt, id, expiresAt).changes > 0;
   }
 
+  /**
+   * Where the mail of a key sent by email only stands (migration 030):
+   * 'pending' until delivered, null once delivered, 'failed' once given up,
+   * when the user no longer counts as verified (nobody holds the key). No
+   * change number but for 'failed': only email_verified is the key index's.
+   */
+  setKeyDelivery(id: string, state: 'pending' | 'failed' | null): void {
+    if (state !== 'failed') {
+      this.db.prepare('UPDATE api_users SET key_delivery = ? WHERE id = ?').run(state, id);
+      return;
+    }
+    const result = this.write((changeSeq) =>
+      this.db.prepare("UPDATE api_users SET key_delivery = 'failed', email_verified = 0, change_seq = ? WHERE id = ?").run(changeSeq, id),
+    );
+    // Deleted meanwhile: nothing to tell.
+    if (result.changes > 0) this.notify(id);
+  }
+
+  /** Users whose key's mail is in `state`, oldest first; with `email`, only theirs. */
+  keyDeliveries(state: 'pending' | 'failed', email?: string): ApiUser[] {
+    const rows = this.db
+      .prepare(`${USER_ROWS} WHERE key_delivery = ? ${email === undefined ? '' : 'AND email = ? COLLATE NOCASE'} ORDER BY created_at`)
+      .all(...(email === undefined ? [state] : [state, email])) as ReadRow[];
+    return rows.map(toUser);
+  }
+
   countByEmail(email: string): number {
     return (this.db.prepare('SELECT count(*) AS n FROM api_users WHERE email = ? COLLATE NOCASE').get(email) as { n: number }).n;
   }

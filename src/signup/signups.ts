@@ -3,7 +3,7 @@
 import type { ApiUser, ApiUserInput, RegistrationDetails } from '../api-users/model.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
-import type { Mailer } from '../mailer/mailer.js';
+import type { Delivery, Mailer } from '../mailer/mailer.js';
 import { alreadyRegisteredEmail, signupNotice, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
 import { keyExamples } from './key-examples.js';
 import { configuredBaseUrl } from '../lib/base-url.js';
@@ -67,19 +67,58 @@ export class Signups {
     const emailOnly = asked.byEmailOnly === true || this.keysByEmailOnly;
     // Both answers alike; only the mailbox owner learns whether the address had a key.
     if (!config.signup.allow_duplicate_emails && users.countByEmail(input.email) > 0) {
-      this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
+      // A key whose mail was given up is held by nobody: the address gets a new one, not a note that it has one.
+      const [undelivered] = users.keyDeliveries('failed', input.email);
+      if (undelivered !== undefined) this.sendNewKey(undelivered, asked.welcome);
+      else void this.send(alreadyRegisteredEmail(this.site, input.email), { email_already_registered: true });
       return { kind: 'emailed', email: input.email };
     }
     const created = users.create({ ...input, email_verified: emailOnly }, createdBy, from);
-    this.sendWelcome(created.user, created.apiKey, asked.welcome);
+    if (emailOnly) this.deliverKey(created.user, created.apiKey, asked.welcome);
+    else void this.sendWelcome(created.user, created.apiKey, asked.welcome);
     this.notifyOperators(created.user, asked.notify === true);
     return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
+  }
+
+  /**
+   * At a start: the keys sent by email only whose mail a stop cut short (its
+   * retries were in memory). Nobody holds such a key, so each user gets a new
+   * one, mailed. Answers how many.
+   */
+  resumeKeyDeliveries(): number {
+    const pending = this.mailer === null ? [] : this.context.users.keyDeliveries('pending');
+    for (const user of pending) this.sendNewKey(user);
+    return pending.length;
+  }
+
+  /** A new key for a user whose key nobody holds, sent by email only as the first was. */
+  private sendNewKey(user: ApiUser, custom?: WelcomeCustomization): void {
+    const renewed = this.context.users.regenerateKey(user.id, null, user.created_by);
+    if (renewed !== null) this.deliverKey(renewed.user, renewed.apiKey, custom);
+  }
+
+  /**
+   * The welcome mail of a key in no answer, followed in the store
+   * (key_delivery): delivered, given up (the user is no longer verified, and
+   * signing up again sends a new key), or cut short by a stop (the next
+   * start sends a new key).
+   */
+  private deliverKey(user: ApiUser, apiKey: string, custom?: WelcomeCustomization): void {
+    const { users, logger } = this.context;
+    users.setKeyDelivery(user.id, 'pending');
+    void this.sendWelcome(user, apiKey, custom)
+      .then((delivery) => {
+        if (delivery === 'delivered') users.setKeyDelivery(user.id, null);
+        else if (delivery === 'given up') users.setKeyDelivery(user.id, 'failed');
+      })
+      // The store closed meanwhile (a stop): the next start finds the delivery pending.
+      .catch((error: unknown) => logger.warn({ err: error, user_id: user.id }, 'key delivery not recorded'));
   }
 
   /** An admin's creation through the JSON API: duplicates are fine, and mail goes only when asked for. */
   createByAdmin(input: ApiUserInput, adminId: string, from: RegistrationDetails, asked: Asked): { user: ApiUser; apiKey: string } {
     const created = this.context.users.create(input, adminId, from);
-    if (asked.sendWelcome === true) this.sendWelcome(created.user, created.apiKey, asked.welcome);
+    if (asked.sendWelcome === true) void this.sendWelcome(created.user, created.apiKey, asked.welcome);
     this.notifyOperators(created.user, asked.notify === true);
     return created;
   }
@@ -91,22 +130,22 @@ export class Signups {
     if (to === null || !(requested || config.signup.send_notify_email)) return;
     const publicUrl = configuredBaseUrl(config);
     const adminUrl = publicUrl === null ? null : `${publicUrl}/admin/api_users/${encodeURIComponent(user.id)}`;
-    this.send(signupNotice(to, this.site, user, adminUrl), { user_id: user.id, notice: 'signup' });
+    void this.send(signupNotice(to, this.site, user, adminUrl), { user_id: user.id, notice: 'signup' });
   }
 
-  private sendWelcome(user: ApiUser, apiKey: string, custom: WelcomeCustomization = {}): void {
+  private sendWelcome(user: ApiUser, apiKey: string, custom: WelcomeCustomization = {}): Promise<Delivery> {
     // Only public_url is trusted in mail: a Host header is the sender's to choose.
     const publicUrl = configuredBaseUrl(this.context.config);
     const examples = publicUrl === null ? null : keyExamples(publicUrl, apiKey, this.context.publisher.current);
     const site = { siteName: custom.siteName ?? this.site.siteName, contactUrl: custom.contactUrl ?? this.site.contactUrl };
     const example = custom.exampleApiUrl?.replaceAll(KEY_PLACEHOLDER, apiKey) ?? null;
     const mail = welcomeEmail(site, user, apiKey, examples, example);
-    this.send(custom.from === undefined ? mail : { ...mail, from: custom.from }, { user_id: user.id });
+    return this.send(custom.from === undefined ? mail : { ...mail, from: custom.from }, { user_id: user.id });
   }
 
-  private send(mail: Parameters<Mailer['send']>[0], about: Record<string, unknown>): void {
-    // Delivery (and its retries) runs in the background; it never holds up or fails the signup.
-    void this.mailer?.send(mail, about);
+  /** Delivery (and its retries) runs in the background; it never holds up or fails the signup. Without a mailer: given up. */
+  private send(mail: Parameters<Mailer['send']>[0], about: Record<string, unknown>): Promise<Delivery> {
+    return this.mailer?.send(mail, about) ?? Promise.resolve('given up');
   }
 }
 
