@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { Delivery, Mailer } from '../mailer/mailer.js';
 import { alreadyRegisteredEmail, signupNotice, welcomeEmail, type SiteInfo } from '../mailer/welcome-email.js';
 import { keyExamples } from './key-examples.js';
-import { configuredBaseUrl } from '../lib/base-url.js';
+import { adminBaseUrl, configuredBaseUrl } from '../lib/base-url.js';
 import { contactUrl } from '../contact/contact-url.js';
 import { KEY_PLACEHOLDER, type WelcomeCustomization } from './signup-options.js';
 
@@ -128,8 +128,9 @@ export class Signups {
     const { config } = this.context;
     const to = config.signup.notify_email ?? config.contact_email;
     if (to === null || !(requested || config.signup.send_notify_email)) return;
-    const publicUrl = configuredBaseUrl(config);
-    const adminUrl = publicUrl === null ? null : `${publicUrl}/admin/api_users/${encodeURIComponent(user.id)}`;
+    // The admin's own host when admin.hosts names one (on the APIs' host /admin is a path no backend claims).
+    const adminBase = adminBaseUrl(config);
+    const adminUrl = adminBase === null ? null : `${adminBase}/admin/api_users/${encodeURIComponent(user.id)}`;
     void this.send(signupNotice(to, this.site, user, adminUrl), { user_id: user.id, notice: 'signup' });
   }
 

@@ -284,6 +284,16 @@ describe('the notice of a new signup (API Umbrella\'s notify email)', () => {
     ]);
   });
 
+  it("links the user's admin page on the admin's own host when admin.hosts names one", async () => {
+    smtp = await startLocalSmtp();
+    const settings = { public_url: 'https://api.weather.example', admin: { hosts: ['admin.weather.example'] }, signup: { send_notify_email: true, notify_email: 'ops@weather.example' } };
+    running = await startSignupApp(mailerConfig(smtp.port, settings));
+    await submitSignup(running.app, VALID_SIGNUP);
+    const notice = (await smtp.mails(2)).find((mail) => mail.to[0] === 'ops@weather.example')!;
+    const [user] = running.context.users.list().users;
+    expect(notice.text).toContain(`https://admin.weather.example/admin/api_users/${user!.id}`);
+  });
+
   it('refuses to start with signup.send_notify_email but no address or no SMTP server', async () => {
     await expect(startSignupApp({ signup: { send_notify_email: true, notify_email: 'ops@weather.example' } })).rejects.toThrow(/signup\.send_notify_email: true needs mailer\.smtp\.host/);
     await expect(startSignupApp(mailerConfig(2525, { signup: { send_notify_email: true } }))).rejects.toThrow(/signup\.send_notify_email: true needs signup\.notify_email \(or contact_email\)/);
