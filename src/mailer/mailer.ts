@@ -71,6 +71,9 @@ export class Mailer {
       port: smtp.port,
       secure: smtp.secure,
       auth: smtp.username === null ? undefined : { user: smtp.username, pass: smtp.password ?? '' },
+      // A password goes only encrypted: STARTTLS is required of a server that is not on this machine (nodemailer would
+      // otherwise send it in clear to one that does not offer it, as a man in the middle can make any server seem).
+      requireTLS: smtp.username !== null && !smtp.secure && !isLoopback(smtp.host),
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
@@ -157,6 +160,10 @@ export class Mailer {
       return false;
     }
   }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** The SMTP server's reply code, when it answered (not for a connection that failed). */

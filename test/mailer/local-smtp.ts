@@ -36,6 +36,8 @@ export interface LocalSmtpOptions {
   readonly refuseFirst?: number;
   /** The SMTP reply refusals get: 451 (try again later) unless given. */
   readonly refuseWith?: { readonly code: number; readonly message: string };
+  /** Where it listens: loopback unless given. */
+  readonly host?: string;
 }
 
 export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<LocalSmtp> {
@@ -71,7 +73,7 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
       });
     },
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(0, options.host ?? '127.0.0.1');
   await once(server.server, 'listening');
   const { port } = server.server.address() as AddressInfo;
 

@@ -1,6 +1,7 @@
 // The mailer against a real SMTP server on loopback: delivery with and
 // without auth, retries in the background, giving up, and closing.
 import { afterEach, describe, expect, it } from 'vitest';
+import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
 import { createMailer, Mailer, type Wait } from '../../src/mailer/mailer.js';
 import { testConfig } from '../helpers/config.js';
@@ -52,6 +53,18 @@ describe('createMailer', () => {
       ['test@example.com', 'test@example.com'],
       ['test@example.com', '"Evil, <evil@evil.example>" <test@example.com>'],
     ]);
+  });
+
+  it('sends a password to a server off this machine only over TLS: one that offers no STARTTLS gets no mail and no password', async () => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((candidate) => candidate !== undefined && !candidate.internal && candidate.family === 'IPv4')?.address;
+    if (address === undefined) throw new Error('this test needs an address of this machine other than loopback');
+    smtp = await startLocalSmtp({ auth: { username: 'parasol', password: 's3cret' }, host: '0.0.0.0' });
+    const config = testConfig({ mailer: { from: 'keys@example.com', smtp: { host: address, port: smtp.port, username: 'parasol', password: 's3cret' } } });
+    mailer = createMailer(config, pino({ level: 'silent' }), { retryDelaysMs: [] })!;
+    expect(await mailer.send(MAIL, {})).toBe('given up');
+    expect(smtp.received).toHaveLength(0);
   });
 
   it('logs in with the configured username and password', async () => {
