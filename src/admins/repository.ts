@@ -221,8 +221,9 @@ export class AdminRepository {
       this.db
         .prepare('UPDATE admins SET email = ?, name = ?, notes = ?, superuser = ?, enabled = ?, updated_at = ? WHERE id = ?')
         .run(next.email, next.name, next.notes, next.superuser ? 1 : 0, next.enabled ? 1 : 0, new Date().toISOString(), id);
-      // A link mailed to the old address must not reset the account of the new one (Devise clears it too).
-      if (next.email !== current.email) this.db.prepare(`UPDATE admins SET ${NO_RESET_TOKEN} WHERE id = ?`).run(id);
+      // A link mailed to the old address must not reset the account of the new one (Devise clears it too); nor does one
+      // mailed to an admin who was then disabled (perhaps because the invite went astray) work once they are enabled again.
+      if (next.email !== current.email || !next.enabled) this.db.prepare(`UPDATE admins SET ${NO_RESET_TOKEN} WHERE id = ?`).run(id);
       // Disabling ends their web admin sessions, so that enabling them again brings none back.
       if (!next.enabled) this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ?').run(id);
       return this.get(id);

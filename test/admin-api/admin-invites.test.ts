@@ -47,6 +47,16 @@ describe('send_invite_email on POST /admins', () => {
     expect(await page.text()).toContain('Change Your Password');
   });
 
+  it('ends the link when the admin is disabled: enabling them again does not bring it back', async () => {
+    const { gw, smtp } = await start({ public_url: 'https://gateway.example.com' });
+    const created = await gw.adminApi('POST', '/admins', { admin: { email: 'astray@example.com', superuser: true, send_invite_email: true } });
+    const link = new URL(linkOf((await smtp.mails(1))[0]!));
+    const id = created.body.admin.id as string;
+    for (const enabled of [false, true]) expect((await gw.adminApi('PUT', `/admins/${id}`, { admin: { enabled } })).status).toBe(200);
+    const page = await fetch(`${gw.url}${link.pathname}${link.search}`);
+    expect([page.status, (await page.text()).includes('This link cannot be used')]).toEqual([404, true]);
+  });
+
   it('takes it in options too, and as a form field; only true or "true" asks', async () => {
     const { gw, smtp } = await start();
     expect((await gw.adminApi('POST', '/admins', { admin: { email: 'a@example.com', superuser: true }, options: { send_invite_email: 'true' } })).status).toBe(201);
