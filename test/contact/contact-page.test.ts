@@ -18,12 +18,12 @@ afterEach(async () => {
 
 describe('GET /contact/', () => {
   it('gives the configured contact_email as a mailto link, escaped, with the security headers of every page', async () => {
-    running = await startInjectedApp({ site_name: 'Weather <API>', contact_email: 'ops+"api"@weather.example' });
+    running = await startInjectedApp({ site_name: 'Weather <API>', contact_email: "ops+api&'co'@weather.example" });
     const response = await running.app.inject({ method: 'GET', url: '/contact/' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
     expect(response.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(response.body).toContain('<a href="mailto:ops+&quot;api&quot;@weather.example">ops+&quot;api&quot;@weather.example</a>');
+    expect(response.body).toContain('<a href="mailto:ops+api&amp;&#39;co&#39;@weather.example">ops+api&amp;&#39;co&#39;@weather.example</a>');
     expect(response.body).toContain('Weather &lt;API&gt;');
     expect(response.body).not.toContain('Weather <API>');
     expect(response.body).toContain('<a href="/signup/">Sign up</a>');

@@ -50,6 +50,10 @@ describe('formats', () => {
   it.each([
     ['an email without a dot in its domain', { email: 'foo@example' }, 'email', 'Email'],
     ['an email with a space', { email: 'foo bar@example.com' }, 'email', 'Email'],
+    // Taken before, then refused by the SMTP server or rewritten into another mailbox ("x y"@example.org as Reply-To).
+    ['an email with ">" in it', { email: 'x>y@example.org' }, 'email', 'Email'],
+    ['an email with more after its domain', { email: 'foo@example.com;x' }, 'email', 'Email'],
+    ['an email whose domain is no host name', { email: 'foo@example.com(x)' }, 'email', 'Email'],
     ['markup in the name', { name: '<' }, 'name', 'Name'],
     ['a link in the name', { name: 'Visit WWW.spam.example' }, 'name', 'Name'],
     ['a script in the API', { api: '<script' }, 'api', 'API'],
