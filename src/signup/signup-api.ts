@@ -94,7 +94,9 @@ async function createUser(context: AppContext, signups: Signups, request: Fastif
   if (!limit.allowed) {
     return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   }
-  const result = signups.signUp(parsed.value, caller.id, registrationDetailsOf(request), { byEmailOnly, notify, welcome });
+  // An explicit send_welcome_email: false keeps the welcome back, as in API Umbrella (unless the key goes by email only).
+  const sendWelcome = requestedOption(request.body, 'send_welcome_email') !== false;
+  const result = signups.signUp(parsed.value, caller.id, registrationDetailsOf(request), { byEmailOnly, notify, welcome, sendWelcome });
   if (result.kind === 'emailed') {
     return reply.code(201).send({ user: { email: result.email }, message: `Your API key has been sent to ${result.email}.`, options: options(null, true) });
   }

@@ -19,7 +19,7 @@ export type SignupResult =
 interface Asked {
   /** options.verify_email from a key-creator: the key goes by email only. */
   readonly byEmailOnly?: boolean;
-  /** options.send_welcome_email, or a user.send_welcome_email, from an admin (signups always get it). */
+  /** options.send_welcome_email, or a user.send_welcome_email, from an admin; for a signup, false keeps back a welcome that carries no key only it holds. */
   readonly sendWelcome?: boolean;
   /** What the call's options change in the welcome email. */
   readonly welcome?: WelcomeCustomization;
@@ -75,7 +75,7 @@ export class Signups {
     }
     const created = users.create({ ...input, email_verified: emailOnly }, createdBy, from);
     if (emailOnly) this.deliverKey(created.user, created.apiKey, asked.welcome);
-    else void this.sendWelcome(created.user, created.apiKey, asked.welcome);
+    else if (asked.sendWelcome !== false) void this.sendWelcome(created.user, created.apiKey, asked.welcome);
     this.notifyOperators(created.user, asked.notify === true);
     return emailOnly ? { kind: 'emailed', email: input.email } : { kind: 'created', ...created };
   }

@@ -73,6 +73,17 @@ describe("an admin's user[send_welcome_email]", () => {
   });
 });
 
+describe("a key-creator's options.send_welcome_email", () => {
+  it('keeps the welcome back when false, as API Umbrella, and sends it otherwise (the signup form asks for it)', async () => {
+    const created = await postJson({ 'x-api-key': keyCreator }, { user: { ...VALID_SIGNUP, email: 'no-welcome@example.com' }, options: { send_welcome_email: false } });
+    expect([created.status, created.body.options.send_welcome_email]).toEqual([201, false]);
+    // Sent after it: by the time it has arrived, a welcome wrongly sent for the call before would have come too.
+    expect((await postJson({ 'x-api-key': keyCreator }, { user: { ...VALID_SIGNUP, email: 'welcome@example.com' } })).status).toBe(201);
+    await onlyMailTo('welcome@example.com');
+    expect(smtp.received).toHaveLength(1);
+  });
+});
+
 describe("the options of an admin's call (API Umbrella's test_customized_content)", () => {
   it('take site_name, the sender, an example on a published API host and a contact URL at a known domain into the mail', async () => {
     const created = await postForm(admin(), 'custom@example.com', {
