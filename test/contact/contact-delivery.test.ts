@@ -54,6 +54,13 @@ describe('a refusing SMTP server', () => {
     expect(lines.find((line) => line.msg === 'email delivery failed')).toMatchObject({ mail: 'contact_message', smtp_code: 451, retry_in_ms: 30_000 });
     expect(JSON.stringify(lines)).not.toContain('confidential');
   });
+
+  it('answers 200 after 5 s at most when the server does not answer the first try (its timeout is 30 s): it goes on in the background', { timeout: 15_000 }, async () => {
+    setup = await startContactGateway({ smtp: { hang: true } });
+    const response = await setup.postForm(VALID_CONTACT);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ submitted: expect.any(String) });
+  });
 });
 
 describe('the per-IP limit', () => {

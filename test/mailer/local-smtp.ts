@@ -38,6 +38,8 @@ export interface LocalSmtpOptions {
   readonly refuseWith?: { readonly code: number; readonly message: string };
   /** Where it listens: loopback unless given. */
   readonly host?: string;
+  /** Never answer a delivery's DATA (a server that hangs). */
+  readonly hang?: boolean;
 }
 
 export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<LocalSmtp> {
@@ -59,6 +61,7 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        if (options.hang === true) return;
         attempts++;
         if (attempts <= (options.refuseFirst ?? 0)) {
           const { code, message } = options.refuseWith ?? { code: 451, message: 'Mailbox busy, try again later' };
