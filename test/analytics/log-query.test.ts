@@ -123,6 +123,7 @@ describe('analytics view parameters', () => {
     [{ query: '[{"field":"response_time","operator":"between","value":"1"}]' }, '"between" on response_time needs two numbers'],
     [{ query: '[{"field":"request_path","operator":"equal","value":""}]' }, '"equals" on request_path needs a value'],
     [{ query: '{"condition":"OR","rules":[]}' }, 'Filters can only be combined with AND'],
+    [{ query: '{"condition":"AND","rules":[{"condition":"AND","rules":[]}]}' }, 'Filter groups cannot be nested: give one list of filters, combined with AND'],
     [{ query: '[{' }, 'query is not valid JSON'],
     [{ query: '"x"' }, 'query must be a JSON list of filters'],
     [{ start_at: '2026-02-30', end_at: '2026-03-01' }, 'start_at must be a date (YYYY-MM-DD) or an ISO date-time, got "2026-02-30"'],

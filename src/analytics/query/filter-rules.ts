@@ -73,6 +73,8 @@ export function parseRules(input: unknown): RulesResult {
 /** A rule, or the message saying what is wrong with it. */
 export function parseRule(raw: unknown): FilterRule | string {
   if (!isObject(raw)) return 'Each filter must be an object with field, operator and value';
+  // API Umbrella's filter builder can nest groups; here every filter is one rule of one AND list.
+  if (raw.rules !== undefined || raw.condition !== undefined) return 'Filter groups cannot be nested: give one list of filters, combined with AND';
   const named = raw.field ?? raw.id;
   const onApiKey = named === API_KEY_FIELD;
   const info = fieldNamed(onApiKey ? 'api_key_preview' : named);
