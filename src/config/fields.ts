@@ -125,7 +125,7 @@ function nonEmptyString(defaultValue: string, expected: string): Field<string> {
   return field(defaultValue, expected, (raw) => (typeof raw === 'string' && raw !== '' ? raw : undefined), identity);
 }
 
-/** An IANA time zone as Intl knows it, in any case or by an alias (US/Mountain), kept as Intl spells it (America/Denver). */
+/** An IANA time zone as Intl knows it, in any case or by an alias (US/Mountain), kept by its IANA name (America/Denver; Asia/Kolkata, which ICU calls Asia/Calcutta). */
 export function timeZone(defaultValue: TimeZoneName): Field<TimeZoneName> {
   return field(defaultValue, 'an IANA time zone name, such as UTC or America/Denver', (raw) => (typeof raw === 'string' ? (parseTimeZone(raw) ?? undefined) : undefined), identity);
 }

@@ -34,14 +34,43 @@ const FIRST_MONDAY = 4;
 const readings = new Map<TimeZoneName, Intl.DateTimeFormat>();
 const shortNames = new Map<TimeZoneName, Intl.DateTimeFormat>();
 
-/** The zone Intl knows by `name` (in any case, or an alias such as US/Mountain), as Intl spells it; null for no zone. */
+/**
+ * Zones ICU still calls by the names the IANA database has since changed
+ * (CLDR keeps its first ids): an operator who wrote Asia/Kolkata reads
+ * Asia/Kolkata, not Asia/Calcutta. Intl takes the current names as well.
+ */
+const RENAMED: Readonly<Record<string, string>> = {
+  'Africa/Asmera': 'Africa/Asmara',
+  'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+  'America/Catamarca': 'America/Argentina/Catamarca',
+  'America/Coral_Harbour': 'America/Atikokan',
+  'America/Cordoba': 'America/Argentina/Cordoba',
+  'America/Godthab': 'America/Nuuk',
+  'America/Indianapolis': 'America/Indiana/Indianapolis',
+  'America/Jujuy': 'America/Argentina/Jujuy',
+  'America/Louisville': 'America/Kentucky/Louisville',
+  'America/Mendoza': 'America/Argentina/Mendoza',
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+  'Pacific/Truk': 'Pacific/Chuuk',
+};
+
+/** The zone Intl knows by `name` (in any case, or an alias such as US/Mountain), by its IANA name; null for no zone. */
 export function parseTimeZone(name: string): TimeZoneName | null {
+  let resolved: string;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone as TimeZoneName;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
     // A RangeError: Intl knows no such zone.
     return null;
   }
+  return (RENAMED[resolved] ?? resolved) as TimeZoneName;
 }
 
 /** What the zone's clock reads at `instant`. */
