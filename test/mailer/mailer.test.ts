@@ -18,6 +18,18 @@ afterEach(async () => {
   smtp = mailer = null;
 });
 
+/** A retry wait that lasts until the mailer closes (the real wait's contract: it rejects when the signal aborts); `waiting` settles once one began. */
+function waitUntilAborted(): { wait: Wait; waiting: Promise<void> } {
+  let retryWaiting!: () => void;
+  const waiting = new Promise<void>((resolve) => (retryWaiting = resolve));
+  const wait: Wait = (_ms, signal) =>
+    new Promise((_resolve, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason));
+      retryWaiting();
+    });
+  return { wait, waiting };
+}
+
 /** Retries wait for nothing but are recorded, so the test never sleeps. */
 function recordingWait(): { wait: Wait; waited: number[] } {
   const waited: number[] = [];
@@ -131,14 +143,7 @@ describe('retries', () => {
 
   it('stops waiting for a retry when it is closed', async () => {
     smtp = await startLocalSmtp({ refuseFirst: Infinity });
-    let retryWaiting!: () => void;
-    const waiting = new Promise<void>((resolve) => (retryWaiting = resolve));
-    // The real wait's contract: it rejects when the signal aborts.
-    const wait: Wait = (_ms, signal) =>
-      new Promise((_resolve, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason));
-        retryWaiting();
-      });
+    const { wait, waiting } = waitUntilAborted();
     mailer = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }), { retryDelaysMs: [3_600_000], wait })!;
     const sent = mailer.send(MAIL, {});
     await waiting;
@@ -159,13 +164,7 @@ describe('retries', () => {
     smtp = await startLocalSmtp({ refuseFirst: Infinity });
     const replacement = await startLocalSmtp();
     try {
-      let retryWaiting!: () => void;
-      const waiting = new Promise<void>((resolve) => (retryWaiting = resolve));
-      const wait: Wait = (_ms, signal) =>
-        new Promise((_resolve, reject) => {
-          signal.addEventListener('abort', () => reject(signal.reason));
-          retryWaiting();
-        });
+      const { wait, waiting } = waitUntilAborted();
       mailer = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }), { retryDelaysMs: [3_600_000], wait })!;
       const next = createMailer(smtpConfig(replacement.port), pino({ level: 'silent' }))!;
       const sent = mailer.send(MAIL, {});
