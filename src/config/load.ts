@@ -9,7 +9,7 @@ import { isPlainObject } from '../lib/validation-errors.js';
 import { ConfigError } from './config-error.js';
 import { crossKeyProblem } from './cross-key-rules.js';
 import { isField, Refusal, type Field, type Schema } from './fields.js';
-import { describe, didYouMean } from './messages.js';
+import { describe, didYouMean, namesSpelledLike } from './messages.js';
 import { configSchema, type Config } from './schema.js';
 import { umbrellaKeyIn } from './umbrella-keys.js';
 
@@ -182,7 +182,10 @@ function applyEnvironment(config: Mutable, env: NodeJS.ProcessEnv): Map<string, 
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || NON_KEY_VARIABLES.has(name) || raw === undefined || raw.trim() === '') continue;
     const target = known.get(name);
-    if (target === undefined) throw new ConfigError(`environment ${name}: not a configuration key${didYouMean(envNamesEndingLike(name, known))}`);
+    if (target === undefined) {
+      const ending = envNamesEndingLike(name, known);
+      throw new ConfigError(`environment ${name}: not a configuration key${didYouMean(ending.length > 0 ? ending : namesSpelledLike(name, [...known.keys()]))}`);
+    }
     const [node, keyPath] = target;
     if (node.fromEnv === null) throw new ConfigError(`environment ${name}: ${keyPath.join('.')} (${node.expected}) can be set in the config file only`);
     const value = parseField(node, node.fromEnv(raw), keyPath, `environment ${name}`);
@@ -217,7 +220,10 @@ function* schemaKeys(schema: Schema, path: readonly string[]): Generator<[string
 /** "unknown key …", with the keys it probably means: Parasol's for API Umbrella's, or keys of the same name elsewhere (`port` → `listen.port`). */
 function unknownKey(path: readonly string[], value: unknown): string {
   const umbrella = umbrellaKeyIn(path, value);
-  if (umbrella === null) return `unknown key "${path.join('.')}"${didYouMean(sameNamedKeys(path))}`;
+  if (umbrella === null) {
+    const named = sameNamedKeys(path);
+    return `unknown key "${path.join('.')}"${didYouMean(named.length > 0 ? named : siblingsSpelledLike(path))}`;
+  }
   const { known } = umbrella;
   const hint = 'parasol' in known ? didYouMean([known.parasol]) : ` (${known.note})`;
   return `unknown key "${umbrella.path.join('.')}"${hint}`;
@@ -226,6 +232,18 @@ function unknownKey(path: readonly string[], value: unknown): string {
 function sameNamedKeys(unknown: readonly string[]): string[] {
   const name = unknown[unknown.length - 1];
   return [...schemaKeys(configSchema, [])].filter(([path]) => path[path.length - 1] === name).map(([path]) => path.join('.'));
+}
+
+/** proxy.response_timout_ms → proxy.response_timeout_ms, proxxy → proxy: a typo of a key beside it. */
+function siblingsSpelledLike(unknown: readonly string[]): string[] {
+  const parent = unknown.slice(0, -1);
+  let node: Schema | Field<unknown> = configSchema;
+  for (const key of parent) {
+    if (isField(node) || !Object.hasOwn(node, key)) return [];
+    node = node[key]!;
+  }
+  if (isField(node)) return [];
+  return namesSpelledLike(unknown[unknown.length - 1]!, Object.keys(node)).map((name) => [...parent, name].join('.'));
 }
 
 /** PARASOL_PORT → PARASOL_LISTEN_PORT, PARASOL_MAILER_SMTP_PORT: variables whose name ends in the unknown one's. */

@@ -128,7 +128,9 @@ describe('config precedence', () => {
 
 describe('config errors name the source, the key and what was expected', () => {
   const cases: [string, string, RegExp][] = [
-    ['unknown key', 'listen:\n  prot: 80\n', /parasol\.yml: unknown key "listen\.prot"$/],
+    ['unknown key', 'listen:\n  prot: 80\n', /parasol\.yml: unknown key "listen\.prot" \(did you mean "listen\.port"\?\)$/],
+    ['a misspelt key inside a section', 'proxy:\n  response_timout_ms: 5000\n', /parasol\.yml: unknown key "proxy\.response_timout_ms" \(did you mean "proxy\.response_timeout_ms"\?\)$/],
+    ['a misspelt section', 'proxxy:\n  response_timeout_ms: 5000\n', /parasol\.yml: unknown key "proxxy" \(did you mean "proxy"\?\)$/],
     ['unknown top-level key', 'colour: blue\n', /parasol\.yml: unknown key "colour"$/],
     ['a key at the wrong level', 'port: 80\n', /parasol\.yml: unknown key "port" \(did you mean "listen\.port" or "mailer\.smtp\.port"\?\)$/],
     ['a mapping at the wrong level', 'listen:\n  smtp:\n    host: mail\n', /parasol\.yml: unknown key "listen\.smtp" \(did you mean "mailer\.smtp"\?\)$/],
@@ -337,10 +339,11 @@ describe('config errors name the source, the key and what was expected', () => {
     );
   });
 
-  it('an unknown PARASOL_ variable is an error, so typos do not pass silently', () => {
+  it('an unknown PARASOL_ variable is an error, so typos do not pass silently, naming the variable it is spelt like', () => {
     expect(loadError(() => loadConfig({ env: { PARASOL_LISTEN_PROT: '80' }, cwd: tempDir() }))).toBe(
-      'environment PARASOL_LISTEN_PROT: not a configuration key',
+      'environment PARASOL_LISTEN_PROT: not a configuration key (did you mean "PARASOL_LISTEN_PORT"?)',
     );
+    expect(loadError(() => loadConfig({ env: { PARASOL_COLOUR: 'blue' }, cwd: tempDir() }))).toBe('environment PARASOL_COLOUR: not a configuration key');
   });
 
   it('an unknown PARASOL_ variable that ends like known ones names them', () => {
