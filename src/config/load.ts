@@ -56,6 +56,15 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   return { config: deepFreeze(config) as unknown as Config, path, sourceOf: (keys) => sources.of(keys), reload: () => loadConfig(again) };
 }
 
+/**
+ * The parser's first line, without the colon that introduces the source it
+ * quotes next, and in an operator's words where it speaks to programmers.
+ */
+function yamlReason(error: unknown): string {
+  const first = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/:\s*$/, '');
+  return first.replace(/^Source contains multiple documents; please use YAML\.parseAllDocuments\(\)/, 'more than one YAML document (a "---" line inside the file)');
+}
+
 function configFilePath(requested: string | undefined, cwd: string): string | null {
   if (requested !== undefined && requested !== '') {
     const path = resolve(cwd, requested);
@@ -72,8 +81,7 @@ function readYamlFile(path: string): Record<string, unknown> {
   try {
     parsed = parseYaml(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ConfigError(`${path}: not valid YAML: ${reason}`);
+    throw new ConfigError(`${path}: not valid YAML: ${yamlReason(error)}`);
   }
   if (parsed === null || parsed === undefined) return {};
   if (!isPlainObject(parsed)) throw new ConfigError(`${path}: expected a mapping of keys at the top level`);

@@ -176,6 +176,8 @@ describe('config errors name the source, the key and what was expected', () => {
     ['an upstream CA file that cannot be read', 'proxy:\n  upstream_ca_file: /nonexistent/ca.pem\n', /parasol\.yml: proxy\.upstream_ca_file: cannot read \/nonexistent\/ca\.pem: no such file \(ENOENT\)$/],
     ['an upstream CA file without certificates', `proxy:\n  upstream_ca_file: ${KEY_FILE}\n`, /parasol\.yml: proxy\.upstream_ca_file: \S+localhost-key\.pem holds no PEM certificate/],
     ['unparsable YAML', 'listen: [unclosed\n', /parasol\.yml: not valid YAML: /],
+    ['a key twice, the line named without a dangling colon', 'listen:\n  port: 1\nlisten:\n  port: 2\n', /parasol\.yml: not valid YAML: Map keys must be unique at line 3, column 1$/],
+    ['two YAML documents', 'listen:\n  port: 1\n---\nlisten:\n  port: 2\n', /parasol\.yml: not valid YAML: more than one YAML document \(a "---" line inside the file\) at line 3, column 1$/],
     ['a scalar document', 'just text\n', /parasol\.yml: expected a mapping of keys at the top level$/],
     ['a homepage file that cannot be read', 'homepage:\n  file: /nonexistent/home.html\n', /parasol\.yml: homepage\.file: cannot read \/nonexistent\/home\.html: no such file \(ENOENT\)$/],
     ['an HTTPS port out of range', 'listen:\n  https_port: 70000\n', /parasol\.yml: listen\.https_port: expected an integer from 0 to 65535, or null, got 70000$/],
