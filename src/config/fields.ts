@@ -40,7 +40,9 @@ export function isField(node: Field<unknown> | Schema): node is Field<unknown> {
 }
 
 function field<T>(defaultValue: T, expected: string, parse: (raw: unknown) => T | undefined | Refusal, fromEnv: ((raw: string) => unknown) | null): Field<T> {
-  return { kind: 'field', defaultValue, expected, parse, fromEnv };
+  // A list key with nothing after it (`trusted_proxies:`, its entries commented out) is YAML's null: no entries.
+  const parseList = Array.isArray(defaultValue) ? (raw: unknown) => parse(raw === null ? [] : raw) : parse;
+  return { kind: 'field', defaultValue, expected, parse: parseList, fromEnv };
 }
 
 const identity = (raw: string): string => raw;
@@ -260,8 +262,6 @@ export interface EntryRules<F extends EntryFields> {
  */
 export function mappingList<F extends EntryFields>(defaultValue: readonly EntryOf<F>[], expected: string, fields: F, rules: EntryRules<F> = {}): Field<readonly EntryOf<F>[]> {
   return structured<readonly EntryOf<F>[]>(defaultValue, expected, (raw) => {
-    // `certificates:` with nothing after it is YAML's null: no entries.
-    if (raw === null) return [];
     if (!Array.isArray(raw)) return undefined;
     const entries: EntryOf<F>[] = [];
     for (const [index, item] of raw.entries()) {

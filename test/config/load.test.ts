@@ -105,6 +105,13 @@ describe('config precedence', () => {
     expect(config.tls).toEqual({ cert_file: CERT_FILE, key_file: KEY_FILE, certificates: [], http_strict_transport_security: null });
   });
 
+  it('takes a list key left empty (its entries commented out) as no entries, for every list', () => {
+    const cwd = tempDir();
+    const path = writeConfig(cwd, 'trusted_proxies:\n  # - 10.0.0.1\nban:\n  ips:\n  user_agents:\nadmin:\n  hosts:\nstrip_cookies:\ntls:\n  certificates:\n');
+    const { config } = loadConfig({ configPath: path, cwd, env: {} });
+    expect([config.trusted_proxies, config.ban.ips, config.ban.user_agents, config.admin.hosts, config.strip_cookies, config.tls.certificates]).toEqual([[], [], [], [], [], []]);
+  });
+
   it("takes an empty variable as unset: the file's value stays, so an unset variable interpolated into a compose file clears no setting", () => {
     const cwd = tempDir();
     const path = writeConfig(cwd, 'listen:\n  host: 127.0.0.1\n  https_port: 8443\nadmin:\n  hosts: [admin.example]\ntrusted_proxies: [10.0.0.1]\n');
