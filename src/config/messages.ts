@@ -9,6 +9,8 @@ export function describe(value: unknown): string {
   if (value === '') return 'an empty string';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
+  // YAML's .inf and .nan, which JSON would write as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   return JSON.stringify(value);
 }
 

@@ -152,6 +152,7 @@ describe('config errors name the source, the key and what was expected', () => {
     ["a mapping of API Umbrella's holding none Parasol knows", 'web:\n  puma:\n    workers: 2\n', /parasol\.yml: unknown key "web"$/],
     ['wrong type', 'listen:\n  port: http\n', /parasol\.yml: listen\.port: expected an integer from 0 to 65535, got "http"$/],
     ['out of range', 'listen:\n  port: 70000\n', /listen\.port: expected an integer from 0 to 65535, got 70000$/],
+    ["YAML's infinity", 'listen:\n  port: .inf\n', /listen\.port: expected an integer from 0 to 65535, got Infinity$/],
     ['a list where a mapping belongs', 'proxy: [1, 2]\n', /parasol\.yml: proxy: expected a mapping of keys, got a list$/],
     ['a bad enum', 'log_level: loud\n', /log_level: expected fatal, error, warn, info, debug, trace or silent, got "loud"$/],
     ['a list where a string belongs', 'site_name: [a]\n', /parasol\.yml: site_name: expected a string, got a list$/],
