@@ -157,8 +157,79 @@
   });
   // On the document after the data-confirm check above, so a submit it cancelled keeps the changes unsaved.
   document.addEventListener('submit', function (event) {
-    if (!event.defaultPrevented && event.target.matches('form[data-unsaved-warning]')) unsaved = false;
+    if (event.defaultPrevented || !event.target.matches('form[data-unsaved-warning]')) return;
+    unsaved = false;
+    keepSent(event.target);
   });
+
+  // A record form sent after the session ended is not saved: the server sends the browser to sign in
+  // (?expired=1). What was typed is kept in this tab (never a password or the CSRF token), and the form's
+  // page offers it back once it is opened again. Any other answer to the form drops the copy.
+  var SENT = 'parasol.sent';
+  var UNSAVED = 'parasol.unsaved';
+  function keepSent(form) {
+    var fields = [];
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name || field.name === '_csrf' || field.type === 'password' || field.type === 'file' || field.disabled) return;
+      if ((field.type === 'checkbox' || field.type === 'radio') && !field.checked) return;
+      fields.push([field.name, field.value]);
+    });
+    try {
+      sessionStorage.setItem(SENT, JSON.stringify({ page: location.pathname + location.search, fields: fields }));
+    } catch (error) {
+      // Storage full or refused: the form goes as it would without this.
+    }
+  }
+  function takeStored(key) {
+    try {
+      var stored = sessionStorage.getItem(key);
+      sessionStorage.removeItem(key);
+      return stored === null ? null : JSON.parse(stored);
+    } catch (error) {
+      return null;
+    }
+  }
+  var sent = takeStored(SENT);
+  if (sent !== null && location.pathname === '/admin/login' && new URLSearchParams(location.search).has('expired')) {
+    sessionStorage.setItem(UNSAVED, JSON.stringify(sent));
+  }
+  var kept = takeStored(UNSAVED);
+  var keptForm = kept === null ? null : document.querySelector('form[data-unsaved-warning]');
+  if (keptForm !== null && kept.page === location.pathname + location.search) offerBack(keptForm, kept.fields);
+  else if (kept !== null) sessionStorage.setItem(UNSAVED, JSON.stringify(kept));
+
+  function offerBack(form, fields) {
+    var notice = document.createElement('div');
+    notice.className = 'flash flash-info';
+    notice.setAttribute('role', 'status');
+    notice.textContent = 'Your session ended before this form was saved. ';
+    var restore = document.createElement('button');
+    restore.type = 'button';
+    restore.textContent = 'Restore what you typed';
+    var discard = document.createElement('button');
+    discard.type = 'button';
+    discard.className = 'secondary';
+    discard.textContent = 'Discard';
+    notice.append(restore, ' ', discard);
+    form.parentNode.insertBefore(notice, form);
+    restore.addEventListener('click', function () {
+      fillIn(form, fields);
+      unsaved = true;
+      notice.remove();
+    });
+    discard.addEventListener('click', function () { notice.remove(); });
+  }
+  function fillIn(form, fields) {
+    var checked = {};
+    fields.forEach(function (pair) { (checked[pair[0]] = checked[pair[0]] || []).push(pair[1]); });
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name || field.name === '_csrf' || field.type === 'password' || field.type === 'file') return;
+      var values = checked[field.name];
+      if (field.type === 'checkbox' || field.type === 'radio') field.checked = values !== undefined && values.indexOf(field.value) >= 0;
+      else if (values !== undefined) field.value = values.shift();
+    });
+    showRateLimitsIn(form);
+  }
   window.addEventListener('beforeunload', function (event) {
     if (!unsaved) return;
     event.preventDefault();
