@@ -1,6 +1,8 @@
 // What only a browser shows: a read-only input's focus ring (Pico's focus
 // style leaves read-only inputs out), Filter Logs' filter rows at a phone's
-// width, and the Interval choice following the date range as it is changed.
+// width, the Interval choice following the date range as it is changed, and
+// a form sent after the session ended given back (kept in the tab, never a
+// password) once its page is opened again after signing in.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -59,4 +61,26 @@ it('offers an interval disabled as too fine for the range again once the range c
   expect(await minute.isDisabled()).toBe(true);
   await page.getByLabel('Date range').selectOption('today');
   expect(await minute.isDisabled()).toBe(false);
+});
+
+it('gives back what was typed in a form sent after the session ended, once its page is opened again', async () => {
+  const page = await browser.newPage();
+  await signIn(page);
+  await page.goto(`${gw.url}/admin/apis/new`);
+  await page.getByLabel('Name', { exact: true }).fill('Typed for an hour');
+  // The session ends while the form is open (idle timeout, or signed out elsewhere).
+  gw.context.db.prepare('DELETE FROM admin_sessions').run();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/admin/login');
+  expect(await page.textContent('body')).toContain('what you were saving was not saved');
+  await signIn(page);
+
+  await page.goto(`${gw.url}/admin/apis/new`);
+  await page.getByRole('button', { name: 'Restore what you typed' }).click();
+  expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Typed for an hour');
+  expect(gw.context.backends.list()).toHaveLength(0);
+
+  // Offered once: the page opened again has nothing to give back.
+  await page.goto(`${gw.url}/admin/apis/new`);
+  expect(await page.getByRole('button', { name: 'Restore what you typed' }).count()).toBe(0);
 });
