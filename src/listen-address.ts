@@ -9,7 +9,7 @@ import { ConfigValueError } from './config/config-error.js';
 /**
  * The listener resolves listen.host with dns.lookup() before it binds; a name
  * or a malformed address (256.1.1.1) that does not resolve stops start-up.
- * In the words of serve.ts's listenError().
+ * In the words of listenError() below.
  */
 export async function listenHostProblem(host: string | null): Promise<ConfigValueError | null> {
   if (host === null) return null;
@@ -37,11 +37,11 @@ async function notLocalHostProblem(host: string): Promise<ConfigValueError | nul
   }
 }
 
-export function unresolvedHost(host: string, code: string): ConfigValueError {
+function unresolvedHost(host: string, code: string): ConfigValueError {
   return new ConfigValueError(['listen.host'], `listen.host: ${host} does not resolve to an address (${code})`);
 }
 
-export function notLocalHost(host: string): ConfigValueError {
+function notLocalHost(host: string): ConfigValueError {
   return new ConfigValueError(['listen.host'], `listen.host: ${host} is not an address of this machine (EADDRNOTAVAIL)`);
 }
 

@@ -167,10 +167,14 @@
   // page offers it back once it is opened again. Any other answer to the form drops the copy.
   var SENT = 'parasol.sent';
   var UNSAVED = 'parasol.unsaved';
+  /** What is kept of a form, and given back: never a password or the CSRF token. */
+  function isKept(field) {
+    return Boolean(field.name) && field.name !== '_csrf' && field.type !== 'password' && field.type !== 'file';
+  }
   function keepSent(form) {
     var fields = [];
     Array.prototype.forEach.call(form.elements, function (field) {
-      if (!field.name || field.name === '_csrf' || field.type === 'password' || field.type === 'file' || field.disabled) return;
+      if (!isKept(field) || field.disabled) return;
       if ((field.type === 'checkbox' || field.type === 'radio') && !field.checked) return;
       fields.push([field.name, field.value]);
     });
@@ -223,7 +227,7 @@
     var checked = {};
     fields.forEach(function (pair) { (checked[pair[0]] = checked[pair[0]] || []).push(pair[1]); });
     Array.prototype.forEach.call(form.elements, function (field) {
-      if (!field.name || field.name === '_csrf' || field.type === 'password' || field.type === 'file') return;
+      if (!isKept(field)) return;
       var values = checked[field.name];
       if (field.type === 'checkbox' || field.type === 'radio') field.checked = values !== undefined && values.indexOf(field.value) >= 0;
       else if (values !== undefined) field.value = values.shift();

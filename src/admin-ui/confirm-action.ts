@@ -5,7 +5,7 @@
 // fields again with confirmed=1.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { formString } from './account-fields.js';
+import { formString, formStrings } from './account-fields.js';
 import { renderAdminPage, type NavSection } from './page.js';
 
 export interface ActionQuestion {
@@ -31,9 +31,7 @@ export function isConfirmed(request: FastifyRequest): boolean {
 /** The page asking `question`, whose form posts the request's fields again, confirmed, to the same address. */
 export function askToConfirm(context: AppContext, reply: FastifyReply, question: ActionQuestion): Promise<FastifyReply> {
   const { request } = reply;
-  const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
-  const fields = Object.entries(body)
-    .filter(([name]) => !NOT_CARRIED.has(name))
-    .flatMap(([name, value]) => [value].flat().filter((item) => typeof item === 'string').map((item) => ({ name, value: item })));
+  const names = typeof request.body === 'object' && request.body !== null ? Object.keys(request.body) : [];
+  const fields = names.filter((name) => !NOT_CARRIED.has(name)).flatMap((name) => formStrings(request.body, name).map((value) => ({ name, value })));
   return renderAdminPage(context, reply, 'admin/confirm-action', { title: question.question, ...question, action: request.url, fields });
 }

@@ -65,8 +65,9 @@ export function publishPages(app: FastifyInstance, context: AppContext): void {
       if (!accessOf(context, request).superuser) return renderForbiddenPage(context, reply, BACK);
       const versionId = toInteger(textOf(decodeNestedForm(request.body), 'version_id'));
       const noSuchVersion = () => redirectWithFlash(reply, PUBLISH_PATH, 'error', 'That version does not exist.');
-      if (versionId === undefined || publisher.versionConfig(versionId) === null) return noSuchVersion();
-      if (!isConfirmed(request)) return askToConfirm(context, reply, rollbackQuestion(versionId));
+      if (versionId === undefined) return noSuchVersion();
+      // Asked only of a version there is; once confirmed, rollback itself finds it (or not).
+      if (!isConfirmed(request)) return publisher.versionConfig(versionId) === null ? noSuchVersion() : askToConfirm(context, reply, rollbackQuestion(versionId));
       const result = publisher.rollback(versionId, request.admin!.email);
       if (result === 'not_found') return noSuchVersion();
       if (result === null) return redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE);

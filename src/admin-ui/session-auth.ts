@@ -55,7 +55,7 @@ export function sessionAdmin(context: AppContext, request: FastifyRequest): Admi
 
 /** What the sign-in page says when an ended session brought the browser there. */
 export const SESSION_ENDED = 'Your session ended. Sign in again.';
-export const SESSION_ENDED_NOT_SAVED = 'Your session ended. Sign in again; what you were saving was not saved.';
+const SESSION_ENDED_NOT_SAVED = 'Your session ended. Sign in again; what you were saving was not saved.';
 
 /**
  * preHandler (or onRequest) hook for admin pages: sets request.admin, or

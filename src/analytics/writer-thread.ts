@@ -24,7 +24,7 @@ export interface WriterRestart {
   readonly maxMs: number;
 }
 
-export const WRITER_RESTART: WriterRestart = { firstMs: 1_000, maxMs: 60_000 };
+const WRITER_RESTART: WriterRestart = { firstMs: 1_000, maxMs: 60_000 };
 
 export interface WriterThreadEvents {
   /** The thread has opened its store and takes batches; `deaths`: how many threads died before it (0 for the first). */

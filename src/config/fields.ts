@@ -101,9 +101,12 @@ export function directoryPath(defaultValue: string): Field<string> {
   return nonEmptyString(defaultValue, 'a directory path');
 }
 
+/** A host name: labels of letters, digits and hyphens, 253 characters at most. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+
 /** null or a host name without a port */
 export function optionalHostname(): Field<string | null> {
-  return optionalText('a host name (without a port) or null', (value) => /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value));
+  return optionalText('a host name (without a port) or null', (value) => HOST_NAME.test(value));
 }
 
 /** null or an HTTP header name (RFC 9110's token) */
@@ -218,8 +221,6 @@ function checkedList(defaultValue: readonly string[], expected: string, entryOf:
     plain.fromEnv,
   );
 }
-
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 
 /** A host name or address as a Host header names it without its port, lowercased; null for anything else. */
 function hostOf(entry: string): string | null {

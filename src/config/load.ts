@@ -113,7 +113,7 @@ type Mutable = Record<string, unknown>;
 
 function applySchema(schema: Schema, raw: Record<string, unknown>, path: string[], source: string): Mutable {
   for (const key of Object.keys(raw)) {
-    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${source}: ${unknownKey([...path, key], raw[key])}`);
+    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${source}: ${unknownKey([...path, key], raw[key], Object.keys(schema))}`);
   }
   const result: Mutable = {};
   for (const [key, node] of Object.entries(schema)) {
@@ -225,12 +225,19 @@ function* schemaKeys(schema: Schema, path: readonly string[]): Generator<[string
   }
 }
 
-/** "unknown key …", with the keys it probably means: Parasol's for API Umbrella's, or keys of the same name elsewhere (`port` → `listen.port`). */
-function unknownKey(path: readonly string[], value: unknown): string {
+/**
+ * "unknown key …", with the keys it probably means: Parasol's for API
+ * Umbrella's, keys of the same name elsewhere (`port` → `listen.port`), or a
+ * key beside it it is a typo of (`proxxy` → `proxy`; `siblings`: the keys of
+ * its mapping).
+ */
+function unknownKey(path: readonly string[], value: unknown, siblings: readonly string[]): string {
   const umbrella = umbrellaKeyIn(path, value);
   if (umbrella === null) {
     const named = sameNamedKeys(path);
-    return `unknown key "${path.join('.')}"${didYouMean(named.length > 0 ? named : siblingsSpelledLike(path))}`;
+    const parent = path.slice(0, -1);
+    const spelledLike = namesSpelledLike(path[path.length - 1]!, siblings).map((name) => [...parent, name].join('.'));
+    return `unknown key "${path.join('.')}"${didYouMean(named.length > 0 ? named : spelledLike)}`;
   }
   const { known } = umbrella;
   const hint = 'parasol' in known ? didYouMean([known.parasol]) : ` (${known.note})`;
@@ -240,18 +247,6 @@ function unknownKey(path: readonly string[], value: unknown): string {
 function sameNamedKeys(unknown: readonly string[]): string[] {
   const name = unknown[unknown.length - 1];
   return [...schemaKeys(configSchema, [])].filter(([path]) => path[path.length - 1] === name).map(([path]) => path.join('.'));
-}
-
-/** proxy.response_timout_ms → proxy.response_timeout_ms, proxxy → proxy: a typo of a key beside it. */
-function siblingsSpelledLike(unknown: readonly string[]): string[] {
-  const parent = unknown.slice(0, -1);
-  let node: Schema | Field<unknown> = configSchema;
-  for (const key of parent) {
-    if (isField(node) || !Object.hasOwn(node, key)) return [];
-    node = node[key]!;
-  }
-  if (isField(node)) return [];
-  return namesSpelledLike(unknown[unknown.length - 1]!, Object.keys(node)).map((name) => [...parent, name].join('.'));
 }
 
 /** PARASOL_PORT → PARASOL_LISTEN_PORT, PARASOL_MAILER_SMTP_PORT: variables whose name ends in the unknown one's. */

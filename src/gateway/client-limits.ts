@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config/schema.js';
 import { whenResponseEnds } from '../lib/response-end.js';
-import { parseRequestTarget } from './request-url.js';
+import { targetOrRoot } from './request-url.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { errorRequestOf, writeError } from './respond.js';
 import { responseOnUpgrade } from './upgrade-tunnel.js';
@@ -98,7 +98,7 @@ export class ClientLimits {
   }
 
   private refuse(request: IncomingMessage, response: ServerResponse, client: { protocol: string; host: string }): void {
-    const target = parseRequestTarget(request.url!) ?? { path: '/', query: '' };
+    const target = targetOrRoot(request.url!);
     writeError(response, this.config, errorRequestOf(request, target, client.protocol, client.host), 'OVER_RATE_LIMIT');
   }
 

@@ -12,7 +12,7 @@ import { CookieStripper } from './cookie-stripping.js';
 import { Exchange, type ClientRequest, type ExchangeDeps } from './exchange.js';
 import type { ProxyTrust } from './proxy-trust.js';
 import { VerifiedKeyCache } from './key-cache.js';
-import { namesOneHost, parseRequestTarget, type RequestTarget } from './request-url.js';
+import { namesOneHost, parseRequestTarget, targetOrRoot, type RequestTarget } from './request-url.js';
 import { errorRequestOf, refuseRequest, writeError } from './respond.js';
 import { compileRoutes, type GatewayRoute, type GatewayTable } from './routes.js';
 import { SendPauseWatch } from './send-pauses.js';
@@ -176,7 +176,7 @@ type RefusalCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED';
  * with it any api_key in the query.
  */
 export function refuseMalformedUrl(config: Config, request: FastifyRequest, reply: FastifyReply): void {
-  refuseRequest(config, request, reply, 'BAD_REQUEST', parseRequestTarget(request.raw.url ?? '/') ?? { path: '/', query: '' });
+  refuseRequest(config, request, reply, 'BAD_REQUEST', targetOrRoot(request.raw.url ?? '/'));
 }
 
 /** With a request id of its own, as every answer of API Umbrella has one a client can quote. */

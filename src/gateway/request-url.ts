@@ -27,6 +27,13 @@ export function parseRequestTarget(target: string): RequestTarget | null {
   return { path, query: queryAt < 0 ? '' : url.slice(queryAt + 1) };
 }
 
+const ROOT: RequestTarget = { path: '/', query: '' };
+
+/** The target, or the root for one parseRequestTarget refuses: what an error answer needs to pick its format. */
+export function targetOrRoot(url: string): RequestTarget {
+  return parseRequestTarget(url) ?? ROOT;
+}
+
 /** An http(s) URI with a host and no userinfo, which RFC 9112 leaves out of a request target. */
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]+)([/?].*)?$/is;
 

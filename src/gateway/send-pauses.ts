@@ -46,11 +46,6 @@ export class SendPauseWatch {
     this.sweeper.start();
   }
 
-  /** Responses being watched now. */
-  get watching(): number {
-    return this.watched.size;
-  }
-
   stop(): void {
     this.sweeper.stop();
     for (const response of this.watched.keys()) response.off('close', this.onClose);

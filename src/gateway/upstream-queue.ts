@@ -35,11 +35,6 @@ export class UpstreamQueueWatch {
     this.sweeper.start();
   }
 
-  /** Calls noted and not yet seen to have a connection (or to be over). */
-  get watching(): number {
-    return this.calls.length;
-  }
-
   stop(): void {
     this.sweeper.stop();
     this.calls = [];

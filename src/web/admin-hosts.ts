@@ -8,7 +8,7 @@
 // contact, the homepage and the assets stay on every host.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { hostnameOf, parseRequestTarget } from '../gateway/request-url.js';
+import { hostnameOf, targetOrRoot } from '../gateway/request-url.js';
 import { refuseRequest } from '../gateway/respond.js';
 
 export class AdminHosts {
@@ -39,7 +39,7 @@ export class AdminHosts {
    */
   refuseOffHost(request: FastifyRequest, reply: FastifyReply): boolean {
     if (this.has(request)) return false;
-    refuseRequest(this.context.config, request, reply, 'NOT_FOUND', parseRequestTarget(request.raw.url ?? '/') ?? { path: '/', query: '' });
+    refuseRequest(this.context.config, request, reply, 'NOT_FOUND', targetOrRoot(request.raw.url ?? '/'));
     return true;
   }
 }

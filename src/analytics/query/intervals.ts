@@ -32,6 +32,16 @@ export function bucketCount(range: DateRange, interval: Interval, zone: TimeZone
   return periodCount(zone, interval, range.startAt, range.endAt);
 }
 
+/** Whether the interval makes more points over the range than a chart takes (MAX_BUCKETS). */
+export function tooFine(range: DateRange, interval: Interval, zone: TimeZoneName): boolean {
+  return bucketCount(range, interval, zone) > MAX_BUCKETS;
+}
+
+/** The intervals too fine for the range: refused by the query, offered disabled by the form. */
+export function refusedIntervals(range: DateRange, zone: TimeZoneName): Interval[] {
+  return INTERVALS.filter((interval) => tooFine(range, interval, zone));
+}
+
 export function buckets(range: DateRange, interval: Interval, zone: TimeZoneName): Bucket[] {
   const starts: number[] = [];
   for (let start = periodStart(zone, interval, range.startAt); start < range.endAt; start = nextPeriodStart(zone, interval, start)) starts.push(start);

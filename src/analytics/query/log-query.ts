@@ -7,7 +7,7 @@ import { UTC, type TimeZoneName } from '../../lib/time-zone.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { parseDateRange, type DateRange } from './date-range.js';
 import { parseRules, type FilterRule } from './filter-rules.js';
-import { bucketCount, DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type Interval } from './intervals.js';
+import { DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, tooFine, type Interval } from './intervals.js';
 
 /** A field (a logged one unless said otherwise) and which way; ties are broken the same way by a unique id. */
 export type SortOrder<F extends string = FieldName> = GenericSortOrder<F>;
@@ -69,7 +69,7 @@ export function parseLogQuery(params: Record<string, unknown>, now: number, defa
   if (!range.ok) return range;
   const interval = params.interval === undefined || params.interval === '' ? DEFAULT_INTERVAL : params.interval;
   if (!isInterval(interval)) return { ok: false, error: `Unknown interval "${String(interval)}"; use one of ${INTERVALS.join(', ')}` };
-  if (bucketCount(range.range, interval, zone) > MAX_BUCKETS) {
+  if (tooFine(range.range, interval, zone)) {
     return { ok: false, error: `The interval ${interval} is too short for this date range (more than ${MAX_BUCKETS} points); choose a longer one` };
   }
   const rules = parseQueryParam(params.query, defaults.rules ?? []);

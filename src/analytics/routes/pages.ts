@@ -11,7 +11,7 @@ import type { TimeZoneName } from '../../lib/time-zone.js';
 import { fieldNamed, type FieldName } from '../fields.js';
 import { DEFAULT_PRESET, formatRangeEnd, formatRangeStart, parseDateRange } from '../query/date-range.js';
 import { DEFAULT_RULES } from '../query/filter-rules.js';
-import { DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, type Interval } from '../query/intervals.js';
+import { DEFAULT_INTERVAL, INTERVALS, isInterval, MAX_BUCKETS, refusedIntervals, type Interval } from '../query/intervals.js';
 import { parseLogQuery, zoneOf, type LogQuery, type ViewDefaults } from '../query/log-query.js';
 import { parseDrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { parseMapRegion, type MapQuery } from '../query/map-region.js';
@@ -27,7 +27,6 @@ import {
   FORM_OPTIONS,
   PAGE_DEFAULTS,
   paging,
-  refusedIntervals,
   ruleRows,
   sortUrl,
   tabUrl,

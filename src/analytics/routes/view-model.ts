@@ -5,10 +5,10 @@ import { formatOrder, toggledOrder } from '../../lib/sort-order.js';
 import { UTC, wallClock, type TimeZoneName } from '../../lib/time-zone.js';
 import { FIELDS } from '../fields.js';
 import type { ChartPoint } from '../log-queries.js';
-import { formatRangeEnd, formatRangeStart, RANGE_PRESETS, type DateRange } from '../query/date-range.js';
+import { formatRangeEnd, formatRangeStart, RANGE_PRESETS } from '../query/date-range.js';
 import { ROOT_PREFIX, type DrilldownPrefix, type DrilldownQuery } from '../query/drilldown-prefix.js';
 import { DEFAULT_RULES, OPERATORS, type FilterRule } from '../query/filter-rules.js';
-import { bucketCount, DEFAULT_INTERVAL, INTERVALS, MAX_BUCKETS, type Interval } from '../query/intervals.js';
+import { DEFAULT_INTERVAL, INTERVALS, type Interval } from '../query/intervals.js';
 import { DEFAULT_ORDER, zoneOf, type LogQuery, type SortOrder, type ViewDefaults } from '../query/log-query.js';
 import { regionParam, type MapQuery } from '../query/map-region.js';
 import { DEFAULT_USERS_ORDER, type UserColumn, type UsersQuery } from '../query/users-query.js';
@@ -103,11 +103,6 @@ export const FORM_OPTIONS = {
   fields: FIELDS.map((info) => [info.name, info.label]) as [string, string][],
   operators: Object.entries(OPERATORS) as [string, string][],
 };
-
-/** The intervals that would make more points over the range than a chart takes (MAX_BUCKETS): the form offers them disabled. */
-export function refusedIntervals(range: DateRange, zone: TimeZoneName): Interval[] {
-  return INTERVALS.filter((interval) => bucketCount(range, interval, zone) > MAX_BUCKETS);
-}
 
 export interface FormRow {
   readonly field: string;
