@@ -1,7 +1,6 @@
 // The admin REST API under /api-umbrella/v1, in API Umbrella's shapes.
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
 import { isHealthStatus } from '../lib/health-status.js';
 import { isPlainObject } from '../lib/validation-errors.js';
 import type { PasswordLinks } from '../admins/password-links.js';
@@ -19,6 +18,7 @@ import { notFound, withJsonSuffix } from './routes.js';
 import { AdminHosts } from '../web/admin-hosts.js';
 import { answerAtCanonicalPath } from '../web/canonical-path.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
+import { routeFailure } from '../web/route-failure.js';
 import { userRoleRoutes } from './user-roles.js';
 import { apiUserRoutes } from './users.js';
 
@@ -125,13 +125,6 @@ function refuseBodiesThatAreNoObject(app: FastifyInstance): void {
 
 /** Malformed JSON and other client errors answer {"error": "..."} with their status, never a stack. */
 export function jsonErrorHandler(this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const failure = storeFailure(error);
-  if (failure !== null) {
-    request.log.error({ err: error, route: request.routeOptions.url }, 'API request failed: the store could not be written');
-    void reply.code(failure.status).header('retry-after', STORE_RETRY_AFTER_S).send({ error: failure.message });
-    return;
-  }
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  if (status === 500) request.log.error({ err: error, route: request.routeOptions.url }, 'API request failed');
-  void reply.code(status).send({ error: status === 500 ? 'Internal Server Error' : error.message });
+  const failure = routeFailure(error, request, reply, 'API request');
+  void reply.code(failure.status).send({ error: failure.kind === 'ours' ? 'Internal Server Error' : failure.message });
 }

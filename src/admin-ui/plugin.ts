@@ -18,8 +18,8 @@ import { accessOf } from '../admin-groups/request-access.js';
 import { publishPages } from './publish-pages.js';
 import { requireAdminSession } from './session-auth.js';
 import type { Signups } from '../signup/signups.js';
+import { routeFailure } from '../web/route-failure.js';
 import { umbrellaPagePaths } from './umbrella-paths.js';
-import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
 
 /**
  * `signups` creates API users with their welcome mail, as the signup API does
@@ -67,14 +67,12 @@ function errorPage(context: AppContext) {
         message: 'For your security, forms are only valid for the page they came from. Go back, reload the page and try again.',
       });
     }
-    const failure = storeFailure(error);
-    if (failure !== null) {
-      request.log.error({ err: error, route: request.routeOptions.url }, 'admin page failed: the store could not be written');
-      return renderErrorPage(context, reply.header('retry-after', STORE_RETRY_AFTER_S), failure.status, { title: 'Not saved', message: failure.message });
-    }
-    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'admin page failed');
-    const message = status === 500 ? 'Something went wrong on our side. The error has been logged; try again in a moment.' : error.message;
-    return renderErrorPage(context, reply, status, { title: status === 500 ? 'Something went wrong' : 'That did not work', message });
+    const failure = routeFailure(error, request, reply, 'admin page');
+    if (failure.kind === 'store') return renderErrorPage(context, reply, failure.status, { title: 'Not saved', message: failure.message });
+    if (failure.kind === 'client') return renderErrorPage(context, reply, failure.status, { title: 'That did not work', message: failure.message });
+    return renderErrorPage(context, reply, 500, {
+      title: 'Something went wrong',
+      message: 'Something went wrong on our side. The error has been logged; try again in a moment.',
+    });
   };
 }

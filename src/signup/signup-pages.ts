@@ -7,11 +7,11 @@ import type { FieldErrors } from '../lib/validation-errors.js';
 import type { PageRoutes } from '../web/plugin.js';
 import { checkSignupLimit, filledHoneypot, HONEYPOT_FIELD } from './abuse.js';
 import { baseUrl } from '../lib/base-url.js';
+import { routeFailure } from '../web/route-failure.js';
 import { keyExamples } from './key-examples.js';
 import { parseSignup } from './signup-input.js';
 import { keysGoByEmailOnly, type Signups } from './signups.js';
 import { registrationDetailsOf } from './registration-details.js';
-import { STORE_RETRY_AFTER_S, storeFailure } from '../store/db.js';
 
 export const BUILT_IN_TERMS_PATH = '/signup/terms/';
 const EXPIRED_FORM = 'This form had expired. Please check your details and submit it again.';
@@ -41,13 +41,10 @@ export function signupPages(signups: Signups): PageRoutes {
         if (error.statusCode === 413) return renderForm(context, reply.code(413), {}, {}, TOO_LARGE_FORM);
         // A missing or stale CSRF token (an old tab, cleared cookies) gets the form back, values kept.
         if (error.code?.startsWith('FST_CSRF') === true) return renderForm(context, reply.code(403), formBody(request), {}, EXPIRED_FORM);
-        // Anything else too, as a page (never Fastify's JSON with SQLite's words); a failure of ours into the log.
-        const failure = storeFailure(error);
-        const clientError = failure === null && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
-        if (clientError) return renderForm(context, reply.code(error.statusCode!), formBody(request), {}, error.message);
-        request.log.error({ err: error }, failure === null ? 'signup page failed' : 'signup page failed: the store could not be written');
-        if (failure !== null) reply.header('retry-after', STORE_RETRY_AFTER_S);
-        return renderForm(context, reply.code(failure?.status ?? 500), formBody(request), {}, NOT_SAVED);
+        // Anything else too, as a page (never Fastify's JSON with SQLite's words).
+        const failure = routeFailure(error, request, reply, 'signup page');
+        if (failure.kind === 'client') return renderForm(context, reply.code(failure.status), formBody(request), {}, failure.message);
+        return renderForm(context, reply.code(failure.status), formBody(request), {}, NOT_SAVED);
       });
       app.get('/signup', async (_request, reply) => reply.redirect('/signup/', 301));
       app.get('/signup/', async (_request, reply) => renderForm(context, reply, {}, {}));
