@@ -32,6 +32,7 @@ export function isConfirmed(request: FastifyRequest): boolean {
 export function askToConfirm(context: AppContext, reply: FastifyReply, question: ActionQuestion): Promise<FastifyReply> {
   const { request } = reply;
   const names = typeof request.body === 'object' && request.body !== null ? Object.keys(request.body) : [];
-  const fields = names.filter((name) => !NOT_CARRIED.has(name)).flatMap((name) => formStrings(request.body, name).map((value) => ({ name, value })));
+  const carried = names.filter((name) => !NOT_CARRIED.has(name)).flatMap((name) => formStrings(request.body, name).map((value) => ({ name, value })));
+  const fields = [...carried, { name: 'confirmed', value: '1' }];
   return renderAdminPage(context, reply, 'admin/confirm-action', { title: question.question, ...question, action: request.url, fields });
 }

@@ -3,7 +3,7 @@
 // (searched as the admin API's list searches, 50 a page, the search and page
 // in the URL), add, edit, and delete after a confirmation page, at
 // /admin/<path> with the views views/admin/<path>/index and form and the
-// shared admin/confirm-delete. Admins holding admin_view (or admin_manage)
+// shared admin/confirm-action. Admins holding admin_view (or admin_manage)
 // may also list and open, read-only, what lies within their scopes, as in
 // API Umbrella. Any other admin, or a record out of reach, gets the 403 page;
 // a refused save shows the form again with the reason. A resource may offer,
@@ -119,7 +119,17 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
     managers.get<IdParams>(`/${resource.path}/:id/delete`, async (request, reply) =>
       withTarget(reply, policyOf(request), request.params.id, async (target, policy) => {
         const consequences = resource.deleteConsequences(policy, target);
-        return renderAdminPage(context, reply, 'admin/confirm-delete', { title: `Delete ${target.name}`, section: SECTION, target, consequences, listPath, plural: resource.plural, titled });
+        return renderAdminPage(context, reply, 'admin/confirm-action', {
+          title: `Delete ${target.name}`,
+          section: SECTION,
+          question: `Delete “${target.name}”?`,
+          consequences,
+          button: `Delete ${titled}`,
+          danger: true,
+          back: { href: listPath, label: resource.plural },
+          action: `${listPath}/${target.id}/delete`,
+          fields: [],
+        });
       }),
     );
 
