@@ -80,7 +80,7 @@ export const configSchema = {
   contact_url: optionalUrl(['http', 'https', 'mailto']),
   contact_email: optionalEmail(),
   trusted_proxies: addressList([]),
-  /** API Umbrella's default host (hosts: [{hostname, default: true}]): requests to a host no backend names are matched as if sent to it. */
+  /** API Umbrella's default host (hosts: [{hostname, default: true}]): a request no backend of its own host matches is matched as if sent to it. */
   default_host: optionalHostname(),
   /** A header a trusted proxy names the client in (True-Client-IP, CF-Connecting-IP), read instead of X-Forwarded-For; null: X-Forwarded-For. */
   real_ip_header: optionalHeaderName(),

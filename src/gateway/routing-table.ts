@@ -51,13 +51,12 @@ export class RoutingTable<T extends Routable> {
   private readonly subdomains = new Map<string, PrefixIndex<T>>();
   private readonly anyHost = new Map<string, PrefixIndex<T>>();
   private hasPorts = false;
-  /** Host names and ".domain" suffixes the routes name, without ports: what a default host stands in for is the rest. */
-  private readonly namedHosts = new Set<string>();
-  private readonly namedDomains = new Set<string>();
 
   /**
    * `defaultHost`: API Umbrella's default host (`hosts: [{hostname, default:
-   * true}]`): a request to a host no backend names is matched as if sent to it.
+   * true}]`): a request that no route of its own host matches is matched as
+   * if sent to it (API Umbrella appends the default host's backends to every
+   * request's candidates, after the host's own).
    */
   private readonly defaultHost: string | null;
 
@@ -86,20 +85,13 @@ export class RoutingTable<T extends Routable> {
     const best = this.matchHost(host, colon, hostname, path);
     if (best !== undefined) return best;
     // Only on a miss, so the proxy's matches pay nothing for it.
-    if (this.defaultHost === null || this.names(hostname)) return null;
+    if (this.defaultHost === null) return null;
     return this.matchHost(this.defaultHost, -1, this.defaultHost, path) ?? null;
   }
 
   private matchHost(host: string, colon: number, hostname: string, path: string): T | undefined {
     const best = this.matchPort('', hostname, path, undefined);
     return colon >= 0 && this.hasPorts ? this.matchPort(host.slice(colon), hostname, path, best) : best;
-  }
-
-  /** Whether a backend names the host, on any port, exactly or by a *.domain pattern (a backend on * names none). */
-  private names(hostname: string): boolean {
-    if (this.namedHosts.has(hostname)) return true;
-    for (let dot = hostname.indexOf('.'); dot >= 0; dot = hostname.indexOf('.', dot + 1)) if (this.namedDomains.has(hostname.slice(dot))) return true;
-    return false;
   }
 
   private matchPort(port: string, hostname: string, path: string, best: T | undefined): T | undefined {
@@ -118,19 +110,12 @@ export class RoutingTable<T extends Routable> {
     const port = colon < 0 ? '' : pattern.slice(colon);
     if (port !== '') this.hasPorts = true;
     if (name === '*') indexFor(this.anyHost, port).add(route);
-    else if (name.startsWith('*.')) {
-      indexFor(this.subdomains, name.slice(1) + port).add(route);
-      this.namedDomains.add(name.slice(1));
-    } else if (name.startsWith('.')) {
+    else if (name.startsWith('*.')) indexFor(this.subdomains, name.slice(1) + port).add(route);
+    else if (name.startsWith('.')) {
       // ".example.com": the apex and every subdomain.
       indexFor(this.exact, name.slice(1) + port).add(route);
       indexFor(this.subdomains, name + port).add(route);
-      this.namedHosts.add(name.slice(1));
-      this.namedDomains.add(name);
-    } else {
-      indexFor(this.exact, name + port).add(route);
-      this.namedHosts.add(name);
-    }
+    } else indexFor(this.exact, name + port).add(route);
   }
 }
 

@@ -1,5 +1,5 @@
 // default_host (API Umbrella's hosts[].default, its test_default_host.rb):
-// a request to a host no backend names goes to the default host's backends.
+// a request no backend of its own host matches goes to the default host's backends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoBackend, errorCode, send, startProxyFixture, type ProxyFixture } from './support.js';
 
@@ -8,6 +8,7 @@ let plain: ProxyFixture;
 const backends = (fixture: ProxyFixture) => [
   echoBackend(fixture.echo, { frontend_host: 'default.example', url_matches: [{ frontend_prefix: '/', backend_prefix: '/default/' }] }),
   echoBackend(fixture.echo, { frontend_host: 'other.example', url_matches: [{ frontend_prefix: '/', backend_prefix: '/other/' }] }),
+  echoBackend(fixture.echo, { frontend_host: 'partial.example', url_matches: [{ frontend_prefix: '/v1/', backend_prefix: '/partial/' }] }),
 ];
 beforeAll(async () => {
   fx = await startProxyFixture({ config: { default_host: 'default.example' } });
@@ -24,10 +25,13 @@ function pathAt(fixture: ProxyFixture, host: string) {
 }
 
 describe('default_host', () => {
-  it("sends a host no backend names to the default host's backends; a named host keeps its own", async () => {
+  it("sends a request its own host's backends do not match to the default host's backends; a named host keeps its own matches", async () => {
     expect((await pathAt(fx, 'other.example')).echoed.path).toBe('/other/info/');
     expect((await pathAt(fx, 'default.example')).echoed.path).toBe('/default/info/');
     expect((await pathAt(fx, 'unknown.example')).echoed.path).toBe('/default/info/');
+    expect((await pathAt(fx, 'partial.example')).echoed.path).toBe('/default/info/');
+    const own = await send(fx.gw.url, '/v1/x', { headers: { host: 'partial.example', 'X-Api-Key': fx.apiKey } });
+    expect(own.echoed.path).toBe('/partial/x');
   });
 
   it('is off by default: an unknown host is not found', async () => {

@@ -22,15 +22,21 @@ describe('RoutingTable', () => {
     expect(matchName(table, 'other.example.com', '/x')).toBeNull();
   });
 
-  it("sends a host no backend names to the default host's backends, as API Umbrella's default host, and nothing else", () => {
+  it("sends what its own host's backends do not match to the default host's backends, as API Umbrella's default host", () => {
     const routes = [route('default.example.com', '/', 'default'), route('other.example.com', '/', 'other'), route('*.team.example.com', '/', 'team'), route('*', '/open/', 'any')];
     const table = new RoutingTable(routes, 'Default.example.com');
     expect(matchName(table, 'unknown.example.com', '/info/')).toBe('default');
     expect(matchName(table, '10.0.0.5:8080', '/info/')).toBe('default');
     expect(matchName(table, 'other.example.com', '/info/')).toBe('other');
-    // A host a backend names keeps its own misses, on any port, and so does one a *.domain backend covers.
-    const ported = new RoutingTable([route('default.example.com', '/', 'default'), route('other.example.com:8080', '/v1/', 'other')], 'default.example.com');
-    expect(matchName(ported, 'other.example.com', '/v2/')).toBeNull();
+    // A named host's own match wins, even a shorter prefix; its misses go to the default host (API Umbrella's api_matcher).
+    const partial = new RoutingTable(
+      [route('default.example.com', '/', 'default'), route('default.example.com', '/long/', 'default long'), route('other.example.com:8080', '/v1/', 'other'), route('short.example.com', '/', 'short')],
+      'default.example.com',
+    );
+    expect(matchName(partial, 'other.example.com:8080', '/v1/x')).toBe('other');
+    expect(matchName(partial, 'other.example.com:8080', '/v2/')).toBe('default');
+    expect(matchName(partial, 'other.example.com', '/v1/x')).toBe('default');
+    expect(matchName(partial, 'short.example.com', '/long/x')).toBe('short');
     expect(matchName(table, 'a.team.example.com', '/info/')).toBe('team');
     // A backend on * names no host: its prefixes match everywhere, and the rest falls back.
     expect(matchName(table, 'unknown.example.com', '/open/x')).toBe('any');
