@@ -7,8 +7,11 @@ import type { GatewayRoute } from './routes.js';
 const ABSOLUTE_URL = /^(?:(https?):)?\/\/([^/?#]*)(.*)$/i;
 
 /**
- * As API Umbrella does: an absolute URL on the backend's host gets the public
- * host whatever its path ("http://backend/x" → "http://<public host>/x"),
+ * As API Umbrella does: an absolute URL on the backend's host (backend_host,
+ * a server's, or the public host the client used: a backend that trusts
+ * X-Forwarded-Host builds its redirects on it with its own paths; host names
+ * compared, any port) gets the public host whatever its path
+ * ("http://backend/x" → "http://<public host>/x"),
  * keeping its scheme, so a backend's redirect to https stays one — on the
  * client's own port for the client's scheme, else on listen.https_port (the
  * default port for http, or without an HTTPS listener here); and a path under
@@ -32,9 +35,7 @@ function publicLocation(location: string, route: GatewayRoute, protocol: string,
   const absolute = ABSOLUTE_URL.exec(location);
   if (absolute !== null) {
     const scheme = absolute[1]?.toLowerCase() ?? protocol;
-    const authority = withoutDefaultPort(absolute[2]!.toLowerCase(), scheme);
-    const own = route.backend.ownAuthorities.has(authority) || (route.backend.wildcardBackendHost && authority === route.backend.upstreamHost(host).toLowerCase());
-    if (!own) return null;
+    if (!namesBackend(hostnameOf(absolute[2]!).toLowerCase(), route, host)) return null;
     const port = scheme === 'https' ? httpsPortSuffix(httpsPort) : '';
     const publicHost = scheme === protocol ? host : hostnameOf(host) + port;
     const path = absolute[3] === '' ? '/' : absolute[3]!;
@@ -52,10 +53,11 @@ function withApiKey(location: string, apiKey: string): string {
   return `${url}${query < 0 ? '?' : url.endsWith('?') || url.endsWith('&') ? '' : '&'}api_key=${encodeURIComponent(apiKey)}${fragment}`;
 }
 
-/** "host:443" on https is "host" (ownAuthorities holds the backend protocol's default port only). */
-function withoutDefaultPort(authority: string, scheme: string): string {
-  const suffix = scheme === 'https' ? ':443' : ':80';
-  return authority.endsWith(suffix) ? authority.slice(0, -suffix.length) : authority;
+/** Whether `hostname`, a Location's, is the backend's own or the client's `host`: a URL the backend means as one of its own. */
+function namesBackend(hostname: string, route: GatewayRoute, host: string): boolean {
+  const { backend } = route;
+  if (backend.ownHostnames.has(hostname) || hostname === hostnameOf(host).toLowerCase()) return true;
+  return backend.wildcardBackendHost && hostname === hostnameOf(backend.upstreamHost(host)).toLowerCase();
 }
 
 /** The path under frontend_prefix; null when it is not under backend_prefix. */

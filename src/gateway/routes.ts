@@ -2,6 +2,7 @@
 // each pointing at its backend's compiled settings and upstream servers.
 import { compareBackendOrder, type ApiBackend } from '../api-backends/model.js';
 import type { PublishedConfig } from '../publish/published-config.js';
+import { hostnameOf } from './request-url.js';
 import { RoutingTable, type Routable } from './routing-table.js';
 import { SettingsChooser, type BackendDefaults } from './settings.js';
 import { isWildcardBackendHost, upstreamHostOf, type UpstreamHost } from './upstream-host.js';
@@ -19,8 +20,8 @@ export interface CompiledBackend {
   /** null: the backend rewrites nothing. */
   readonly rewrites: UrlRewrites | null;
   readonly upstreams: UpstreamGroup;
-  /** Lowercased host[:port] forms under which the backend names itself in a Location. */
-  readonly ownAuthorities: ReadonlySet<string>;
+  /** Lowercased host names (no port) under which the backend names itself in a Location: its servers' and backend_host. */
+  readonly ownHostnames: ReadonlySet<string>;
   /** What the response cache's keys for this backend start with: it, and where its requests go. */
   readonly cacheKeyPrefix: string;
 }
@@ -65,7 +66,7 @@ function compileBackend(api: ApiBackend, defaults: BackendDefaults, pools: Upstr
     settings: SettingsChooser.compile(api, defaults),
     rewrites: UrlRewrites.compile(api.rewrites),
     upstreams: UpstreamGroup.forBackend(api, pools),
-    ownAuthorities: ownAuthorities(api),
+    ownHostnames: ownHostnames(api),
     cacheKeyPrefix: cacheKeyPrefix(api),
   };
 }
@@ -76,11 +77,9 @@ function cacheKeyPrefix(api: ApiBackend): string {
   return `${api.id} ${api.backend_protocol}://${servers} ${api.backend_host}\n`;
 }
 
-function ownAuthorities(api: ApiBackend): Set<string> {
-  const defaultPort = api.backend_protocol === 'https' ? 443 : 80;
-  const authorities = api.servers.map((server) => `${server.host}:${server.port}`);
+function ownHostnames(api: ApiBackend): Set<string> {
+  const hostnames = api.servers.map((server) => server.host);
   // A wildcard backend_host names no one host: location.ts compares with the Host each request was sent.
-  if (api.backend_host !== '' && !isWildcardBackendHost(api.backend_host)) authorities.push(api.backend_host, `${api.backend_host}:${defaultPort}`);
-  for (const server of api.servers) if (server.port === defaultPort) authorities.push(server.host);
-  return new Set(authorities.map((authority) => authority.toLowerCase()));
+  if (api.backend_host !== '' && !isWildcardBackendHost(api.backend_host)) hostnames.push(hostnameOf(api.backend_host));
+  return new Set(hostnames.map((hostname) => hostname.toLowerCase()));
 }

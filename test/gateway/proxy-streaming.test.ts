@@ -183,6 +183,16 @@ describe('responses', () => {
     expect(await location('http://elsewhere.example/backend/next')).toBe('http://elsewhere.example/backend/next');
   });
 
+  it("rewrite a Location on the client's own host with a backend path, and the backend's hosts on any port, as API Umbrella compares host names", async () => {
+    const location = async (to: string) =>
+      (await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host: 'public.example' } })).headers.location;
+    // A backend trusting X-Forwarded-Host builds its redirect on the public host with its own path.
+    expect(await location('http://public.example/backend/next')).toBe('http://public.example/echo/next');
+    expect(await location('http://PUBLIC.example:8080/backend/next')).toBe('http://public.example/echo/next');
+    expect(await location('http://backend.example:8080/backend/next')).toBe('http://public.example/echo/next');
+    expect(await location('http://127.0.0.1/backend/next')).toBe('http://public.example/echo/next');
+  });
+
   it('rewrite the backend host in a Location even outside the backend prefix, keeping that path', async () => {
     const location = async (to: string) =>
       (await send(fx.gw.url, `/echo/redirect?to=${encodeURIComponent(to)}`, { headers: { ...headers(), host: 'public.example' } })).headers.location;
