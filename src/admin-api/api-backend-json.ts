@@ -1,8 +1,9 @@
 // An API backend as API Umbrella's admin API answers it: each settings (the
-// backend's and each sub-URL setting's) with its headers also as the text
-// its admin edits, and who created and last changed it by username (the
+// backend's and each sub-URL setting's) with its headers and error data also
+// as the text its admin edits (each error's data as YAML, keys sorted), and who created and last changed it by username (the
 // admin's email, which Parasol records for backends).
-import { headerLines, type ApiBackend, type ApiSettings } from '../api-backends/model.js';
+import { stringify } from 'yaml';
+import { headerLines, type ApiBackend, type ApiSettings, type ErrorDataValues } from '../api-backends/model.js';
 
 export function apiBackendJson(api: ApiBackend) {
   return {
@@ -20,5 +21,10 @@ function settingsJson(settings: ApiSettings) {
     headers_string: headerLines(settings.headers),
     default_response_headers_string: headerLines(settings.default_response_headers),
     override_response_headers_string: headerLines(settings.override_response_headers),
+    error_data_yaml_strings: Object.fromEntries(Object.entries(settings.error_data).map(([code, values]) => [code, yamlLines(values)])),
   };
+}
+
+function yamlLines(values: ErrorDataValues): string {
+  return stringify(values, { sortMapEntries: true }).trimEnd();
 }

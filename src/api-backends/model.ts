@@ -59,6 +59,9 @@ export function headerLines(headers: readonly HeaderSetting[] = []): string {
   return headers.map((header) => `${header.key}: ${header.value}`).join('\n');
 }
 
+/** An error's data as written: text, or a number or boolean as YAML and JSON give them (status_code: 401). */
+export type ErrorDataValues = Readonly<Record<string, string | number | boolean>>;
+
 export interface ApiSettings {
   readonly append_query_string: string | null;
   readonly headers: readonly Embedded<HeaderSetting>[];
@@ -88,7 +91,8 @@ export interface ApiSettings {
   /** null: all. */
   readonly authenticated_rate_limit_behavior: AuthenticatedRateLimitBehavior | null;
   readonly error_templates: Readonly<Record<string, string>>;
-  readonly error_data: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Per error code (and `common`), the values its templates show, each a template too. */
+  readonly error_data: Readonly<Record<string, ErrorDataValues>>;
   readonly disable_analytics: boolean | null;
   /** null: inherit (none at the top). */
   readonly api_key_verification_level: ApiKeyVerificationLevel | null;

@@ -1,6 +1,7 @@
 // Turns an admin's API backend input (API Umbrella's JSON shape) into a typed
 // ApiBackendConfig, or field errors with API Umbrella's messages.
 import { isIPv6 } from 'node:net';
+import { parse as parseYaml } from 'yaml';
 import { isAddressOrRange } from '../lib/address-ranges.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { parseInstant } from '../lib/iso-instant.js';
@@ -21,6 +22,7 @@ import {
   REWRITE_MATCHER_TYPES,
   type ApiBackendConfig,
   type ApiSettings,
+  type ErrorDataValues,
   type BackendProtocol,
   type BalanceAlgorithm,
   type HeaderSetting,
@@ -308,9 +310,8 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
     anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
     authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),
-    // Any text: error templates never fail to render (src/gateway/error-templates.ts), so none is refused, as in API Umbrella.
-    error_templates: stringRecord(raw.error_templates),
-    error_data: isPlainObject(raw.error_data) ? Object.fromEntries(Object.entries(raw.error_data).map(([code, data]) => [code, stringRecord(data)])) : {},
+    error_templates: parseErrorTemplates(raw.error_templates, `${at}.error_templates`, errors),
+    error_data: parseErrorData(raw, at, errors),
     disable_analytics: toBoolean(raw.disable_analytics),
     api_key_verification_level: oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors),
     api_key_verification_transition_start_at: parseInstantField(raw.api_key_verification_transition_start_at, `${at}.api_key_verification_transition_start_at`, errors),
@@ -455,13 +456,68 @@ export function parseAllowedIps(raw: unknown, field: string, errors: ErrorCollec
   return entries;
 }
 
-/** Text values kept; numbers kept as text too (`"status_code": 429` as API Umbrella's configs write it); anything else dropped. */
-function stringRecord(raw: unknown): Record<string, string> {
-  if (!isPlainObject(raw)) return {};
-  const kept: [string, string][] = [];
-  for (const [name, value] of Object.entries(raw)) {
-    if (typeof value === 'string') kept.push([name, value]);
-    else if (typeof value === 'number' && Number.isFinite(value)) kept.push([name, String(value)]);
+const NOT_A_HASH = 'unexpected type (must be a hash)';
+
+/** A template per format. Any text: templates never fail to render (src/gateway/error-templates.ts), so none is refused, as in API Umbrella. */
+function parseErrorTemplates(raw: unknown, field: string, errors: ErrorCollector): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  if (!isPlainObject(raw)) {
+    errors.add(field, NOT_A_HASH);
+    return {};
   }
-  return Object.fromEntries(kept);
+  const templates: Record<string, string> = {};
+  for (const [format, template] of Object.entries(raw)) {
+    if (typeof template === 'string') templates[format] = template;
+    else errors.add(`${field}.${format}`, 'unexpected type (must be a string)');
+  }
+  return templates;
+}
+
+/**
+ * error_data: per error code, a mapping of the values its templates show.
+ * As in API Umbrella, error_data_yaml_strings (each code's mapping as YAML,
+ * what its admin sends) wins over it when sent.
+ */
+function parseErrorData(raw: Record<string, unknown>, at: string, errors: ErrorCollector): Record<string, ErrorDataValues> {
+  const yamlStrings = raw.error_data_yaml_strings;
+  const data = yamlStrings === undefined || yamlStrings === null ? raw.error_data : fromYamlStrings(yamlStrings, `${at}.error_data_yaml_strings`, errors);
+  if (data === undefined || data === null) return {};
+  if (!isPlainObject(data)) {
+    errors.add(`${at}.error_data`, NOT_A_HASH);
+    return {};
+  }
+  const parsed: Record<string, ErrorDataValues> = {};
+  for (const [code, values] of Object.entries(data)) {
+    if (isPlainObject(values)) parsed[code] = scalarRecord(values);
+    else errors.add(`${at}.error_data.${code}`, NOT_A_HASH);
+  }
+  return parsed;
+}
+
+/** Each code's YAML read; an empty one sets nothing. */
+function fromYamlStrings(raw: unknown, field: string, errors: ErrorCollector): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  if (!isPlainObject(raw)) return data;
+  for (const [code, text] of Object.entries(raw)) {
+    if (typeof text !== 'string') {
+      errors.add(`${field}.${code}`, 'unexpected type (must be a string)');
+      continue;
+    }
+    try {
+      const value: unknown = parseYaml(text);
+      if (value !== null) data[code] = value;
+    } catch (error) {
+      errors.add(`${field}.${code}`, `YAML parsing error: ${(error as Error).message.split('\n')[0]!.replace(/:$/, '')}`);
+    }
+  }
+  return data;
+}
+
+/** Text values kept, with numbers (finite) and booleans as given; anything else (a list, a mapping, null) left out. */
+function scalarRecord(raw: Record<string, unknown>): Record<string, string | number | boolean> {
+  return Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string | number | boolean] => isScalar(entry[1])));
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }

@@ -3,7 +3,7 @@
 // each {{name}} that names a variable — the request's URLs, the backend's
 // common data, the data of the error, each value a template too — is
 // replaced by its value; everything else stays as written.
-import type { ApiSettings } from '../api-backends/model.js';
+import type { ApiSettings, ErrorDataValues } from '../api-backends/model.js';
 import { csvQuoted, ERRORS, escapeMarkup, renderErrorBody, type ErrorCode, type ErrorFormat, type MessageUrls } from './errors.js';
 
 /** The URLs an error may name, base_url included. */
@@ -35,7 +35,12 @@ export function compileErrorResponses(settings: Pick<ApiSettings, 'error_templat
     if (typeof template === 'string' && template.trim() !== '') templates[format] = template.trim();
   }
   if (Object.keys(templates).length === 0 && Object.keys(settings.error_data).length === 0) return null;
-  return { templates, data: settings.error_data };
+  return { templates, data: Object.fromEntries(Object.entries(settings.error_data).map(([code, values]) => [code, asText(values)])) };
+}
+
+/** Numbers and booleans as the text a template shows of them. */
+function asText(values: ErrorDataValues): Readonly<Record<string, string>> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(value)]));
 }
 
 /** The status and body of an error under a backend's settings. */

@@ -1,7 +1,7 @@
 // Which settings govern a request, decided once per publish: each backend's
 // settings and each sub-setting merged over them, compiled into what the
 // hot path needs (header sets, query edits, limits) so a request only picks one.
-import { inHttpsTransition, type ApiBackend, type ApiSettings, type HeaderSetting, type RateLimit, type SubSettingMethod } from '../api-backends/model.js';
+import { inHttpsTransition, type ApiBackend, type ApiSettings, type ErrorDataValues, type HeaderSetting, type RateLimit, type SubSettingMethod } from '../api-backends/model.js';
 import type { KeyHolder } from '../api-users/model.js';
 import type { Config } from '../config/schema.js';
 import { isHeaderValue } from '../lib/header-value.js';
@@ -226,7 +226,7 @@ function limitedBy(limits: readonly RateLimit[], by: RateLimit['limit_by']): rea
 
 /** Per error code, the child's entries over the parent's (a sub-setting that only rewords a message keeps the backend's status_code), as API Umbrella deep-merges. */
 function mergedErrorData(parent: ApiSettings['error_data'], child: ApiSettings['error_data']): ApiSettings['error_data'] {
-  const merged: Record<string, Readonly<Record<string, string>>> = { ...parent };
+  const merged: Record<string, ErrorDataValues> = { ...parent };
   for (const [code, data] of Object.entries(child)) merged[code] = { ...parent[code], ...data };
   return merged;
 }

@@ -1,7 +1,8 @@
 // What a backend may hold, as API Umbrella's own tests say
 // (test/apis/v1/apis/test_save_embedded_presence.rb,
 // test_update_embedded_array_fields.rb, test_save_host_validations.rb,
-// test_save_server_validations.rb): on create and on update alike.
+// test_save_server_validations.rb, test_save_embedded_yaml.rb): on create
+// and on update alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway, type AdminApiReply } from '../helpers/gateway.js';
 
@@ -117,5 +118,35 @@ describe('servers (test_save_server_validations.rb)', () => {
     expect((await save('create', { servers: [{ host: ' z ', port: 80 }] })).body.errors).toEqual({ 'servers[0].host': ['must be in the format of "example.com"'] });
     expect((await save('create', { servers: [{ host: null, port: 80 }] })).body.errors).toEqual({ 'servers[0].host': ["can't be blank"] });
     for (const port of [null, '', 'zzz']) expect(Object.keys((await save('create', { servers: [{ host: 'z', port }] })).body.errors), String(port)).toEqual(['servers[0].port']);
+  });
+});
+
+describe('error data as YAML (test_save_embedded_yaml.rb)', () => {
+  const settingsOf = async (id: string) => (await gw.adminApi('GET', `/apis/${id}.json`)).body.api.settings;
+
+  for (const action of ACTIONS) {
+    it(`takes each error's data as YAML on ${action}, keeping its types, and answers it back as YAML with its keys sorted`, async () => {
+      const saved = await save(action, { settings: { error_data_yaml_strings: { api_key_invalid: 'z: 1\nstatus_code: 422\nfoo: bar\ng: true\nb: 2\na: 3' } } });
+      expect(saved.status).toBe(action === 'create' ? 201 : 204);
+      const settings = await settingsOf(saved.id!);
+      expect(settings.error_data).toEqual({ api_key_invalid: { a: 3, b: 2, foo: 'bar', g: true, status_code: 422, z: 1 } });
+      expect(settings.error_data_yaml_strings).toEqual({ api_key_invalid: 'a: 3\nb: 2\nfoo: bar\ng: true\nstatus_code: 422\nz: 1' });
+    });
+
+    it(`refuses YAML that does not parse, or an error's data that is no mapping, on ${action}`, async () => {
+      const broken = await save(action, { settings: { error_data_yaml_strings: { api_key_invalid: 'foo: &', api_key_missing: 'foo: bar\nhello: `world' } } });
+      expect(broken.status).toBe(422);
+      expect(Object.keys(broken.body.errors).sort()).toEqual(['settings.error_data_yaml_strings.api_key_invalid', 'settings.error_data_yaml_strings.api_key_missing']);
+      for (const messages of Object.values(broken.body.errors) as string[][]) expect(messages[0]).toMatch(/^YAML parsing error: /);
+      const scalar = await save(action, { settings: { error_data_yaml_strings: { api_key_invalid: 'foo' } } });
+      expect([scalar.status, scalar.body.errors]).toEqual([422, { 'settings.error_data.api_key_invalid': ['unexpected type (must be a hash)'] }]);
+    });
+  }
+
+  it('refuses error_data and error_templates of the wrong type, as API Umbrella does, rather than store them emptied', async () => {
+    expect((await save('create', { settings: { error_data: 'x' } })).body.errors).toEqual({ 'settings.error_data': ['unexpected type (must be a hash)'] });
+    expect((await save('create', { settings: { error_data: { api_key_invalid: 'foo' } } })).body.errors).toEqual({ 'settings.error_data.api_key_invalid': ['unexpected type (must be a hash)'] });
+    expect((await save('create', { settings: { error_templates: 'x' } })).body.errors).toEqual({ 'settings.error_templates': ['unexpected type (must be a hash)'] });
+    expect((await save('create', { settings: { error_templates: { json: 5 } } })).body.errors).toEqual({ 'settings.error_templates.json': ['unexpected type (must be a string)'] });
   });
 });

@@ -37,6 +37,13 @@ describe('error_data', () => {
     expect(JSON.parse(invalid.text).error.code).toBe('API_KEY_INVALID');
   });
 
+  it("takes each error's data as YAML (error_data_yaml_strings), as API Umbrella's admin API sends it", async () => {
+    await backendAt('yaml', { error_data_yaml_strings: { api_key_missing: 'status_code: 401\nmessage: "Custom missing key message ({{shown}})"\nshown: true' } });
+    const reply = await send(fx.gw.url, '/yaml/a');
+    expect(reply.status).toBe(401);
+    expect(JSON.parse(reply.text).error.message).toBe('Custom missing key message (true)');
+  });
+
   it('takes a numeric status_code, as API Umbrella configs write it', async () => {
     await backendAt('numeric', { error_data: { api_key_missing: { status_code: 429 } } });
     expect((await send(fx.gw.url, '/numeric/a')).status).toBe(429);
