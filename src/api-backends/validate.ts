@@ -56,6 +56,7 @@ const SERVER_HOST = new RegExp(`^(${HOST_NAME}|${IPV6_LITERAL})$`, 'i');
 
 export const HOST_FORMAT = 'must be in the format of "example.com"';
 const TAKEN = 'has already been taken';
+const MAX_SUB_SETTING_REGEX = 255;
 
 /** Whether `host` fits `pattern` with a port, if any, from 1 to 65535, and an IPv6 address, if any, that is one. */
 export function isHost(host: string, pattern: RegExp): boolean {
@@ -205,14 +206,20 @@ export function isReservedPrefix(prefix: string): boolean {
   return RESERVED_PREFIXES.some((reserved) => prefix === reserved || prefix.startsWith(`${reserved}/`));
 }
 
+/** As API Umbrella checks them: a regex of at most 255 characters, each method and regex once (a second one would never match). */
 function parseSubSettings(raw: unknown, errors: ErrorCollector): SubSetting[] {
+  const seen = new Set<string>();
   return listOf(raw, 'sub_settings', errors).map((item, index) => {
     const at = `sub_settings[${index}]`;
     const method = httpMethod(item.http_method, `${at}.http_method`, errors);
     const regex = typeof item.regex === 'string' ? item.regex : '';
     if (regex === '') errors.add(`${at}.regex`, BLANK);
+    else if (regex.length > MAX_SUB_SETTING_REGEX) errors.add(`${at}.regex`, `is too long (maximum is ${MAX_SUB_SETTING_REGEX} characters)`);
     else if (!isValidRegex(regex)) errors.add(`${at}.regex`, 'is not a valid regular expression');
     else checkPortableRegex(regex, `${at}.regex`, errors);
+    const key = `${method} ${regex}`;
+    if (regex !== '' && seen.has(key)) errors.add(`${at}.regex`, TAKEN);
+    seen.add(key);
     return { id: sentIdOf(item), http_method: method, regex, settings: parseSettings(item.settings, `${at}.settings`, errors) };
   });
 }

@@ -150,3 +150,13 @@ describe('error data as YAML (test_save_embedded_yaml.rb)', () => {
     expect((await save('create', { settings: { error_templates: { json: 5 } } })).body.errors).toEqual({ 'settings.error_templates.json': ['unexpected type (must be a string)'] });
   });
 });
+
+describe('sub-URL settings (api_backend_sub_url_settings.lua)', () => {
+  it('refuses the same method and regex twice, which could never match, and a regex over 255 characters', async () => {
+    const twice = await save('create', { sub_settings: [{ http_method: 'GET', regex: '^/a' }, { http_method: 'POST', regex: '^/a' }, { http_method: 'GET', regex: '^/a' }] });
+    expect([twice.status, twice.body.errors]).toEqual([422, { 'sub_settings[2].regex': ['has already been taken'] }]);
+    const long = await save('create', { sub_settings: [{ http_method: 'any', regex: `^/${'a'.repeat(254)}` }] });
+    expect([long.status, long.body.errors]).toEqual([422, { 'sub_settings[0].regex': ['is too long (maximum is 255 characters)'] }]);
+    expect((await save('create', { sub_settings: [{ http_method: 'any', regex: `^/${'a'.repeat(253)}` }] })).status).toBe(201);
+  });
+});
