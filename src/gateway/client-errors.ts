@@ -9,6 +9,7 @@ import type { ConnectionError } from 'fastify';
 import { negotiateFormat, renderErrorBody } from './errors.js';
 import { codedTransfer, endsChunked } from './headers.js';
 import { ERROR_HEADERS } from './respond.js';
+import { answerGoingOut } from './pipelining.js';
 
 interface Refusal {
   readonly status: number;
@@ -42,9 +43,6 @@ const ERROR_HEADER_LINES = ERROR_HEADERS.reduce((lines, item, index) => (index %
 /** What of the refused request was read: enough for its path, query and Accept. */
 const MAX_HEAD_READ = 16 * 1024;
 
-/** A response going out on a connection (Node's own field for it). */
-type Responding = ServerResponse & { writableFinished: boolean };
-
 /** Connections whose refusal waits for an answer to an earlier request on them to go out first. */
 const answersFirst = new WeakSet<Socket>();
 
@@ -57,9 +55,9 @@ const answersFirst = new WeakSet<Socket>();
  */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const responding = (socket as Socket & { _httpMessage?: Responding | null })._httpMessage;
+  const responding = answerGoingOut(socket);
   // A request whose own body would not parse is refused at once; bytes after a whole request wait for its answer.
-  if (responding != null && !responding.writableFinished && responding.req.complete) {
+  if (responding !== null && !responding.writableFinished && responding.req.complete) {
     if (error.code === 'HPE_CLOSED_CONNECTION' || answersFirst.has(socket)) return;
     answersFirst.add(socket);
     let done = false;

@@ -12,10 +12,14 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The answer still going out on the request's connection that the request must wait for, or null. */
 export function answerToWaitFor(request: IncomingMessage, response: ServerResponse): ServerResponse | null {
-  // Node's own field: the response the connection is sending now (later ones queue until it has gone).
-  const current = (request.socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (current == null || current === response || current.writableFinished) return null;
+  const current = answerGoingOut(request.socket);
+  if (current === null || current === response || current.writableFinished) return null;
   return SAFE_METHODS.has(request.method!) && SAFE_METHODS.has(current.req.method!) ? null : current;
+}
+
+/** The response the connection is sending now (later ones queue until it has gone), from Node's own field; null for none. */
+export function answerGoingOut(socket: Socket): ServerResponse | null {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 }
 
 /** Runs `then` once `answer` has gone out; not if it never does (the connection was lost: what waited behind it is dropped, never run). */
