@@ -141,9 +141,9 @@ export class AnalyticsLog implements AnalyticsRecorder {
     return this.thread.isReady;
   }
 
-  /** How many writer threads died (or could not start) since the first start; each is started again. */
-  get writerDeaths(): number {
-    return this.thread.deaths;
+  /** As the admin shows it: whether the writer thread is up, and how many died (or could not start) since the first start, each started again. */
+  get writerStatus(): { readonly running: boolean; readonly deaths: number } {
+    return { running: this.thread.isReady, deaths: this.thread.deaths };
   }
 
   /** Entries waiting to be written, in the buffer or in the writer thread. */

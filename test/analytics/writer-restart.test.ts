@@ -85,7 +85,7 @@ describe('a writer thread that died', () => {
 
     // Some thirty flush intervals went by without a writer thread: the entries waited in the buffer.
     expect(await next(RESTARTED)).toMatchObject({ deaths: 1, pending: 100, stored: 1 });
-    expect(log.writerDeaths).toBe(1);
+    expect(log.writerStatus.deaths).toBe(1);
     await expect.poll(() => storedCount(db), { timeout: 10_000, interval: 10 }).toBe(101);
     await expect.poll(() => log.pending, { timeout: 10_000, interval: 5 }).toBe(0);
     expect(log.dropped).toBe(0);
@@ -153,7 +153,7 @@ describe('a writer thread that died, in the admin', () => {
     try {
       const { analytics } = fx.gw.context;
       await killWriterThread(analytics);
-      await expect.poll(() => analytics.writerDeaths, { timeout: 10_000, interval: 10 }).toBe(1);
+      await expect.poll(() => analytics.writerStatus.deaths, { timeout: 10_000, interval: 10 }).toBe(1);
       // Started again a second later (WRITER_RESTART).
       await writerUp(analytics);
       const { text } = await fx.page('/admin/analytics/logs');

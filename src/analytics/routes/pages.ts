@@ -102,7 +102,7 @@ export function analyticsPages(app: FastifyInstance, context: AppContext, reader
       // A count over every API: for superusers, whose view is not limited to scopes.
       dropped: view.scopes === undefined ? context.analytics.dropped : 0,
       // The same: the writer thread writes every API's entries.
-      writer: view.scopes === undefined ? { deaths: context.analytics.writerDeaths, running: context.analytics.writerReady } : { deaths: 0, running: true },
+      writer: view.scopes === undefined ? context.analytics.writerStatus : { deaths: 0, running: true },
     });
   });
 

@@ -55,7 +55,7 @@ export function statsJsonRoutes(app: FastifyInstance, context: AppContext, reade
       ...(await reader.summary(query)),
       // A count over every API: for superusers, whose view is not limited to scopes.
       ...(query.scopes === undefined
-        ? { dropped_entries: context.analytics.dropped, writer_thread: { running: context.analytics.writerReady, deaths: context.analytics.writerDeaths } }
+        ? { dropped_entries: context.analytics.dropped, writer_thread: context.analytics.writerStatus }
         : {}),
     }),
     search: (query: LogQuery) => reader.search(query),
