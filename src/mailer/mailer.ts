@@ -93,11 +93,14 @@ export class Mailer {
 
   /**
    * As send(), for a caller that answers someone once the first try is over
-   * (a contact message's sender): resolves with how that try went, while a
-   * failed one is tried again in the background as send() does.
+   * (a contact message's sender): resolves with how that try went, or with
+   * 'still trying' after `waitMs` (a server slow to answer, whose socket
+   * timeout is 30 s), while a failed or slow one goes on in the background
+   * as send() does.
    */
-  firstAttempt(mail: OutgoingMail, about: Record<string, unknown>): Promise<FirstAttempt> {
-    return new Promise((resolve) => void this.deliver(mail, about, resolve));
+  firstAttempt(mail: OutgoingMail, about: Record<string, unknown>, waitMs: number): Promise<FirstAttempt | 'still trying'> {
+    const attempt = new Promise<FirstAttempt>((resolve) => void this.deliver(mail, about, resolve));
+    return Promise.race([attempt, sleep(waitMs, 'still trying' as const, { ref: false })]);
   }
 
   /**
