@@ -78,7 +78,8 @@ export class PasswordLinks {
     const hours = LINK_VALIDITY_MS[kind] / 3_600_000;
     const mail = kind === 'invite' ? inviteEmail(this.context.config.site_name, admin, url, hours / 24) : resetPasswordEmail(admin, url, hours);
     // Never awaited: a slow or failing SMTP server neither holds up nor fails the page (the mailer logs and retries).
-    void this.mailer.send(mail, { admin_id: admin.id, mail: kind === 'invite' ? 'admin_invite' : 'admin_password_reset' });
-    this.context.logger.info({ admin_id: admin.id, kind }, kind === 'invite' ? 'admin invite mailed' : 'admin password reset link mailed');
+    void this.mailer.send(mail, { admin_id: admin.id, mail: kind === 'invite' ? 'admin_invite' : 'admin_password_reset' }).then((delivery) => {
+      if (delivery === 'delivered') this.context.logger.info({ admin_id: admin.id, kind }, kind === 'invite' ? 'admin invite mailed' : 'admin password reset link mailed');
+    });
   }
 }

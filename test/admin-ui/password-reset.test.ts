@@ -283,6 +283,16 @@ describe('Forgot your password?', () => {
     expect(smtp.received).toHaveLength(1);
   });
 
+  it('logs a link as mailed only once the SMTP server took it', async () => {
+    const { logger, lines, nextLine } = capturingLogger();
+    const { smtp } = await start({}, { logger });
+    await smtp.close();
+    const failed = nextLine('email delivery failed');
+    await requestReset(new HttpAdminClient(gw!.url, null), 'ops@example.com');
+    expect(await failed).toMatchObject({ mail: 'admin_password_reset' });
+    expect(lines.map((line) => line.msg)).not.toContain('admin password reset link mailed');
+  });
+
   it('keeps the token out of the store file and out of the logs, and logs the reset', async () => {
     const { logger, lines } = capturingLogger();
     const { gw, smtp, browser } = await start({}, { logger });
