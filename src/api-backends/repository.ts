@@ -15,34 +15,41 @@ interface BackendRow {
   updated_by: string | null;
 }
 
-/** The parsed drafts as of a revision of this repository and a data_version of the store. */
+/** The parsed drafts as of a count of the backends' changes (migration 031), each with the row it was parsed from. */
 interface Listed {
-  readonly revision: number;
-  readonly dataVersion: number;
+  readonly changes: number;
   readonly backends: readonly ApiBackend[];
+  readonly parsed: ReadonlyMap<string, Parsed>;
+}
+
+interface Parsed {
+  readonly row: BackendRow;
+  readonly backend: ApiBackend;
 }
 
 export class ApiBackendRepository {
-  /** Bumped by every write made here, so that list() knows its copy is stale. */
-  private revision = 0;
   private listed: Listed | null = null;
 
   constructor(private readonly db: Db) {}
 
   /**
-   * Every draft, in the backends' order (compareBackendOrder). Every admin page lists them (for its
-   * count of unpublished changes), which with 1,000 backends took 22 ms of
-   * the event loop the proxy shares, so the list is kept until a write made
-   * here or another connection's commit (SQLite's data_version) may have
-   * changed it. A list read inside a transaction is not kept: the
-   * transaction may still roll back.
+   * Every draft, in the backends' order (compareBackendOrder). Every admin
+   * page lists them (for its count of unpublished changes), which with 1,000
+   * backends took 22 ms of the event loop the proxy shares, so the list is
+   * kept until a backend changes, by a write here or by another process; and
+   * a backend whose row did not change keeps its object, so what is worked
+   * out from it and kept by object (its canonical form, its YAML, its
+   * compiled routes) is kept too. A list read inside a transaction is not
+   * kept: the transaction may still roll back.
    */
   list(): readonly ApiBackend[] {
-    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    const changes = this.db.prepare("SELECT value FROM sequences WHERE name = 'api_backend_change'").pluck().get() as number;
     const listed = this.listed;
-    if (listed !== null && listed.revision === this.revision && listed.dataVersion === dataVersion) return listed.backends;
-    const backends = (this.db.prepare('SELECT * FROM api_backends ORDER BY sort_order, created_at, id').all() as BackendRow[]).map(toBackend);
-    if (!this.db.inTransaction) this.listed = { revision: this.revision, dataVersion, backends };
+    if (listed !== null && listed.changes === changes) return listed.backends;
+    const rows = this.db.prepare('SELECT * FROM api_backends ORDER BY sort_order, created_at, id').all() as BackendRow[];
+    const parsed = new Map(rows.map((row) => [row.id, parsedAgain(row, listed?.parsed.get(row.id))]));
+    const backends = rows.map((row) => parsed.get(row.id)!.backend);
+    if (!this.db.inTransaction) this.listed = { changes, backends, parsed };
     return backends;
   }
 
@@ -59,7 +66,6 @@ export class ApiBackendRepository {
     const id = options.id ?? randomUUID();
     const now = new Date().toISOString();
     return this.db.transaction(() => {
-      this.revision++;
       const sortOrder = options.sortOrder ?? this.endSortOrder();
       this.db
         .prepare('INSERT INTO api_backends (id, name, document, sort_order, created_at, updated_at, created_by, updated_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
@@ -72,7 +78,6 @@ export class ApiBackendRepository {
   /** `sortOrder`: a new place in the order; null or absent keeps the backend's. */
   update(id: string, config: ApiBackendConfig, by: string | null, sortOrder: number | null = null): ApiBackend | null {
     return this.db.transaction(() => {
-      this.revision++;
       const before = this.db.prepare('SELECT sort_order FROM api_backends WHERE id = ?').pluck().get(id) as number | undefined;
       if (before === undefined) return null;
       const moved = sortOrder !== null && sortOrder !== before;
@@ -117,7 +122,6 @@ export class ApiBackendRepository {
   }
 
   delete(id: string): boolean {
-    this.revision++;
     return this.db.prepare('DELETE FROM api_backends WHERE id = ?').run(id).changes > 0;
   }
 
@@ -126,7 +130,6 @@ export class ApiBackendRepository {
   }
 
   private setSortOrder(id: string, order: number, by: string | null): void {
-    this.revision++;
     this.db.prepare('UPDATE api_backends SET sort_order = ?, updated_at = ?, updated_by = ? WHERE id = ?').run(order, new Date().toISOString(), by, id);
     this.ensureUniqueSortOrder(id, order);
   }
@@ -159,7 +162,6 @@ export class ApiBackendRepository {
       const current = pending.pop()!;
       const rows = conflicting.all(current, order.get(current)) as { id: string; sort_order: number }[];
       rows.forEach((row, index) => shift.run(original < 0 ? row.sort_order + index + 1 : row.sort_order - index - 1, row.id));
-      if (rows.length > 0) this.revision++;
       // Depth first, in order, as API Umbrella's recursion goes.
       for (let index = rows.length - 1; index >= 0; index--) pending.push(rows[index]!.id);
     }
@@ -170,6 +172,16 @@ export class ApiBackendRepository {
 function towardZero(value: number): number {
   const rounded = value < 0 ? Math.ceil(value) : Math.floor(value);
   return rounded === 0 ? 0 : rounded;
+}
+
+/** The row parsed, or what was parsed from it before when no field of it changed. */
+function parsedAgain(row: BackendRow, before: Parsed | undefined): Parsed {
+  if (before !== undefined && sameRow(before.row, row)) return before;
+  return { row, backend: toBackend(row) };
+}
+
+function sameRow(a: BackendRow, b: BackendRow): boolean {
+  return (Object.keys(a) as (keyof BackendRow)[]).every((field) => a[field] === b[field]);
 }
 
 function toBackend(row: BackendRow): ApiBackend {

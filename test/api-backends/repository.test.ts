@@ -1,18 +1,20 @@
 // The drafts' list is kept between writes (every admin page reads it): it must
 // still show every committed change, wherever it was made, and never one that
-// rolled back.
+// rolled back; and it must be kept through what changes no backend (the
+// analytics writer's commits, every 250 ms under traffic).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiBackendRepository } from '../../src/api-backends/repository.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type Db } from '../../src/store/db.js';
 import { tempDir } from '../helpers/config.js';
 import { backendConfig } from '../helpers/scoped-backends.js';
 
 const names = (repository: ApiBackendRepository) => repository.list().map((api) => api.name);
 
-function twoConnections(): [ApiBackendRepository, ApiBackendRepository] {
+/** Two repositories on two connections to one store, and a third connection to it, as the analytics writer has. */
+function twoConnections(): [ApiBackendRepository, ApiBackendRepository, Db] {
   const dataDir = join(tempDir('parasol-backends-'), 'data');
-  return [new ApiBackendRepository(openStore(dataDir)), new ApiBackendRepository(openStore(dataDir))];
+  return [new ApiBackendRepository(openStore(dataDir)), new ApiBackendRepository(openStore(dataDir)), openStore(dataDir)];
 }
 
 describe('API backend drafts', () => {
@@ -49,5 +51,19 @@ describe('API backend drafts', () => {
       }),
     ).toThrow('refused');
     expect(names(repository)).toEqual(['Kept']);
+  });
+
+  it("keeps the list through another connection's commits that change no backend, and keeps each unchanged backend's object through a change of another", () => {
+    const [here, elsewhere, writer] = twoConnections();
+    const kept = here.create(backendConfig('Kept', ['/kept/']), 'test');
+    const changed = here.create(backendConfig('Changed', ['/changed/']), 'test');
+    const before = here.list();
+    writer.prepare("INSERT INTO sequences (name, value) VALUES ('unrelated', 1)").run();
+    expect(here.list()).toBe(before);
+    elsewhere.update(changed.id, backendConfig('Changed again', ['/changed/']), 'test');
+    const after = here.list();
+    expect(after).not.toBe(before);
+    expect(after.find((api) => api.id === kept.id)).toBe(before.find((api) => api.id === kept.id));
+    expect(after.find((api) => api.id === changed.id)!.name).toBe('Changed again');
   });
 });
