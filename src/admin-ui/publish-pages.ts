@@ -8,11 +8,10 @@ import type { ApiBackend } from '../api-backends/model.js';
 import type { AppContext } from '../context.js';
 import { toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
-import { configYaml } from '../publish/config-yaml.js';
 import type { PendingChange } from '../publish/pending-changes.js';
 import { askToConfirm, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
-import { lineDiff } from './line-diff.js';
+import { changeDiff } from './change-diff.js';
 import { decodeNestedForm, textOf } from '../lib/nested-form.js';
 import { renderAdminPage } from './page.js';
 import { renderForbiddenPage, requirePagePermission } from './page-access.js';
@@ -96,13 +95,8 @@ function describe(change: PendingChange, checked: boolean) {
     name: change.name,
     summary: summary(shown),
     checked,
-    diff: lineDiff(configText(change.active), configText(change.pending)),
+    diff: changeDiff(change.active, change.pending),
   };
-}
-
-/** As API Umbrella shows it, and as the admin API's pending changes answer it: YAML without what is unset. */
-function configText(api: ApiBackend | null): string {
-  return api === null ? '' : configYaml(api);
 }
 
 function summary(api: ApiBackend): string {
