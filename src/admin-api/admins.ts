@@ -20,7 +20,7 @@ import type { PasswordLinks } from '../admins/password-links.js';
 import type { AppContext } from '../context.js';
 import { baseUrl } from '../lib/base-url.js';
 import { ErrorCollector, isPlainObject, toBoolean, type FieldErrors, type Parsed } from '../lib/validation-errors.js';
-import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, stripJson, unwrap, updateRoute, withJsonSuffix } from './routes.js';
 import { sendDataTablesPage, textSearch, type DataTablesList } from './data-tables.js';
 import { signupStyleErrors } from './users.js';
 
@@ -84,7 +84,7 @@ export function adminRoutes(app: FastifyInstance, context: AppContext, links: Pa
       return reply.code(201).header('cache-control', 'no-store').send({ admin: { ...answer, authentication_token: authToken } });
     });
 
-    managers.put<IdParams>('/admins/:id', async (request, reply) => {
+    updateRoute<IdParams>(managers, '/admins/:id', async (request, reply) => {
       const target = seenAdmin(request, stripJson(request.params.id));
       if (target === undefined) return notFound(reply);
       if (!managesAccount(context, managePolicyOf(context, request), target)) return refuse(request, reply);

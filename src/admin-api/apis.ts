@@ -11,7 +11,7 @@ import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
 import { apiBackendJson } from './api-backend-json.js';
 import { backendChanges } from './settings-merge.js';
-import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, overExisting, stripJson, unwrap, updateRoute, withJsonSuffix } from './routes.js';
 import { sendDataTablesPage, type DataTablesList } from './data-tables.js';
 
 type IdParams = { Params: { id: string } };
@@ -55,7 +55,7 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
       return mayManage(access, api) ? { api: apiBackendJson(api) } : sendForbidden(reply, access);
     });
 
-    managers.put<IdParams>('/apis/:id', async (request, reply) => {
+    updateRoute<IdParams>(managers, '/apis/:id', async (request, reply) => {
       const existing = backends.get(stripJson(request.params.id));
       if (existing === null) return notFound(reply);
       const access = accessOf(context, request);

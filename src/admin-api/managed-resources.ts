@@ -11,7 +11,7 @@ import { isRefusal, type Judged, type ManagePolicy } from '../admin-groups/manag
 import { ADMIN_READERS } from '../admin-groups/admin-visibility.js';
 import { guard, managePolicyOf, requirePermission, sendForbiddenBecause } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
-import { notFound, overExisting, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, overExisting, stripJson, unwrap, updateRoute, withJsonSuffix } from './routes.js';
 import { sendDataTablesPage, type DataTablesList } from './data-tables.js';
 
 export interface JsonResource<T> {
@@ -68,7 +68,7 @@ export function managedResourceRoutes<T extends object>(app: FastifyInstance, co
       return reply.code(201).send({ [key]: present([saved.value])[0] });
     });
 
-    managers.put<IdParams>(`${path}/:id`, async (request, reply) => {
+    updateRoute<IdParams>(managers, `${path}/:id`, async (request, reply) => {
       const policy = managePolicyOf(context, request);
       const id = stripJson(request.params.id);
       const existing = resource.get(id);

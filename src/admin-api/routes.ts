@@ -12,6 +12,15 @@ export function withJsonSuffix<Route extends RouteGenericInterface = RouteGeneri
   app.route<Route>({ method, url: `${path}.json`, handler });
 }
 
+/** A record's update: at PUT, and at POST to the same path, as API Umbrella routes both to its update. */
+export function updateRoute<Route extends RouteGenericInterface = RouteGenericInterface>(
+  app: FastifyInstance,
+  path: string,
+  handler: RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Route>,
+): void {
+  app.route<Route>({ method: ['PUT', 'POST'], url: path, handler });
+}
+
 /** API Umbrella accepts both {"api": {...}} and the bare object. */
 export function unwrap(body: unknown, key: string): unknown {
   if (typeof body === 'object' && body !== null && key in body) return (body as Record<string, unknown>)[key];

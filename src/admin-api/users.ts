@@ -9,7 +9,7 @@ import { KEY_STATUSES, USER_ORDER_COLUMNS } from '../api-users/repository.js';
 import { parseApiUser, parsePreviousKeyEnd } from '../api-users/validate.js';
 import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
-import { notFound, stripJson, unwrap, withJsonSuffix } from './routes.js';
+import { notFound, stripJson, unwrap, updateRoute, withJsonSuffix } from './routes.js';
 import { parseDataTablesQuery, sendDataTablesErrors } from './data-tables.js';
 import { apiUserJson } from './api-user-json.js';
 import { userChanges } from './settings-merge.js';
@@ -49,7 +49,7 @@ export function apiUserRoutes(app: FastifyInstance, context: AppContext): void {
   app.register(async (managers) => {
     guard(managers, requirePermission(context, 'user_manage'));
 
-    managers.put<IdParams>('/users/:id', async (request, reply) => {
+    updateRoute<IdParams>(managers, '/users/:id', async (request, reply) => {
       const existing = users.get(stripJson(request.params.id));
       if (existing === null) return notFound(reply);
       // Another team's user is refused whatever the body says; then the roles the change gives or takes.
