@@ -26,11 +26,12 @@ export function parseAdminGroup(raw: unknown, knownScopeIds: ReadonlySet<string>
   const input = isPlainObject(raw) ? raw : {};
   const errors = new ErrorCollector();
   const name = checkedName(input.name, errors);
+  // A blank list is named by the association, as API Umbrella's error_field names it; the other rules by the ids.
   const scopeIds = [...new Set(listOf(input.api_scope_ids))];
-  if (scopeIds.length === 0) errors.add('api_scope_ids', BLANK);
+  if (scopeIds.length === 0) errors.add('api_scopes', BLANK);
   for (const id of scopeIds) if (!knownScopeIds.has(id)) errors.add('api_scope_ids', `contains "${id}", which is no API scope`);
   const permissionIds = [...new Set(listOf(input.permission_ids))];
-  if (permissionIds.length === 0) errors.add('permission_ids', BLANK);
+  if (permissionIds.length === 0) errors.add('permissions', BLANK);
   for (const id of permissionIds) if (!isPermission(id)) errors.add('permission_ids', `contains "${id}", which is not one of ${PERMISSION_IDS.join(', ')}`);
   // API Umbrella's rule and words: managing comes with viewing.
   for (const { manage, view } of VIEW_OF_MANAGE) {

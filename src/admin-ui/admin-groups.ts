@@ -11,6 +11,7 @@ import { PERMISSION_LABELS, PERMISSIONS, type AdminGroup, type Permission } from
 import { deleteAdminGroup, saveAdminGroup } from '../admin-groups/service.js';
 import { managesAccount } from '../admins/accounts.js';
 import type { AppContext } from '../context.js';
+import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
 import { managedResourcePages } from './managed-resource-pages.js';
 
@@ -39,7 +40,7 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
       if (policy.managesScopesOf(group) && ungrantable.length > 0) return `It grants what you do not hold in its API scopes (${ungrantable.join(', ')}): you may view it, not change it.`;
       return 'Some of its API scopes lie outside those where you hold Admin Accounts - Manage: you may view it, not change it.';
     },
-    save: (policy, form, id) => withPermissionLabels(saveAdminGroup(adminGroups, policy, form, id)),
+    save: (policy, form, id) => asFormErrors(saveAdminGroup(adminGroups, policy, form, id)),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
     listed: (policy) => adminGroups.listGroups().filter((group) => policy.readsGroup(group)),
     matches: adminGroupMatches,
@@ -81,11 +82,22 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
   });
 }
 
-/** Permission ids in a refused save's messages (API Umbrella's words, for the admin API) as the form's boxes name them. */
-function withPermissionLabels<T>(judged: Judged<T> | null): Judged<T> | null {
+/**
+ * A refused save's errors (API Umbrella's fields and words, for the admin API) as the form
+ * shows them: each next to its boxes, permission ids named as the boxes label them.
+ */
+function asFormErrors<T>(judged: Judged<T> | null): Judged<T> | null {
   if (judged === null || judged.ok || isRefusal(judged)) return judged;
   const labelled = (message: string) => message.replace(PERMISSION_ID, (id) => PERMISSION_LABELS.get(id as Permission) ?? id);
-  return { ok: false, errors: Object.fromEntries(Object.entries(judged.errors).map(([field, messages]) => [field, messages.map(labelled)])) };
+  const errors: FieldErrors = {};
+  for (const [field, messages] of Object.entries(judged.errors)) {
+    const boxes = BOXES_OF[field] ?? field;
+    errors[boxes] = [...(errors[boxes] ?? []), ...messages.map(labelled)];
+  }
+  return { ok: false, errors };
 }
+
+/** API Umbrella names a blank list by its association; the form's boxes are named by the ids. */
+const BOXES_OF: Readonly<Record<string, string>> = { api_scopes: 'api_scope_ids', permissions: 'permission_ids' };
 
 const PERMISSION_ID = new RegExp(`\\b(?:${PERMISSIONS.map((permission) => permission.id).join('|')})\\b`, 'g');

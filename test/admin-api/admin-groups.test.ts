@@ -86,7 +86,7 @@ describe('/admin_groups', () => {
   it('answers 422 for a blank group, unknown scopes and permissions, and a name taken in any case', async () => {
     expect(await api('POST', '/admin_groups', { admin_group: { name: '' } })).toEqual({
       status: 422,
-      body: { errors: { name: ["can't be blank"], api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } },
+      body: { errors: { name: ["can't be blank"], api_scopes: ["can't be blank"], permissions: ["can't be blank"] } },
     });
     const unknown = await api('POST', '/admin_groups', { admin_group: { name: 'Odd', api_scope_ids: ['no-such-scope'], permission_ids: ['admin_everything'] } });
     expect(unknown.status).toBe(422);
@@ -95,8 +95,19 @@ describe('/admin_groups', () => {
     const group = await createGroup({ name: 'Unique', api_scope_ids: [weather], permission_ids: ['analytics'] });
     expect((await api('POST', '/admin_groups', { admin_group: { name: 'UNIQUE', api_scope_ids: [weather], permission_ids: ['analytics'] } })).body).toEqual({ errors: { name: ['has already been taken'] } });
     const refused = await api('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: [] } });
-    expect(refused).toEqual({ status: 422, body: { errors: { permission_ids: ["can't be blank"] } } });
+    expect(refused).toEqual({ status: 422, body: { errors: { permissions: ["can't be blank"] } } });
     expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group.permission_ids).toEqual(['analytics']);
+  });
+
+  it("names blank scopes and permissions api_scopes and permissions, as API Umbrella's test_removes_null and _empty_array do; the other rules permission_ids", async () => {
+    const group = await createGroup({ name: 'Emptied', api_scope_ids: [weather], permission_ids: ['analytics'] });
+    for (const removed of [null, []]) {
+      const refused = await api('PUT', `/admin_groups/${group.id}`, { admin_group: { api_scope_ids: removed, permission_ids: removed } });
+      expect(refused).toEqual({ status: 422, body: { errors: { api_scopes: ["can't be blank"], permissions: ["can't be blank"] } } });
+    }
+    const manageAlone = await api('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: ['user_manage'] } });
+    expect(manageAlone.body).toEqual({ errors: { permission_ids: ['user_view permission must be included if user_manage is enabled'] } });
+    expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group).toMatchObject({ api_scope_ids: [weather], permission_ids: ['analytics'] });
   });
 
   it('answers 404 for an unknown id', async () => {

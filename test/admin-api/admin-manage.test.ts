@@ -313,7 +313,7 @@ describe('admin groups for an admin_manage holder', () => {
     expect(gw.context.adminGroups.getGroup(mixed.id)).toEqual(mixed);
     expect(gw.context.adminGroups.getGroup(radarTeam.id)).toEqual(radarTeam);
 
-    expect(answerOf(await asManager('PUT', `/admin_groups/${radarTeam.id}`, { admin_group: { permission_ids: [] } }))).toEqual({ status: 422, body: { errors: { permission_ids: ["can't be blank"] } } });
+    expect(answerOf(await asManager('PUT', `/admin_groups/${radarTeam.id}`, { admin_group: { permission_ids: [] } }))).toEqual({ status: 422, body: { errors: { permissions: ["can't be blank"] } } });
     expect((await asManager('PUT', `/admin_groups/${radarTeam.id}`, { admin_group: { name: 'Radar crew', api_scope_ids: [weather.id, radar.id] } })).status).toBe(204);
     expect(gw.context.adminGroups.getGroup(radarTeam.id)).toMatchObject({ name: 'Radar crew', permission_ids: ['analytics'] });
     expect(gw.context.adminGroups.getGroup(radarTeam.id)!.api_scope_ids).toHaveLength(2);

@@ -120,7 +120,7 @@ describe('scopes and groups', () => {
     for (const host of ['*', '*.example.com', '.example.com']) {
       expect(parseApiScope({ name: 'W', host, path_prefix: '/' })).toMatchObject({ ok: false, errors: { host: [expect.stringContaining('without wildcards')] } });
     }
-    expect(parseAdminGroup({ name: 'G' }, known)).toMatchObject({ ok: false, errors: { api_scope_ids: ["can't be blank"], permission_ids: ["can't be blank"] } });
+    expect(parseAdminGroup({ name: 'G' }, known)).toMatchObject({ ok: false, errors: { api_scopes: ["can't be blank"], permissions: ["can't be blank"] } });
   });
 });
 

@@ -134,6 +134,8 @@ describe('Admin Groups', () => {
     expect(refused.statusCode).toBe(422);
     expect(textOf(refused.body)).toContain("Name can't be blank");
     expect(textOf(refused.body)).toContain("Permissions can't be blank");
+    // API Umbrella's field for a blank list (permissions) is shown next to the boxes, as the ids' errors are.
+    expect(refused.body).toMatch(/<legend>Permissions<\/legend>[\s\S]*?<p class="field-error"[^>]*>can&#39;t be blank</);
     expect(checkbox(refused.body, 'api_scope_ids', weather.id)).toBe('checked');
     const unknown = await client.post('/admin/admin_groups', { name: 'Odd', api_scope_ids: 'no-such-scope', permission_ids: 'analytics' });
     expect(textOf(unknown.body)).toContain('API Scopes contains "no-such-scope", which is no API scope');
