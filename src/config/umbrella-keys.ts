@@ -16,6 +16,10 @@ const RUNS_WITHOUT = note('a part of API Umbrella that Parasol runs without: rem
 const DATA_DIR = note('Parasol keeps its store, keys and cache in data_dir');
 const RUNS_AS = note('the package runs Parasol as the user parasol; from source, as whoever starts it');
 const OWN_ANALYTICS = note('Parasol keeps analytics in its own store');
+const LOGS_TO_STDOUT = note('Parasol logs to its standard output, which the package appends to /var/log/parasol/parasol.log');
+const ONE_PROCESS = note('Parasol serves the web admin and signup from its one Node process: remove the key');
+const NO_PUBLIC_METRICS = note('Parasol has no public metrics summary; GET /admin/stats/summary.json answers admins (README, Moving from API Umbrella)');
+const NO_CAPTCHA = note('Parasol asks signups for no CAPTCHA: it limits them per client IP (signup.rate_limit_per_minute, signup.rate_limit_per_hour) and sets a honeypot field');
 
 const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['http_port', parasol('listen.port')],
@@ -23,7 +27,14 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['app_env', note('remove it')],
   ...each(['user', 'group'], RUNS_AS),
   ...each(['root_dir', 'etc_dir', 'var_dir', 'db_dir', 'run_dir', 'tmp_dir'], DATA_DIR),
-  ['log_dir', note('Parasol logs to its standard output, which the package appends to /var/log/parasol/parasol.log')],
+  ['log_dir', LOGS_TO_STDOUT],
+  ['log.destination', LOGS_TO_STDOUT],
+  ['log_template_version', note('remove it')],
+  ['rlimits', note("Parasol sets no process limits: the package's systemd unit raises the open-file limit (LimitNOFILE); elsewhere, ulimit -n where Parasol starts")],
+  [
+    'static_site',
+    note('Parasol serves its own homepage at / (homepage.file for a page of yours) and signup at /signup/; other pages go behind an API backend with disable_api_key'),
+  ],
   ['apis', note('Parasol keeps API backends in its store: add them with the admin API (POST /api-umbrella/v1/apis) or the web admin, then publish')],
   ['website_backends', note('Parasol has no website backends (README, Moving from API Umbrella)')],
   ...each(['services', 'nginx', 'envoy', 'trafficserver', 'fluent_bit', 'rsyslog', 'supervisord', 'redis', 'varnish', 'mongodb', 'postgresql', 'elasticsearch', 'opensearch'], RUNS_WITHOUT),
@@ -37,11 +48,21 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['dns_resolver', note('Parasol looks up upstream names again every proxy.upstream_dns_refresh_ms')],
   ['router.trusted_proxies', parasol('trusted_proxies')],
   ['router.global_rate_limits', parasol('global_rate_limits')],
+  [
+    'router.api_backends',
+    note('idle upstream connections close after proxy.keep_alive_timeout_ms (milliseconds); proxy.connections_per_server caps those in flight'),
+  ],
   ['router.match_x_forwarded_host', note("a trusted proxy's X-Forwarded-Host always decides the host in Parasol")],
+  ['gatekeeper.default_frontend_host', parasol('default_host')],
   ['gatekeeper.api_key_methods', note("Parasol takes a key from the X-Api-Key header, the api_key parameter and basic auth's user name, always")],
   ['geoip.maxmind_license_key', note('Parasol downloads no database: put a GeoLite2 City file in analytics.geoip_file')],
   ...each(['analytics.adapter', 'analytics.outputs'], OWN_ANALYTICS),
   ['web.contact_form_email', parasol('contact_email')],
+  ['web.send_notify_email', parasol('signup.send_notify_email')],
+  ['web.admin_notify_email', parasol('signup.notify_email')],
+  ...each(['web.recaptcha_v2_secret_key', 'web.recaptcha_v3_secret_key'], NO_CAPTCHA),
+  ...each(['web.analytics_v0_summary_required_role', 'web.analytics_v0_summary_start_time', 'web.analytics_v0_summary_end_time', 'web.analytics_v0_summary_filter'], NO_PUBLIC_METRICS),
+  ...each(['web.puma', 'web.workers'], ONE_PROCESS),
   ['web.max_body_size', note("Parasol's admin API and pages take bodies up to 1 MiB, API Umbrella's default, not configurable")],
   // API Umbrella's smtp_settings' names, brought under Parasol's mailer.smtp.
   ['mailer.smtp.address', parasol('mailer.smtp.host')],
@@ -54,6 +75,7 @@ const UMBRELLA_KEYS: ReadonlyMap<string, UmbrellaKey> = new Map([
   ['web.admin.password_length_min', parasol('admin.password_min_length')],
   ['web.admin.initial_superusers', note('create the first admin with parasol admins create --email E --password P')],
   ['web.admin.username_is_email', note("Parasol's admins are known by their email")],
+  ...each(['web.admin.login_header', 'web.admin.login_footer'], note("Parasol's sign-in page has no text of yours: remove the key")),
   [
     'web.admin.auth_strategies',
     note("API Umbrella's external admin sign-in; Parasol's admins sign in with their email and a password (README, Moving from API Umbrella)"),
