@@ -1,12 +1,14 @@
 // /api-umbrella/v1/config: pending changes and publishing (backend_publish,
 // within the admin's reach), versions and rollback (superusers).
 import type { FastifyInstance } from 'fastify';
+import type { AdminAccess } from '../admin-groups/admin-access.js';
 import { accessOf, guard, requirePermission, requireSuperuser, sendForbidden } from '../admin-groups/request-access.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
 import { configYaml } from '../publish/config-yaml.js';
 import type { PendingChange, PendingChanges } from '../publish/pending-changes.js';
+import type { Publisher } from '../publish/publisher.js';
 import { apiBackendJson } from './api-backend-json.js';
 import { notFound, withJsonSuffix } from './routes.js';
 
@@ -24,7 +26,7 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
       const ids = selectedApiIds(request.body);
       if (!mayPublishAll(publisher, access, ids)) return sendForbidden(reply, access);
       const version = publisher.publish(ids, request.admin!.email);
-      return reply.code(201).send({ config_version: version });
+      return reply.code(201).send({ config: liveConfigJson(publisher, access), config_version: version });
     });
   });
 
@@ -42,6 +44,15 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
       return reply.code(201).send({ config_version: version });
     });
   });
+}
+
+/**
+ * API Umbrella answers a publish with the config live after it (the one already
+ * live when nothing changed), so a deploy script can check its backend went live;
+ * here only the backends the admin could publish, as pending changes lists them.
+ */
+function liveConfigJson(publisher: Publisher, access: AdminAccess) {
+  return { apis: publisher.current.apis.filter((api) => access.allowsBackend(api, 'backend_publish')).map(apiBackendJson) };
 }
 
 /** Each change's backends as the admin API answers them, with their config as YAML beside them (pending_yaml, active_yaml), as in API Umbrella. */

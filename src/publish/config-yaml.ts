@@ -2,7 +2,8 @@
 // (pending_yaml, active_yaml) for a reader to compare: keys sorted, without
 // the bookkeeping and embedded ids the diff ignores (canonicalJson), and
 // without what is unset (null, empty lists and objects), so that it shows
-// what the backend does. No document markers ("---").
+// what the backend does. No document markers ("---"), and list items at their
+// key's column ("servers:\n- host: …"), as API Umbrella's YAML lays them out.
 import { stringify } from 'yaml';
 import type { ApiBackend } from '../api-backends/model.js';
 import { canonicalJson } from './pending-changes.js';
@@ -13,7 +14,7 @@ const yamlOf = new WeakMap<ApiBackend, string>();
 export function configYaml(api: ApiBackend): string {
   let yaml = yamlOf.get(api);
   if (yaml === undefined) {
-    yaml = stringify(withoutUnset(JSON.parse(canonicalJson(api)) as unknown) ?? {});
+    yaml = stringify(withoutUnset(JSON.parse(canonicalJson(api)) as unknown) ?? {}, { indentSeq: false });
     yamlOf.set(api, yaml);
   }
   return yaml;

@@ -49,7 +49,7 @@ describe('pending changes and publish', () => {
     expect((changes.new[0]!.pending as { name: string }).name).toBe('alpha');
   });
 
-  it("shows each side's config as YAML, as API Umbrella does: sorted keys, no bookkeeping, ids or unset fields, no document marker; and who made it", async () => {
+  it("shows each side's config as YAML, as API Umbrella does: sorted keys, list items at their key's column, no bookkeeping, ids or unset fields, no document marker; and who made it", async () => {
     const id = await create('alpha');
     type Change = { pending_yaml?: string; active_yaml?: string; pending: Record<string, unknown> };
     const [created] = (await pending()).new as unknown as Change[];
@@ -61,14 +61,14 @@ describe('pending changes and publish', () => {
       'frontend_host',
       'name',
       'servers',
-      '  - host',
-      '    port',
+      '- host',
+      '  port',
       'settings',
       '  required_roles_override',
       'sort_order',
       'url_matches',
-      '  - backend_prefix',
-      '    frontend_prefix',
+      '- backend_prefix',
+      '  frontend_prefix',
       '',
     ]);
     for (const noise of ['---', 'created_at', 'updated_by', 'id:', 'null']) expect(created!.pending_yaml, noise).not.toContain(noise);
@@ -117,6 +117,34 @@ describe('pending changes and publish', () => {
     await publish(a);
     expect(gw.context.publisher.current.apis.map((x) => x.name)).toEqual(['beta']);
     expect(names((await pending()).deleted)).toEqual(['beta']);
+  });
+
+  it('answers, as API Umbrella does, the config live after the publish beside the version: every live backend as GET /apis/:id answers it', async () => {
+    const a = await create('alpha');
+    const b = await create('beta');
+    const first = await publish(a);
+    expect(first.status).toBe(201);
+    expect(first.body.config_version).toMatchObject({ id: 1, changes: { new: ['alpha'] } });
+    expect(first.body.config).toEqual({ apis: [(await gw.adminApi('GET', `/apis/${a}`)).body.api] });
+
+    await gw.adminApi('PUT', `/apis/${b}`, { api: { name: 'beta two' } });
+    const second = await publish(b);
+    expect(second.body.config.apis.map((x: { id: string; name: string }) => [x.id, x.name])).toEqual([
+      [a, 'alpha'],
+      [b, 'beta two'],
+    ]);
+  });
+
+  it('answers the live config when nothing was published: an empty selection, an unknown id, before any publish', async () => {
+    expect((await publish()).body).toEqual({ config: { apis: [] }, config_version: null });
+    const a = await create('alpha');
+    await publish(a);
+    await gw.adminApi('PUT', `/apis/${a}`, { api: { name: 'alpha draft' } });
+    for (const nothing of [await publish(), await publish('nope'), await gw.adminApi('POST', '/config/publish', {})]) {
+      expect(nothing.status).toBe(201);
+      expect(nothing.body.config_version).toBeNull();
+      expect(nothing.body.config.apis.map((x: { id: string; name: string }) => [x.id, x.name])).toEqual([[a, 'alpha']]);
+    }
   });
 
   it('an empty selection, or one that changes nothing, creates no version', async () => {

@@ -139,6 +139,8 @@ describe('publishing for an admin of one team', () => {
     const published = await asFoo('POST', '/config/publish', selection(fresh.id, gone.id, teams.foo.id));
     expect(published.status).toBe(201);
     expect(namesOf(publisher.current.apis)).toEqual(['Bar API', 'Foo API', 'Foo fresh', 'Foo moved']);
+    // The live config answered beside the version holds only the backends within reach.
+    expect(namesOf(published.body.config.apis)).toEqual(['Foo API', 'Foo fresh', 'Foo moved']);
   });
 
   it('leaves the versions and rollback, which replace every backend, to superusers', async () => {
