@@ -10,6 +10,7 @@ import { apiScopePages } from './api-scopes.js';
 import { apiBackendPages } from './api-backends/pages.js';
 import { apiUserPages } from './api-users/pages.js';
 import { authPages } from './auth-pages.js';
+import { authStatus } from './auth-status.js';
 import { passwordPages } from './password-pages.js';
 import type { PasswordLinks } from '../admins/password-links.js';
 import { myAccountPages } from './my-account.js';
@@ -36,6 +37,7 @@ export const adminUiRoutes = (signups: Signups, passwordLinks: PasswordLinks): P
         admin.csrfProtection(request, reply, done);
       });
       authPages(admin, context, passwordLinks);
+      authStatus(admin, context);
       passwordPages(admin, context, passwordLinks);
       await admin.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireAdminSession(context));
