@@ -8,31 +8,36 @@ import type { Db } from '../store/db.js';
 import { pendingChanges, sameConfig, type PendingChanges } from './pending-changes.js';
 import { withTransitionStarts } from './transition-starts.js';
 import { EMPTY_PUBLISHED_CONFIG, type ConfigVersion, type PublishedConfig, type VersionChanges } from './published-config.js';
+import { documentIds, storeVersionBackends, versionBackends, type DocumentIds, type StoredBackend } from './version-documents.js';
 
 /** A version stored but not live yet. */
 interface Committed {
   readonly version: ConfigVersion;
   readonly apis: ApiBackend[];
+  readonly documents: DocumentIds;
 }
 
 interface VersionRow {
   id: number;
   published_at: string;
   publisher: string | null;
-  document: string;
   changes: string;
   rollback_of: number | null;
 }
 
 export class Publisher {
   private live: PublishedConfig;
+  /** The live version's documents, which the next version points at for every backend it leaves as it is. */
+  private liveDocuments: DocumentIds;
   private readonly listeners: ((config: PublishedConfig) => void)[] = [];
 
   constructor(
     private readonly db: Db,
     private readonly backends: ApiBackendRepository,
   ) {
-    this.live = this.loadLatest();
+    const latest = this.loadLatest();
+    this.live = latest.config;
+    this.liveDocuments = latest.documents;
   }
 
   get current(): PublishedConfig {
@@ -69,7 +74,7 @@ export class Publisher {
         const draft = drafts.get(id);
         return draft === undefined ? [] : [withTransitionStarts(draft, liveById.get(id) ?? null, now)];
       });
-      const version = this.insertVersion(sortByOrder([...kept, ...chosen]), publisher, null, now);
+      const version = this.insertVersion(sortByOrder([...kept, ...chosen]), publisher, null, this.liveDocuments, now);
       // A transition start set or cleared for publishing goes into the draft too, so the two still match.
       if (version !== null) for (const api of chosen) if (api !== drafts.get(api.id)) this.saveDraft(api, publisher);
       return version;
@@ -79,20 +84,26 @@ export class Publisher {
 
   /** Publishes an earlier version's config again, as a new version; drafts stay as they are. */
   rollback(versionId: number, publisher: string | null): ConfigVersion | null | 'not_found' {
-    const row = this.db.prepare('SELECT * FROM config_versions WHERE id = ?').get(versionId) as VersionRow | undefined;
-    if (row === undefined) return 'not_found';
-    const committed = this.backends.transaction(() => this.insertVersion(storedApis(row.document), publisher, versionId));
+    if (!this.hasVersion(versionId)) return 'not_found';
+    const stored = versionBackends(this.db, versionId);
+    // Its backends keep the documents they have, live or not.
+    const known = new Map([...this.liveDocuments, ...documentIds(stored)]);
+    const committed = this.backends.transaction(() => this.insertVersion(storedApis(stored), publisher, versionId, known));
     return committed === null ? null : this.goLive(committed);
   }
 
   versions(limit = 100): ConfigVersion[] {
-    return (this.db.prepare('SELECT * FROM config_versions ORDER BY id DESC LIMIT ?').all(limit) as VersionRow[]).map(toVersion);
+    const rows = this.db.prepare('SELECT id, published_at, publisher, changes, rollback_of FROM config_versions ORDER BY id DESC LIMIT ?').all(limit) as VersionRow[];
+    return rows.map(toVersion);
   }
 
   /** The config a version published, for showing or diffing it. */
   versionConfig(id: number): PublishedConfig | null {
-    const row = this.db.prepare('SELECT id, document FROM config_versions WHERE id = ?').get(id) as Pick<VersionRow, 'id' | 'document'> | undefined;
-    return row === undefined ? null : freezeConfig(row.id, storedApis(row.document));
+    return this.hasVersion(id) ? freezeConfig(id, storedApis(versionBackends(this.db, id))) : null;
+  }
+
+  private hasVersion(id: number): boolean {
+    return this.db.prepare('SELECT 1 FROM config_versions WHERE id = ?').get(id) !== undefined;
   }
 
   private saveDraft(api: ApiBackend, publisher: string | null): void {
@@ -101,24 +112,35 @@ export class Publisher {
   }
 
   /** Stores the version; null when it would change nothing. Goes live only once its transaction has committed (goLive). */
-  private insertVersion(apis: ApiBackend[], publisher: string | null, rollbackOf: number | null, publishedAt = new Date().toISOString()): Committed | null {
+  private insertVersion(
+    apis: ApiBackend[],
+    publisher: string | null,
+    rollbackOf: number | null,
+    known: DocumentIds,
+    publishedAt = new Date().toISOString(),
+  ): Committed | null {
     const changes = describeChanges(this.live.apis, apis);
     if (changes.new.length + changes.modified.length + changes.deleted.length === 0) return null;
     const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO config_versions (published_at, publisher, document, changes, rollback_of) VALUES (?, ?, ?, ?, ?)')
-      .run(publishedAt, publisher, JSON.stringify(apis), JSON.stringify(changes), rollbackOf);
-    return { version: { id: Number(lastInsertRowid), published_at: publishedAt, publisher, changes, rollback_of: rollbackOf }, apis };
+      .prepare('INSERT INTO config_versions (published_at, publisher, changes, rollback_of) VALUES (?, ?, ?, ?)')
+      .run(publishedAt, publisher, JSON.stringify(changes), rollbackOf);
+    const id = Number(lastInsertRowid);
+    const documents = storeVersionBackends(this.db, id, apis, known);
+    return { version: { id, published_at: publishedAt, publisher, changes, rollback_of: rollbackOf }, apis, documents };
   }
 
-  private goLive({ version, apis }: Committed): ConfigVersion {
+  private goLive({ version, apis, documents }: Committed): ConfigVersion {
     this.live = freezeConfig(version.id, apis);
+    this.liveDocuments = documents;
     for (const listener of this.listeners) listener(this.live);
     return version;
   }
 
-  private loadLatest(): PublishedConfig {
-    const row = this.db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as Pick<VersionRow, 'id' | 'document'> | undefined;
-    return row === undefined ? EMPTY_PUBLISHED_CONFIG : freezeConfig(row.id, storedApis(row.document));
+  private loadLatest(): { config: PublishedConfig; documents: DocumentIds } {
+    const id = this.db.prepare('SELECT id FROM config_versions ORDER BY id DESC LIMIT 1').pluck().get() as number | undefined;
+    if (id === undefined) return { config: EMPTY_PUBLISHED_CONFIG, documents: new Map() };
+    const stored = versionBackends(this.db, id);
+    return { config: freezeConfig(id, storedApis(stored)), documents: documentIds(stored) };
   }
 }
 
@@ -138,8 +160,11 @@ function sortByOrder(apis: ApiBackend[]): ApiBackend[] {
 }
 
 /** A version's backends as the current model (see withCurrentSettings). */
-function storedApis(document: string): ApiBackend[] {
-  return (JSON.parse(document) as ApiBackend[]).map((api) => withCurrentSettings(api, api.id));
+function storedApis(stored: readonly StoredBackend[]): ApiBackend[] {
+  return stored.map(({ document }) => {
+    const api = JSON.parse(document) as ApiBackend;
+    return withCurrentSettings(api, api.id);
+  });
 }
 
 function freezeConfig(version: number, apis: ApiBackend[]): PublishedConfig {

@@ -71,11 +71,12 @@ describe('embedded records stored without ids', () => {
     const dataDir = storeDir();
     const db = openStore(dataDir);
     storeDraft(db, 'legacy');
-    const version = JSON.stringify([{ ...WITHOUT_IDS, id: 'legacy', sort_order: 0, created_at: '2024-01-01T00:00:00.000Z', updated_at: '2024-01-01T00:00:00.000Z', created_by: null, updated_by: null }]);
-    db.prepare("INSERT INTO config_versions (published_at, publisher, document, changes) VALUES ('2024-01-02T00:00:00.000Z', 'old', ?, ?)").run(
-      version,
-      JSON.stringify({ new: ['Legacy'], modified: [], deleted: [] }),
-    );
+    const published = JSON.stringify({ ...WITHOUT_IDS, id: 'legacy', sort_order: 0, created_at: '2024-01-01T00:00:00.000Z', updated_at: '2024-01-01T00:00:00.000Z', created_by: null, updated_by: null });
+    const { lastInsertRowid: versionId } = db
+      .prepare("INSERT INTO config_versions (published_at, publisher, changes) VALUES ('2024-01-02T00:00:00.000Z', 'old', ?)")
+      .run(JSON.stringify({ new: ['Legacy'], modified: [], deleted: [] }));
+    const { lastInsertRowid: documentId } = db.prepare('INSERT INTO config_documents (document) VALUES (?)').run(published);
+    db.prepare('INSERT INTO config_version_backends (version_id, position, document_id) VALUES (?, 0, ?)').run(versionId, documentId);
     const backends = new ApiBackendRepository(db);
     const publisher = new Publisher(db, backends);
     const live: ApiBackend = publisher.current.apis[0]!;
@@ -83,6 +84,6 @@ describe('embedded records stored without ids', () => {
     expect(idsOf(live)).toEqual(idsOf(backends.get('legacy')!));
     expect(idsOf(publisher.versionConfig(publisher.current.version!)!.apis[0]!)).toEqual(idsOf(live));
     expect(publisher.pendingChanges().identical.map((change) => change.id)).toEqual(['legacy']);
-    expect(db.prepare('SELECT document FROM config_versions').pluck().get()).toBe(version);
+    expect(db.prepare('SELECT document FROM config_documents').pluck().all()).toEqual([published]);
   });
 });

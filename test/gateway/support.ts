@@ -146,7 +146,13 @@ export function rewriteStoredDocuments(gw: TestGateway, id: string, edit: (docum
   const { db } = gw.context;
   const draft = db.prepare('SELECT document FROM api_backends WHERE id = ?').pluck().get(id) as string;
   db.prepare('UPDATE api_backends SET document = ? WHERE id = ?').run(edit(draft), id);
-  const version = db.prepare('SELECT id, document FROM config_versions ORDER BY id DESC LIMIT 1').get() as { id: number; document: string };
-  db.prepare('UPDATE config_versions SET document = ? WHERE id = ?').run(edit(version.document), version.id);
+  const published = db
+    .prepare(
+      `SELECT stored.id, stored.document FROM config_documents AS stored
+       JOIN config_version_backends AS backend ON backend.document_id = stored.id
+       WHERE backend.version_id = (SELECT max(id) FROM config_versions) AND stored.document ->> '$.id' = ?`,
+    )
+    .get(id) as { id: number; document: string };
+  db.prepare('UPDATE config_documents SET document = ? WHERE id = ?').run(edit(published.document), published.id);
   return draft;
 }
