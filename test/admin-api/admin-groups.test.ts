@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAdminApi, EMPTY_LIST, postAdminApiForm } from '../helpers/admin-api.js';
+import { callAdminApi, EMPTY_LIST, postAdminApiForm, superuserToken } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { createMember, createScopedAdmin } from '../helpers/scoped-admin.js';
 
@@ -9,7 +9,7 @@ let weather: string;
 let traffic: string;
 beforeAll(async () => {
   running = await startInjectedApp();
-  token = (await running.context.admins.create({ email: 'root@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  token = await superuserToken(running.context);
   weather = (await api('POST', '/api_scopes', { api_scope: { name: 'Weather', host: 'api.example.com', path_prefix: '/weather/' } })).body.api_scope.id;
   traffic = (await api('POST', '/api_scopes', { api_scope: { name: 'Traffic', host: 'api.example.com', path_prefix: '/traffic/' } })).body.api_scope.id;
 });

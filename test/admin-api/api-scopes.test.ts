@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAdminApi, EMPTY_LIST, postAdminApiForm } from '../helpers/admin-api.js';
+import { callAdminApi, EMPTY_LIST, postAdminApiForm, superuserToken } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 
@@ -7,7 +7,7 @@ let running: InjectedApp;
 let token: string;
 beforeAll(async () => {
   running = await startInjectedApp();
-  token = (await running.context.admins.create({ email: 'root@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  token = await superuserToken(running.context);
 });
 afterAll(() => running.close());
 

@@ -2,7 +2,7 @@
 // /admins/:id, /admin_groups/:id, /api_scopes/:id) to its update, as a PUT:
 // its operators' scripts may send either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAdminApi } from '../helpers/admin-api.js';
+import { callAdminApi, superuserToken } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { backendConfig } from '../helpers/scoped-backends.js';
 import { apiUserInput } from '../helpers/users.js';
@@ -11,7 +11,7 @@ let running: InjectedApp;
 let token: string;
 beforeAll(async () => {
   running = await startInjectedApp();
-  token = (await running.context.admins.create({ email: 'root@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  token = await superuserToken(running.context);
 });
 afterAll(() => running.close());
 

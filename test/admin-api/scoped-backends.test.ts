@@ -2,7 +2,7 @@
 // not a superuser sees and changes only the backends within their reach, and
 // publishes only changes within it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callAdminApi, EMPTY_LIST, type AdminApiAnswer } from '../helpers/admin-api.js';
+import { callAdminApi, EMPTY_LIST, superuserToken, type AdminApiAnswer } from '../helpers/admin-api.js';
 import { startInjectedApp, type InjectedApp } from '../helpers/app.js';
 import { createScopedAdmin } from '../helpers/scoped-admin.js';
 import { BAR_ROLE, FOO_AREA, HOST, backendConfig, draftBackend, seedPendingChanges, seedTwoTeams, type TwoTeams } from '../helpers/scoped-backends.js';
@@ -14,7 +14,7 @@ let rootToken: string;
 beforeEach(async () => {
   running = await startInjectedApp();
   teams = await seedTwoTeams(running.context);
-  rootToken = (await running.context.admins.create({ email: 'root@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  rootToken = await superuserToken(running.context);
 });
 afterEach(() => running.close());
 

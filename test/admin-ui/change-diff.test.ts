@@ -3,20 +3,11 @@
 // of the event loop per view).
 import { describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
-import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { changeDiff } from '../../src/admin-ui/change-diff.js';
+import { parsedBackend } from '../helpers/parsed-backend.js';
 
 function backend(header: string): ApiBackend {
-  const parsed = parseApiBackend({
-    name: 'Diffed',
-    frontend_host: 'api.example.com',
-    backend_host: 'example.com',
-    servers: [{ host: '10.0.0.1', port: 80 }],
-    url_matches: [{ frontend_prefix: '/diffed/', backend_prefix: '/' }],
-    settings: { headers: [{ key: 'X-A', value: header }] },
-  });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  return { ...parsed.value, id: 'diffed', sort_order: 0, created_at: '', updated_at: '', created_by: null, updated_by: null };
+  return parsedBackend({ settings: { headers: [{ key: 'X-A', value: header }] } });
 }
 
 describe('changeDiff', () => {

@@ -1,6 +1,7 @@
 // The admin REST API of an injected app (test/helpers/app.ts), called as the
 // admin whose token is given: JSON in, parsed JSON out.
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/context.js';
 
 export interface AdminApiAnswer {
   readonly status: number;
@@ -32,3 +33,8 @@ export async function postAdminApiForm(app: FastifyInstance, token: string, path
 
 /** A list as API Umbrella answers it to an admin whose groups do not let them read what it lists: 200, no rows. */
 export const EMPTY_LIST = { draw: 0, recordsTotal: 0, recordsFiltered: 0, data: [] };
+
+/** A new superuser's admin API token, for tests that call the API as one. */
+export async function superuserToken(context: Pick<AppContext, 'admins'>, email = 'root@example.com'): Promise<string> {
+  return (await context.admins.create({ email, password: 'correct horse battery staple', superuser: true }))!.authToken;
+}

@@ -3,24 +3,17 @@
 // out too), but everything else, whatever its name.
 import { describe, expect, it } from 'vitest';
 import type { ApiBackend } from '../../src/api-backends/model.js';
-import { parseApiBackend } from '../../src/api-backends/validate.js';
 import { canonicalJson, pendingChanges } from '../../src/publish/pending-changes.js';
+import { parsedBackend } from '../helpers/parsed-backend.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
 function backend(settings: Record<string, unknown> = {}): ApiBackend {
-  const parsed = parseApiBackend({
-    name: 'Diffed',
-    frontend_host: 'api.example.com',
-    backend_host: 'example.com',
-    servers: [{ host: '10.0.0.1', port: 80 }],
-    url_matches: [{ frontend_prefix: '/diffed/', backend_prefix: '/' }],
+  return parsedBackend({
     settings: { headers: [{ key: 'X-A', value: '1' }], rate_limits: [{ duration: 1000, limit_by: 'ip', limit: 5 }], ...settings },
     sub_settings: [{ http_method: 'any', regex: '^/sub', settings: { default_response_headers: [{ key: 'X-B', value: '2' }] } }],
     rewrites: [{ matcher_type: 'route', http_method: 'any', frontend_matcher: '/a', backend_replacement: '/1' }],
   });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-  return { ...parsed.value, id: 'diffed', sort_order: 0, created_at: NOW, updated_at: NOW, created_by: null, updated_by: null };
 }
 
 const modeOf = (draft: ApiBackend, live: ApiBackend) => Object.entries(pendingChanges([draft], [live], NOW)).find(([, changes]) => changes.length > 0)![0];

@@ -1,6 +1,7 @@
 // Abuse resistance: per-IP signup limits (form and key-creator API) and the
 // honeypot field that silently discards bot signups.
 import { afterEach, describe, expect, it } from 'vitest';
+import { superuserToken } from '../helpers/admin-api.js';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import { apiUserInput } from '../helpers/users.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -75,7 +76,7 @@ describe('the per-IP signup limit', () => {
     running = await startSignupApp({ signup: { rate_limit_per_minute: 2 } });
     const { context, app } = running;
     const embedKey = context.users.create(apiUserInput({ email: VALID_SIGNUP.email, roles: [KEY_CREATOR_ROLE] }), null).apiKey;
-    const adminToken = (await context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const adminToken = await superuserToken(context, 'admin@example.com');
     const post = (headers: Record<string, string>) =>
       app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers, payload: { user: VALID_SIGNUP }, remoteAddress: '203.0.113.20' });
 

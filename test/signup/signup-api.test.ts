@@ -1,6 +1,7 @@
 // POST /api-umbrella/v1/users(.json): who may create keys, API Umbrella's
 // response shapes, and CORS for embedded signup forms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { superuserToken } from '../helpers/admin-api.js';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import { apiUserInput } from '../helpers/users.js';
 import { startSignupApp, VALID_SIGNUP, type SignupApp } from './signup-app.js';
@@ -22,7 +23,7 @@ function createUser(email: string, roles: string[], enabled = true, expiresAt: s
 beforeAll(async () => {
   // Generous limits: this file is about auth and shapes; the per-IP limit has its own test.
   running = await startSignupApp({ signup: { rate_limit_per_minute: 1000, rate_limit_per_hour: 1000 } });
-  adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+  adminToken = await superuserToken(running.context, 'admin@example.com');
   keyCreatorKey = createUser('embed@example.com', [KEY_CREATOR_ROLE]);
   plainKey = createUser('plain@example.com', []);
   disabledKeyCreatorKey = createUser('old-embed@example.com', [KEY_CREATOR_ROLE], false);

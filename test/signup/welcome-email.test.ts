@@ -1,6 +1,7 @@
 // The welcome email through the real signup paths and a real SMTP server on
 // loopback, and the duplicate-email policy that relies on it.
 import { afterEach, describe, expect, it } from 'vitest';
+import { superuserToken } from '../helpers/admin-api.js';
 import { KEY_CREATOR_ROLE } from '../../src/api-users/model.js';
 import { apiUserInput } from '../helpers/users.js';
 import { ConfigError } from '../../src/config/load.js';
@@ -94,7 +95,7 @@ describe('the welcome email', () => {
   it('goes to signups through the JSON API; to admin-created users only with options.send_welcome_email', async () => {
     smtp = await startLocalSmtp();
     running = await startSignupApp(mailerConfig(smtp.port));
-    const adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const adminToken = await superuserToken(running.context, 'admin@example.com');
     const post = (headers: Record<string, string>, payload: Record<string, unknown>) => running!.app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers, payload });
 
     expect((await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'quiet@example.com' } })).statusCode).toBe(201);
@@ -203,7 +204,7 @@ describe('email verification (api_key_verification_level)', () => {
   it('honours options.verify_email of the JSON API: no key in the answer, the user verified; admins make verified users', async () => {
     smtp = await startLocalSmtp();
     running = await startSignupApp(mailerConfig(smtp.port));
-    const adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const adminToken = await superuserToken(running.context, 'admin@example.com');
     const post = (headers: Record<string, string>, payload: Record<string, unknown>) => running!.app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers, payload });
 
     const embedded = await post({ 'x-api-key': keyCreator(running) }, { user: { ...VALID_SIGNUP, email: 'mailed@example.com' }, options: { verify_email: 'true' } });
@@ -247,7 +248,7 @@ describe('the notice of a new signup (API Umbrella\'s notify email)', () => {
   it('goes to contact_email when a signup API call asks with options.send_notify_email true, and only then', async () => {
     smtp = await startLocalSmtp();
     running = await startSignupApp(mailerConfig(smtp.port, { contact_email: 'ops@weather.example', public_url: 'https://api.weather.example' }));
-    const adminToken = (await running.context.admins.create({ email: 'admin@example.com', password: 'correct horse battery staple', superuser: true }))!.authToken;
+    const adminToken = await superuserToken(running.context, 'admin@example.com');
     const post = (email: string, options: Record<string, unknown>) =>
       running!.app.inject({
         method: 'POST',
