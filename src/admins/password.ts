@@ -8,11 +8,11 @@
 // most, instead of all of them while proxied responses wait to be
 // compressed.
 import argon2 from 'argon2';
-import { OneAtATime } from '../lib/one-at-a-time.js';
+import { AtMost } from '../lib/at-most.js';
 
 export const PASSWORD_MAX_LENGTH = 72;
 
-const argon2Turns = new OneAtATime();
+const argon2Turns = new AtMost(1);
 
 export function hashPassword(password: string): Promise<string> {
   return argon2Turns.run(() => argon2.hash(password, { type: argon2.argon2id }));

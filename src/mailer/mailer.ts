@@ -2,11 +2,13 @@
 // condition: send() never rejects, and a failed delivery is logged and tried
 // again in the background a few times before it is given up (at once when
 // the server refuses it for good).
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
+import { AtMost } from '../lib/at-most.js';
 
 export interface OutgoingMail {
   readonly to: string;
@@ -49,12 +51,21 @@ export interface MailerOptions {
 
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [30_000, 120_000, 600_000];
 
+/** Deliveries under way at once, each on a connection of its own. */
+const MAX_CONNECTIONS = 10;
+
 // Retry timers must not keep a stopping process alive.
 const unrefSleep: Wait = (ms, signal) => sleep(ms, undefined, { signal, ref: false });
 
 export class Mailer {
   private readonly transport: Transporter;
   private readonly closing = new AbortController();
+  /**
+   * Each delivery opens a connection of its own: mails waiting through an
+   * outage would all open one when it ends (hundreds of file descriptors at
+   * once, the proxy's too), so a few go at a time.
+   */
+  private readonly connections = new AtMost(MAX_CONNECTIONS);
   private readonly retryDelaysMs: readonly number[];
   private readonly wait: Wait;
   /** The mailer a reload with new mailer settings made: deliveries waiting here for a retry go on there (handOverTo). */
@@ -80,6 +91,8 @@ export class Mailer {
     });
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.wait = options.wait ?? unrefSleep;
+    // Each mail waiting for a retry listens for the close: during an outage, as many as mails wait (Node's warning at 11 is no leak here).
+    setMaxListeners(0, this.closing.signal);
   }
 
   /**
@@ -110,13 +123,15 @@ export class Mailer {
   private async deliver(mail: OutgoingMail, about: Record<string, unknown>, tried: (outcome: FirstAttempt) => void, first = 0, retry = true): Promise<Delivery> {
     for (let attempt = first; ; attempt++) {
       try {
-        await this.transport.sendMail({
-          from: sender(this.from, mail.from),
-          to: recipient(mail.to),
-          ...(mail.replyTo === undefined ? {} : { replyTo: recipient(mail.replyTo) }),
-          subject: mail.subject,
-          text: mail.text,
-        });
+        await this.connections.run(() =>
+          this.transport.sendMail({
+            from: sender(this.from, mail.from),
+            to: recipient(mail.to),
+            ...(mail.replyTo === undefined ? {} : { replyTo: recipient(mail.replyTo) }),
+            subject: mail.subject,
+            text: mail.text,
+          }),
+        );
         tried('delivered');
         if (attempt > 0) this.logger.info({ ...about, attempts: attempt + 1 }, 'email delivered after a retry');
         return 'delivered';

@@ -22,6 +22,8 @@ export interface LocalSmtp {
   readonly headers: string[];
   /** Every DATA command, accepted or refused. */
   readonly attempts: number;
+  /** The most connections clients held open at one time. */
+  readonly mostConnectionsAtOnce: number;
   /** Resolves once `count` mails have arrived in total. */
   mails(count: number): Promise<ReceivedMail[]>;
   /** Resolves once `count` delivery attempts have been made in total. */
@@ -47,12 +49,22 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
   const received: ReceivedMail[] = [];
   const headers: string[] = [];
   let attempts = 0;
+  let open = 0;
+  let mostConnectionsAtOnce = 0;
   const server = new SMTPServer({
     // Plain SMTP on loopback: no STARTTLS with a self-signed certificate to trip over.
     disabledCommands: options.auth === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
     authOptional: options.auth === undefined,
     allowInsecureAuth: true,
     logger: false,
+    onConnect(_session, callback) {
+      open++;
+      mostConnectionsAtOnce = Math.max(mostConnectionsAtOnce, open);
+      callback();
+    },
+    onClose() {
+      open--;
+    },
     onAuth(auth, _session, callback) {
       const ok = auth.username === options.auth?.username && auth.password === options.auth?.password;
       callback(ok ? null : new Error('Invalid username or password'), ok ? { user: auth.username } : undefined);
@@ -89,6 +101,9 @@ export async function startLocalSmtp(options: LocalSmtpOptions = {}): Promise<Lo
     headers,
     get attempts() {
       return attempts;
+    },
+    get mostConnectionsAtOnce() {
+      return mostConnectionsAtOnce;
     },
     async mails(count) {
       await until(() => received.length >= count);

@@ -177,4 +177,30 @@ describe('retries', () => {
       await replacement.close();
     }
   });
+
+  it('waits through an outage with many mails without a listener warning, and delivers them a few at a time when it ends', async () => {
+    const warnings: string[] = [];
+    const warned = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', warned);
+    try {
+      const down = await startLocalSmtp();
+      await down.close();
+      const { logger, nextLine } = capturingLogger();
+      mailer = createMailer(smtpConfig(down.port), logger, { retryDelaysMs: [3_600_000] })!;
+      const waiting = Array.from({ length: 20 }, () => mailer!.send(MAIL, {}));
+      for (let failed = 0; failed < 20; failed++) await nextLine('email delivery failed');
+      // Node warns on the next tick after the 11th listener.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+      smtp = await startLocalSmtp();
+      const next = createMailer(smtpConfig(smtp.port), pino({ level: 'silent' }))!;
+      mailer.handOverTo(next);
+      expect(await Promise.all(waiting)).toEqual(Array(20).fill('delivered'));
+      expect(smtp.mostConnectionsAtOnce).toBeLessThanOrEqual(10);
+      expect(smtp.mostConnectionsAtOnce).toBeGreaterThan(1);
+      next.close();
+    } finally {
+      process.off('warning', warned);
+    }
+  });
 });

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { OneAtATime } from '../../src/lib/one-at-a-time.js';
+import { AtMost } from '../../src/lib/at-most.js';
 
-describe('OneAtATime', () => {
-  it('starts each task once the one queued before it has finished, in order', async () => {
-    const queue = new OneAtATime();
+describe('AtMost', () => {
+  /** Runs tasks sleeping `ms` each through `queue`: the most that ran at once, the order they ended in, their results. */
+  async function runAll(queue: AtMost, durations: number[]) {
     let running = 0;
     let mostAtOnce = 0;
     const order: number[] = [];
     const results = await Promise.all(
-      [30, 5, 20, 1].map((ms, index) =>
+      durations.map((ms, index) =>
         queue.run(async () => {
           running++;
           mostAtOnce = Math.max(mostAtOnce, running);
@@ -20,13 +20,22 @@ describe('OneAtATime', () => {
         }),
       ),
     );
-    expect(mostAtOnce).toBe(1);
-    expect(order).toEqual([0, 1, 2, 3]);
-    expect(results).toEqual([0, 10, 20, 30]);
+    return { mostAtOnce, order, results };
+  }
+
+  it('with a limit of 1, starts each task once the one queued before it has finished, in order', async () => {
+    expect(await runAll(new AtMost(1), [30, 5, 20, 1])).toEqual({ mostAtOnce: 1, order: [0, 1, 2, 3], results: [0, 10, 20, 30] });
+  });
+
+  it('runs as many at once as its limit, starting the others in order as slots free', async () => {
+    const { mostAtOnce, order, results } = await runAll(new AtMost(3), [40, 40, 40, 1, 1, 1, 1]);
+    expect(mostAtOnce).toBe(3);
+    expect(order.slice(0, 3)).not.toContain(3);
+    expect(results).toEqual([0, 10, 20, 30, 40, 50, 60]);
   });
 
   it('passes an error to its own caller only: the next task runs all the same', async () => {
-    const queue = new OneAtATime();
+    const queue = new AtMost(1);
     const rejected = queue.run(async () => {
       await sleep(5);
       throw new Error('broken');
