@@ -38,8 +38,8 @@ export class LiveApp {
   /** Reloads run one after the other, each against the config the one before left. */
   private reloading: Promise<unknown> = Promise.resolve();
   private stopping = false;
-  private stopNow: () => void = () => {};
-  private readonly stopped = new Promise<void>((resolve) => (this.stopNow = resolve));
+  /** What ends each retiring app's wait at a stop: one each, dropped with its retirement, so none is kept for the life of the process. */
+  private readonly stopWaits = new Set<() => void>();
 
   private constructor(private live: Generation) {
     this.switcher = new AppSwitch(live.app);
@@ -79,7 +79,7 @@ export class LiveApp {
   async close(): Promise<void> {
     this.stopping = true;
     await this.reloading;
-    this.stopNow();
+    for (const stopWaiting of this.stopWaits) stopWaiting();
     await Promise.all([this.live.app.close(), ...this.retiring]);
     // The first app's context is the process's and closes its own; a reloaded one's mailer may be new.
     this.live.context.mailer?.close();
@@ -102,7 +102,10 @@ export class LiveApp {
   private retire(generation: Generation): Promise<void> {
     const { logger, config } = generation.context;
     generation.drainUntil = performance.now() + config.proxy.shutdown_timeout_ms;
-    const retired = Promise.race([generation.work.idle(config.proxy.shutdown_timeout_ms), this.stopped])
+    let stopWaiting = (): void => {};
+    const stopped = new Promise<void>((resolve) => (stopWaiting = resolve));
+    this.stopWaits.add(stopWaiting);
+    const retired = Promise.race([generation.work.idle(config.proxy.shutdown_timeout_ms), stopped])
       .then(() => generation.app.close())
       // A mailer the next app does not share (its settings changed): what waits there for a retry goes on through the new
       // settings at once (they may be the fix it waited for); without a mailer now, it is cut short, and logged.
@@ -114,7 +117,10 @@ export class LiveApp {
         else mailer.handOverTo(next);
       })
       .catch((error: unknown) => logger.error({ err: error }, 'closing the app a reload replaced failed'))
-      .finally(() => this.retiring.delete(retired));
+      .finally(() => {
+        this.stopWaits.delete(stopWaiting);
+        this.retiring.delete(retired);
+      });
     this.retiring.add(retired);
     return retired;
   }
