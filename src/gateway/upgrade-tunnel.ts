@@ -3,7 +3,7 @@
 // the same error responses; once the upstream switches protocols, the two
 // connections are joined byte for byte until either side closes.
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { Readable, type Duplex } from 'node:stream';
 
 /** What an exchange needs to carry an upgrade through. */
@@ -55,8 +55,17 @@ export function switchingProtocolsHead(headers: readonly string[], protocol: str
   return `${head}Connection: Upgrade\r\nUpgrade: ${protocol}\r\n\r\n`;
 }
 
+/**
+ * A tunnel may stay idle for hours, and has no timeout: TCP keepalive probes
+ * find a peer that vanished without closing (a phone gone out of range), so
+ * its tunnel and the connection at the other end are closed, not held until
+ * the next stop.
+ */
+const TUNNEL_KEEPALIVE_MS = 60_000;
+
 /** Bytes flow both ways with backpressure; an end or error on either side closes both. */
 export function joinConnections(client: Duplex, upstream: Duplex): void {
+  for (const side of [client, upstream]) if (side instanceof Socket) side.setKeepAlive(true, TUNNEL_KEEPALIVE_MS);
   // Switched: an end from the client now goes on to the upstream, which may still answer.
   client.off('end', leave);
   const closeBoth = (): void => {

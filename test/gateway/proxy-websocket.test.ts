@@ -1,6 +1,7 @@
 // WebSockets through the gateway: the handshake is checked like any request,
 // an allowed one is joined to a real WebSocket upstream byte for byte.
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { connect as connectTcp, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -30,6 +31,23 @@ async function loggedEntry(column: 'request_id' | 'request_path', value: string)
     entry = fx.gw.context.db.prepare(`SELECT * FROM analytics_logs WHERE ${column} = ?`).get(value) as AnalyticsEntry | undefined;
   }
   return entry;
+}
+
+/** Linux's established TCP sockets: ports, and whether the keepalive timer runs (timer 2 in /proc/net/tcp). */
+async function tcpSockets(): Promise<{ localPort: number; remotePort: number; keepalive: boolean }[]> {
+  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readFile(path, 'utf8').catch(() => '')));
+  return tables.flatMap((table) =>
+    table
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[3] === '01')
+      .map(([, local, remote, , , timer]) => ({ localPort: parseInt(local!.split(':')[1]!, 16), remotePort: parseInt(remote!.split(':')[1]!, 16), keepalive: timer!.startsWith('02:') })),
+  );
+}
+
+async function keepaliveTimerOn(localPort: number, remotePort: number): Promise<boolean | undefined> {
+  return (await tcpSockets()).find((entry) => entry.localPort === localPort && entry.remotePort === remotePort)?.keepalive;
 }
 
 function handshake(path: string, extra = ''): string {
@@ -134,6 +152,17 @@ describe('WebSocket upgrades', () => {
     const answer = await sendRaw(fx.gw.url, handshake(`/dead/x?api_key=${fx.apiKey}`));
     expect(statusOf(answer)).toBe(502);
     expect(answer).toContain('"code":"BAD_GATEWAY"');
+  });
+
+  it('sets TCP keepalive on both connections of a tunnel, so a peer that vanished without closing is found', async () => {
+    const { socket } = await connect(`${ws}/live/?api_key=${fx.apiKey}`);
+    const clientPort = (socket as unknown as { _socket: Socket })._socket.localPort!;
+    const gatewayPort = Number(new URL(fx.gw.url).port);
+    // The gateway's side of the client's connection, and its connection to the upstream (Linux's table of TCP sockets).
+    expect(await keepaliveTimerOn(gatewayPort, clientPort)).toBe(true);
+    const upstreamSide = (await tcpSockets()).find((entry) => entry.remotePort === upstream.port && entry.localPort !== gatewayPort);
+    expect(upstreamSide?.keepalive).toBe(true);
+    socket.terminate();
   });
 
   it('logs a connection as one analytics entry with status 101 once it closes', async () => {
