@@ -7,8 +7,13 @@ import { chooseCoding, type BodyHeaders } from './compression.js';
 import { REQUEST_ID_HEADER } from './headers.js';
 import type { CacheRequest, FetchOutcome, ResponseCache, StoredResponse } from './response-cache.js';
 
-/** A Vary on the request id could never match another request. */
-const UNMATCHABLE_VARY = REQUEST_ID_HEADER.toLowerCase();
+/**
+ * Vary names no answer is kept for: the request id, which could never match
+ * another request, and the caller's credentials, which the gateway takes out
+ * before the backend (where Vary values are read), so that every caller would
+ * seem the same: such an answer is each caller's own.
+ */
+const UNKEPT_VARY: ReadonlySet<string> = new Set([REQUEST_ID_HEADER.toLowerCase(), 'x-api-key', 'authorization']);
 /** A client that does not take gzip, for what the cache may give one. */
 const WITHOUT_GZIP = { method: 'GET', acceptsGzip: false } as const;
 
@@ -49,8 +54,9 @@ export class CacheFill {
     // Already stale: kept, it would only make requests for its key wait.
     if (lifetimeSeconds <= initialAge) return 'uncacheable';
     const varied = varyNames(head.caching.vary);
-    if (varied.includes(UNMATCHABLE_VARY)) return 'uncacheable';
-    const length = head.body.length === undefined ? Number.NaN : Number(head.body.length);
+    if (varied.some((name) => UNKEPT_VARY.has(name))) return 'uncacheable';
+    // A 204 has no body, whatever length the upstream states (forward.ts ends it at its head).
+    const length = head.status === 204 ? 0 : head.body.length === undefined ? Number.NaN : Number(head.body.length);
     const announced = Number.isSafeInteger(length);
     if (announced && length > cache.maxObjectBytes) return 'uncacheable';
     const coded = head.body.encoding !== undefined && head.body.encoding !== '';

@@ -10,7 +10,7 @@ import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { peerAddress } from '../lib/peer-address.js';
 import { CacheFill } from './cache-fill.js';
-import { cacheable, cacheKeyOf, mayFill } from './cache-key.js';
+import { cacheable, cacheKeyOf, invalidates, mayFill } from './cache-key.js';
 import { CACHE_HEADER_NAMES, CacheHeaders, mayBeFresh } from './cache-policy.js';
 import { notModified, notModifiedHeaderLines } from './conditional-request.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, defaultType, recode } from './compression.js';
@@ -186,6 +186,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
     this.exchange.responseContentType = upstreamBody.type ?? null;
     const coding = chooseCoding(this.exchange, statusCode, upstreamBody);
     if (this.mayStore) this.startFill(statusCode, statusText, rawHeaders);
+    else if (this.exchange.cache !== null && !this.exchange.cache.empty && invalidates(this.exchange.method, statusCode)) this.exchange.cache.invalidate(this.keyOfRequest());
     const out = coding === null ? headers : recode(headers, coding, upstreamBody);
     try {
       res.writeHead(statusCode, statusText, out);

@@ -201,6 +201,12 @@ export class ResponseCache {
     if (waiters !== null) for (const waiter of waiters) waiter.fetchEnded(outcome === 'stored');
   }
 
+  /** Drops what the key holds (a write to its target succeeded); a fetch in progress goes on. */
+  invalidate(key: string): void {
+    const entry = this.keys.get(key);
+    if (entry !== undefined) this.keepOnly(key, entry, []);
+  }
+
   /** False when it is too large to keep (then nothing changes). */
   store(key: string, response: StoredResponse): boolean {
     if (sizeOf(key, response) > this.maxObjectBytes) return false;

@@ -1,5 +1,6 @@
 // A published config compiled for the hot path: one route per url_match,
 // each pointing at its backend's compiled settings and upstream servers.
+import { createHash } from 'node:crypto';
 import { compareBackendOrder, type ApiBackend } from '../api-backends/model.js';
 import type { PublishedConfig } from '../publish/published-config.js';
 import { hostnameOf } from './request-url.js';
@@ -93,10 +94,14 @@ function poolFreePartsOf(api: ApiBackend, defaults: BackendDefaults, defaultsKey
   return parts;
 }
 
-/** Two backends never share a cached response, nor one backend before and after its servers or Host change. */
+/**
+ * Two backends never share a cached response, nor one backend before and
+ * after a publish that changed it (its servers, Host, the headers or
+ * credentials it sends, its rewrites…): what a publish changes is live at
+ * once, for cached URLs too; the old entries age out.
+ */
 function cacheKeyPrefix(api: ApiBackend): string {
-  const servers = api.servers.map((server) => `${server.host}:${server.port}`).join(',');
-  return `${api.id} ${api.backend_protocol}://${servers} ${api.backend_host}\n`;
+  return `${api.id} ${createHash('sha256').update(JSON.stringify(api)).digest('base64url').slice(0, 16)}\n`;
 }
 
 function ownHostnames(api: ApiBackend): Set<string> {

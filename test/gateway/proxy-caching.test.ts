@@ -143,6 +143,14 @@ describe('what is cached', () => {
     expect([callsTo(path), mostAtOnce(path)]).toEqual([12, 5]);
   });
 
+  it('keeps a 204 whose upstream states a Content-Length, as the 204 it is: no body', async () => {
+    const path = fresh();
+    const asked = { respond: { ...MAX_AGE_60, 'Content-Length': '10' }, headers: { 'X-Respond-Status': '204' } };
+    const [one, two] = [await get(path, asked), await get(path, asked)];
+    expect([one.headers['x-cache'], two.headers['x-cache'], callsTo(path)]).toEqual(['MISS', 'HIT', 1]);
+    for (const reply of [one, two]) expect([reply.status, reply.text, reply.headers['content-length']]).toEqual([204, '', undefined]);
+  });
+
   it('keeps a 301 without a lifetime, and not a 302', async () => {
     const permanent = fresh();
     const one = await get(permanent, { headers: { 'X-Respond-Status': '301' }, respond: { Location: '/elsewhere' } });
@@ -183,6 +191,36 @@ describe('which requests', () => {
       const other = await get(path, { method, respond: MAX_AGE_60 });
       expect([other.headers['x-cache'], other.headers['x-received-method']]).toEqual(['MISS', method]);
     }
+  });
+
+  it('drops what it keeps for a URL once a POST, PUT, PATCH or DELETE to it succeeds (RFC 9111 section 4.4), and not after one that failed', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const path = fresh();
+      await expectCached(path, { respond: MAX_AGE_60 });
+      await get(path, { method, headers: { 'X-Respond-Status': '500' } });
+      expect((await get(path)).headers['x-cache'], method).toBe('HIT');
+      await get(path, { method });
+      expect((await get(path, { respond: MAX_AGE_60 })).headers['x-cache'], method).toBe('MISS');
+    }
+  });
+
+  it('neither answers nor keeps a request carrying a header some backends read as its host, scheme, path or method, which the key does not hold', async () => {
+    for (const [name, value] of [
+      ['Forwarded', 'host=evil.example;proto=https'],
+      ['X-Forwarded-Prefix', '/evil'],
+      ['X-HTTP-Method-Override', 'DELETE'],
+      ['X-Original-URL', '/admin'],
+    ]) {
+      const path = fresh();
+      await get(path, { respond: MAX_AGE_60, headers: { [name!]: value! } });
+      expect((await get(path, { respond: MAX_AGE_60 })).headers['x-cache'], name).toBe('MISS');
+      expect((await get(path, { headers: { [name!]: value! } })).headers['x-cache'], name).toBe('MISS');
+    }
+  });
+
+  it("keeps nothing for a client's no-store (RFC 9111 section 5.2.1.5)", async () => {
+    await expectNotCached(fresh(), { respond: MAX_AGE_60, headers: { 'Cache-Control': 'no-store' } }, { headers: { 'Cache-Control': 'max-age=0, NO-STORE' } });
+    await expectCached(fresh(), { respond: MAX_AGE_60, headers: { 'Cache-Control': 'no-stored-thing' } });
   });
 
   it('shares an entry across API keys and users, the api_key parameter left out of the key', async () => {
@@ -335,6 +373,17 @@ describe('Vary', () => {
     await expectCached(fresh(), { respond: { ...MAX_AGE_60, Vary: 'Cookie' }, headers: { Cookie: '_ga=1' } }, { headers: { Cookie: '_ga=2' } });
   });
 
+  it("keeps no answer that varies on the caller's key or Authorization, which the gateway takes out before the backend: it is each caller's own", async () => {
+    const other = await fx.gw.createUser({ email: 'vary-key@example.com' });
+    const byKey = fresh();
+    await get(byKey, { respond: { ...MAX_AGE_60, Vary: 'X-Api-Key' } });
+    expect((await get(byKey, { key: other.apiKey })).headers['x-cache']).toBe('MISS');
+    const byAuthorization = fresh();
+    await send(fx.gw.url, byAuthorization, { headers: { Authorization: basicAuth(fx.apiKey), 'X-Respond': JSON.stringify({ ...MAX_AGE_60, Vary: 'Authorization' }) } });
+    expect((await send(fx.gw.url, byAuthorization, { headers: { Authorization: basicAuth(other.apiKey) } })).headers['x-cache']).toBe('MISS');
+    expect(callsTo(byKey) + callsTo(byAuthorization)).toBe(4);
+  });
+
   it('does not answer a HEAD from a gzipped entry for a client that does not take gzip', async () => {
     const path = fresh();
     await get(path, { respond: { ...MAX_AGE_60, Vary: 'Accept-Encoding' }, headers: { 'Accept-Encoding': 'gzip', 'X-Respond-Gzip': 'asked', 'X-Respond-Repeat': '60' } });
@@ -381,6 +430,19 @@ describe('keys', () => {
   it('caches nothing for a backend that is sent the API key, which is never kept in clear', async () => {
     await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/keyed/', backend_prefix: '/backend/' }], settings: { pass_api_key_header: true } }));
     await expectNotCached(`/keyed/c/${randomUUID()}`, { respond: MAX_AGE_60 });
+  });
+
+  it('starts afresh for a backend a publish changed (what it sends upstream), and keeps the entries of the backends it left as they were', async () => {
+    const changing = { url_matches: [{ frontend_prefix: '/changing/', backend_prefix: '/backend/' }] };
+    const id = await fx.gw.publishBackend(echoBackend(fx.echo, changing));
+    const path = `/changing/c/${randomUUID()}`;
+    const kept = fresh();
+    await expectCached(path, { respond: MAX_AGE_60 });
+    await expectCached(kept, { respond: MAX_AGE_60 });
+    expect((await fx.gw.adminApi('PUT', `/apis/${id}`, { api: { settings: { headers: [{ key: 'X-Tenant', value: 'v2' }] } } })).status).toBe(204);
+    expect((await fx.gw.adminApi('POST', '/config/publish', { config: { apis: { [id]: { publish: '1' } } } })).status).toBe(201);
+    expect((await get(path, { respond: MAX_AGE_60 })).headers['x-cache']).toBe('MISS');
+    expect((await get(kept)).headers['x-cache']).toBe('HIT');
   });
 
   it('keeps the answers of two backends apart when they differ only in backend host or server', async () => {
