@@ -10,7 +10,7 @@ import type { Gunzip, Gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { peerAddress } from '../lib/peer-address.js';
 import { CacheFill } from './cache-fill.js';
-import { cacheable, cacheKeyOf, invalidates, mayFill } from './cache-key.js';
+import { cacheable, cacheKeyOf, carriesUnkeyedClaims, invalidates, mayFill } from './cache-key.js';
 import { CACHE_HEADER_NAMES, CacheHeaders, mayBeFresh } from './cache-policy.js';
 import { notModified, notModifiedHeaderLines } from './conditional-request.js';
 import { BODY_HEADER_NAMES, BodyHeaders, bodyCoder, chooseCoding, defaultType, recode } from './compression.js';
@@ -340,6 +340,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
    * a GET's response may be kept.
    */
   private answeredFromCache(key: string): boolean {
+    if (carriesUnkeyedClaims(this.exchange.headers)) {
+      this.mayStore = false;
+      return false;
+    }
     const cache = this.exchange.cache!;
     const hit = cache.find(key, this);
     if (hit !== null) {
@@ -409,6 +413,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, CacheRequest, F
   private startFill(status: number, statusText: string, rawHeaders: Buffer[]): void {
     const { exchange } = this;
     if (!mayBeFresh(status, upstreamCaching)) return this.endFill('uncacheable');
+    // Not asked of it before when the cache was not in use for its backend yet (answeredFromCache).
+    if (carriesUnkeyedClaims(exchange.headers)) return this.endFill('failed');
     const head = { status, statusText, rawHeaders, caching: upstreamCaching, body: upstreamBody };
     const begun = CacheFill.begin(exchange.cache!, this.keyOfRequest(), head, this, exchange.compressBodies);
     // An answer kept but for want of memory for fills ends the fetch as failed: the next one may be kept.

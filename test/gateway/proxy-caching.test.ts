@@ -216,6 +216,11 @@ describe('which requests', () => {
       expect((await get(path, { respond: MAX_AGE_60 })).headers['x-cache'], name).toBe('MISS');
       expect((await get(path, { headers: { [name!]: value! } })).headers['x-cache'], name).toBe('MISS');
     }
+    // Also as the first answer of a backend the cache holds nothing of yet.
+    await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/first-answer/', backend_prefix: '/backend/' }] }));
+    const first = `/first-answer/c/${randomUUID()}`;
+    await get(first, { respond: MAX_AGE_60, headers: { Forwarded: 'host=evil.example' } });
+    expect((await get(first, { respond: MAX_AGE_60 })).headers['x-cache']).toBe('MISS');
   });
 
   it("keeps nothing for a client's no-store (RFC 9111 section 5.2.1.5)", async () => {
