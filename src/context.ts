@@ -24,7 +24,7 @@ import { KeptCounts } from './rate-limit/kept-counts.js';
 import { MemoryCounterStore } from './rate-limit/memory-store.js';
 import { SlidingWindowLimiter } from './rate-limit/sliding-window-limiter.js';
 import { openStore, type Db } from './store/db.js';
-import { storeSecretKey } from './store/secret-key-check.js';
+import { storeSecretKey, UNPROVEN_SECRET, type StoreSecret } from './store/secret-key-check.js';
 
 export interface AppContext {
   readonly config: Config;
@@ -85,18 +85,20 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const db = openStore(config.data_dir, { busyTimeoutMs: MAIN_CONNECTION_BUSY_MS });
   // This connection deletes API users and admin accounts: their details are overwritten in the file, not left in free pages.
   db.pragma('secure_delete = ON');
-  let secretKey: string;
+  let storeSecret: StoreSecret;
   try {
-    secretKey = storeSecretKey(db, config);
+    storeSecret = storeSecretKey(db, config);
   } catch (error) {
     db.close();
     throw error;
   }
+  const secretKey = storeSecret.secret;
   const backends = new ApiBackendRepository(db);
   const users = new ApiUserRepository(db, secretKey);
   const logger = options.logger ?? createLogger(config);
+  if (storeSecret.prove !== null) logger.warn(UNPROVEN_SECRET);
   const clock = options.clock ?? systemClock;
-  const keyIndex = new KeyIndex(users, secretKey);
+  const keyIndex = new KeyIndex(users, secretKey, storeSecret.prove);
   const secretFile = new SecretFileWatch(config, secretKey, logger);
   const keyRefresh = setInterval(() => {
     refreshKeys(keyIndex, logger);

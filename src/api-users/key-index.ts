@@ -80,9 +80,14 @@ export class KeyIndex {
   private lastDataVersion: number;
   private filed = 0;
 
+  /**
+   * `firstVerified`: called once, off the request, when a key first verifies
+   * (StoreSecret.prove: the secret is then the store's); null for none.
+   */
   constructor(
     private readonly repository: ApiUserRepository,
     private readonly secretKey: string,
+    private firstVerified: (() => void) | null = null,
   ) {
     this.lastDataVersion = repository.externalDataVersion();
     this.lastChangeSeq = repository.inOneSnapshot(() => {
@@ -105,9 +110,17 @@ export class KeyIndex {
     const previous = this.previousKeys.size === 0 ? undefined : this.previousKeys.get(lookupPrefix(apiKey));
     if (slot === NO_SLOT && previous === undefined) return null;
     const digest = hmac(this.secretKey, apiKey);
-    if (slot !== NO_SLOT && this.hashMatches(slot, digest)) return { prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey, Infinity) };
-    if (previous !== undefined && timingSafeEqual(digest, previous.hash)) return { prefix: previous.keyPrefix, user: this.holder(previous.slot, apiKey, previous.expiresAt) };
+    if (slot !== NO_SLOT && this.hashMatches(slot, digest)) return this.verified({ prefix: lookupPrefix(apiKey), user: this.holder(slot, apiKey, Infinity) });
+    if (previous !== undefined && timingSafeEqual(digest, previous.hash)) return this.verified({ prefix: previous.keyPrefix, user: this.holder(previous.slot, apiKey, previous.expiresAt) });
     return null;
+  }
+
+  private verified(found: FoundKey): FoundKey {
+    if (this.firstVerified !== null) {
+      setImmediate(this.firstVerified);
+      this.firstVerified = null;
+    }
+    return found;
   }
 
   /** Takes in users written by other processes since the last look; cheap when nothing changed. */

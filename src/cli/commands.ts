@@ -11,6 +11,7 @@ import { BackupError, backupStore } from '../store/backup.js';
 import { storePath } from '../store/db.js';
 import { runningInstancePid } from '../store/instance-lock.js';
 import { restoreStore } from '../store/restore.js';
+import { UNPROVEN_SECRET } from '../store/secret-key-check.js';
 import type { Invocation } from './arguments.js';
 import { checkHealth, healthUrlOf, healthWaitOf } from './health-check.js';
 import { startUpProblem } from './start-up-checks.js';
@@ -231,8 +232,9 @@ function backup(loaded: LoadedConfig, { to }: { to: string }): number {
 
 function restore(loaded: LoadedConfig, { from }: { from: string }): number {
   const source = resolve(from);
-  const { schemaVersion, previous } = restoreStore(loaded.config, source, new Date());
-  print({ restored: source, store: storePath(loaded.config.data_dir), schema_version: schemaVersion, previous });
+  const { schemaVersion, previous, secretKeyChecked } = restoreStore(loaded.config, source, new Date());
+  print({ restored: source, store: storePath(loaded.config.data_dir), schema_version: schemaVersion, previous, secret_key_checked: secretKeyChecked });
+  if (!secretKeyChecked) process.stderr.write(`parasol: ${UNPROVEN_SECRET}\n`);
   return 0;
 }
 

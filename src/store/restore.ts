@@ -19,6 +19,8 @@ export interface Restored {
   readonly schemaVersion: number;
   /** Where the store it replaced was put; null when data_dir had none. */
   readonly previous: string | null;
+  /** Whether data_dir's secret was checked against the backup's keys and tokens: not for a backup from before the check (migration 020). */
+  readonly secretKeyChecked: boolean;
 }
 
 /** SQLite's files beside a store in WAL mode. */
@@ -32,11 +34,11 @@ export function restoreStore(config: Config, source: string, now: Date): Restore
     const store = storePath(config.data_dir);
     const staged = `${store}.restoring`;
     removeWithSideFiles(staged); // Left by a restore that was cut short.
-    let schemaVersion: number;
+    let prepared: Prepared;
     try {
       copyFileSync(source, staged);
       chmodSync(staged, 0o600);
-      schemaVersion = prepare(staged, config, source);
+      prepared = prepare(staged, config, source);
       syncFile(staged);
     } catch (error) {
       removeWithSideFiles(staged);
@@ -45,7 +47,7 @@ export function restoreStore(config: Config, source: string, now: Date): Restore
     const previous = setAside(store, now);
     renameSync(staged, store);
     syncFile(config.data_dir);
-    return { schemaVersion, previous };
+    return { ...prepared, previous };
   } finally {
     lock.release();
   }
@@ -61,8 +63,10 @@ function refuseSource(source: string): void {
   }
 }
 
-/** Checks the staged copy as start-up would, brings its schema up to date and answers its version; throws one line naming the source. */
-function prepare(staged: string, config: Config, source: string): number {
+type Prepared = Omit<Restored, 'previous'>;
+
+/** Checks the staged copy as start-up would and brings its schema up to date; throws one line naming the source. */
+function prepare(staged: string, config: Config, source: string): Prepared {
   let db: Db | null = null;
   try {
     db = new Database(staged, { fileMustExist: true });
@@ -70,9 +74,10 @@ function prepare(staged: string, config: Config, source: string): number {
     if (check !== 'ok') throw new RestoreError(`damaged (SQLite's quick_check: ${String(check)})`);
     if (!isParasolStore(db)) throw new RestoreError('not a store of Parasol; restore a file parasol backup made');
     migrate(db, loadMigrations());
-    storeSecretKey(db, config);
+    // A backup from before the secret's record is restored without it being checked: recorded once a key verifies (StoreSecret.prove).
+    const { prove } = storeSecretKey(db, config);
     db.pragma('journal_mode = WAL');
-    return db.pragma('user_version', { simple: true }) as number;
+    return { schemaVersion: db.pragma('user_version', { simple: true }) as number, secretKeyChecked: prove === null };
   } catch (error) {
     throw new RestoreError(`${source}: ${problemOf(error)}`);
   } finally {

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, openStore, storePath } from '../../src/store/db.js';
 import { createContext } from '../../src/context.js';
+import { UNPROVEN_SECRET } from '../../src/store/secret-key-check.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
+import { apiUserInput } from '../helpers/users.js';
 import { tempDir, testConfig } from '../helpers/config.js';
 
 describe('opening a store Parasol cannot use', () => {
@@ -114,19 +117,32 @@ describe('opening a store Parasol cannot use', () => {
     createContext(config).close();
   });
 
-  it('takes a new secret_key for a store that holds no keys or tokens, and a store from before the check trusts the secret it has', async () => {
+  it('takes a new secret_key for a store that holds no keys or tokens', () => {
     const empty = testConfig();
     createContext(empty).close();
     const renewed = { ...empty, secret_key: 'a new secret for an empty store' };
     createContext(renewed).close();
     createContext(empty).close();
+  });
 
+  it('takes the secret of a store from before the check, and records it only once a key verifies under it: a wrong one is never pinned', async () => {
     const older = testConfig();
     const context = createContext(older);
-    await context.admins.create({ email: 'ops@example.com', password: 'a very long password', superuser: true });
+    const { apiKey } = context.users.create(apiUserInput({ email: 'ada@example.com' }), null);
     context.db.prepare('DELETE FROM secret_key_check').run();
     context.close();
-    createContext(older).close();
+    // A backup restored without its secret_key file: started, warned, every key refused, nothing recorded.
+    const { logger, lines } = capturingLogger();
+    const wrong = createContext({ ...older, secret_key: 'another one' }, { logger });
+    expect(lines.map((line) => line.msg)).toContain(UNPROVEN_SECRET);
+    expect(wrong.keyIndex.find(apiKey)).toBeNull();
+    await new Promise((resolve) => setImmediate(resolve));
+    wrong.close();
+    // The right secret put back: taken, and recorded at the first key it verifies.
+    const right = createContext(older);
+    expect(right.keyIndex.find(apiKey)).not.toBeNull();
+    await new Promise((resolve) => setImmediate(resolve));
+    right.close();
     expect(() => createContext({ ...older, secret_key: 'another one' })).toThrow('is not the secret this store');
   });
 });

@@ -53,7 +53,7 @@ describe('parasol restore', () => {
   it('puts the backup in place and keeps the store it replaces, whole, beside it', () => {
     const { config, backup } = storeWithBackup();
     const restored = restoreStore(config, backup, NOW);
-    expect(restored).toEqual({ schemaVersion: LATEST, previous: `${storePath(config.data_dir)}.replaced-2026-11-29T01-30-00.000Z` });
+    expect(restored).toEqual({ schemaVersion: LATEST, previous: `${storePath(config.data_dir)}.replaced-2026-11-29T01-30-00.000Z`, secretKeyChecked: true });
     expect(emailsIn(config)).toEqual(['kept@example.com']);
     expect(statSync(storePath(config.data_dir)).mode & 0o777).toBe(0o600);
     const previous = new Database(restored.previous!, { readonly: true });
@@ -90,7 +90,7 @@ describe('parasol restore', () => {
     migrate(db, loadMigrations().slice(0, 5));
     db.close();
     const fresh = testConfig();
-    expect(restoreStore(fresh, older, NOW)).toEqual({ schemaVersion: LATEST, previous: null });
+    expect(restoreStore(fresh, older, NOW)).toEqual({ schemaVersion: LATEST, previous: null, secretKeyChecked: true });
     expect(emailsIn(fresh)).toEqual([]);
   });
 
@@ -148,5 +148,20 @@ describe('parasol restore', () => {
       `${theirs}: ${join(config.data_dir, 'secret_key')} is not the secret this store's API keys and admin tokens were made with, so every one of them would be refused; use that secret (a backup's secret_key file has it)`,
     );
     expect(storeBytes(config)).toEqual(before);
+  });
+
+  it("restores a backup from before the secret's record without pinning this data_dir's secret: it says it could not check, and the backup's secret is taken afterwards", () => {
+    const { config } = storeWithBackup();
+    const elsewhere = testConfig({ secret_key: 'the secret of the installation the backup is from' });
+    addUser(elsewhere, 'theirs@example.com');
+    const theirs = join(tempDir(), 'theirs.db');
+    backupStore(elsewhere.data_dir, theirs);
+    const older = new Database(theirs);
+    older.prepare('DELETE FROM secret_key_check').run();
+    older.close();
+    expect(restoreStore(config, theirs, NOW)).toMatchObject({ schemaVersion: LATEST, secretKeyChecked: false });
+    // Started with this data_dir's secret (the backup's secret_key file forgotten): nothing verifies, nothing is recorded.
+    createContext(config).close();
+    createContext({ ...config, secret_key: elsewhere.secret_key }).close();
   });
 });
