@@ -82,7 +82,17 @@ const MAIN_CONNECTION_BUSY_MS = 1000;
 
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
   // The store first: a data_dir whose store is refused (damaged, newer) gets no secret_key made in it.
-  const db = openStore(config.data_dir, { busyTimeoutMs: MAIN_CONNECTION_BUSY_MS });
+  const logger = options.logger ?? createLogger(config);
+  // Said before and after: migrations on a large store hold the start a while, which would otherwise look like a hang.
+  const migration = { from: -1, startedAt: 0 };
+  const db = openStore(config.data_dir, {
+    busyTimeoutMs: MAIN_CONNECTION_BUSY_MS,
+    migrating: (from, to) => {
+      logger.info({ from_version: from, to_version: to }, 'migrating the store to this version of Parasol (a large store may take a minute)');
+      Object.assign(migration, { from, startedAt: performance.now() });
+    },
+  });
+  if (migration.from >= 0) logger.info({ from_version: migration.from, ms: Math.round(performance.now() - migration.startedAt) }, 'store migrated');
   // This connection deletes API users and admin accounts: their details are overwritten in the file, not left in free pages.
   db.pragma('secure_delete = ON');
   let storeSecret: StoreSecret;
@@ -95,7 +105,6 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   const secretKey = storeSecret.secret;
   const backends = new ApiBackendRepository(db);
   const users = new ApiUserRepository(db, secretKey);
-  const logger = options.logger ?? createLogger(config);
   if (storeSecret.prove !== null) logger.warn(UNPROVEN_SECRET);
   const clock = options.clock ?? systemClock;
   const keyIndex = new KeyIndex(users, secretKey, storeSecret.prove);

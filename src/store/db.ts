@@ -40,9 +40,11 @@ const PAGE_CACHE_KB = 2_000;
  */
 export interface StoreOptions {
   readonly busyTimeoutMs?: number;
+  /** Told before migrations run, from which schema version to which: on a large store they may hold the start a while. */
+  readonly migrating?: (from: number, to: number) => void;
 }
 
-export function openStore(dataDir: string, { busyTimeoutMs = 5000 }: StoreOptions = {}): Db {
+export function openStore(dataDir: string, { busyTimeoutMs = 5000, migrating }: StoreOptions = {}): Db {
   ensureDataDir(dataDir);
   const path = storePath(dataDir);
   // Opening a directory would fail with Node's own words; a FIFO, not at all.
@@ -61,7 +63,7 @@ export function openStore(dataDir: string, { busyTimeoutMs = 5000 }: StoreOption
     // measurably faster, while the main connection filled 16 MB reading the
     // users at start-up and the writer its own appending.
     db.pragma(`cache_size = -${PAGE_CACHE_KB}`);
-    migrate(db, loadMigrations());
+    migrate(db, loadMigrations(), migrating);
     return db;
   } catch (error) {
     db?.close();
@@ -165,8 +167,11 @@ export function loadMigrations(dir = packagePath('migrations')): Migration[] {
  * transaction; re-running is a no-op. A store of a newer Parasol is refused
  * before anything is written: its schema may mean things this one cannot know.
  */
-export function migrate(db: Db, migrations: readonly Migration[]): number[] {
+export function migrate(db: Db, migrations: readonly Migration[], migrating?: (from: number, to: number) => void): number[] {
   refuseNewerStore(db, migrations);
+  const from = db.pragma('user_version', { simple: true }) as number;
+  const to = migrations.at(-1)?.version ?? 0;
+  if (to > from) migrating?.(from, to);
   const applied: number[] = [];
   for (const migration of migrations) {
     const current = db.pragma('user_version', { simple: true }) as number;

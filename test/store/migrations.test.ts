@@ -1,9 +1,11 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
-import { tempDir } from '../helpers/config.js';
+import { createContext } from '../../src/context.js';
+import { capturingLogger } from '../helpers/capturing-logger.js';
+import { tempDir, testConfig } from '../helpers/config.js';
 
 describe('store', () => {
   it("opens in WAL mode with foreign keys on, SQLite's default 2 MB page cache (not better-sqlite3's 16) and every migration applied", () => {
@@ -51,6 +53,23 @@ describe('store', () => {
     expect(upgraded.prepare('SELECT name FROM api_backends').all()).toEqual([{ name: 'kept' }]);
     expect(migrate(upgraded, migrations)).toEqual([]);
     upgraded.close();
+  });
+
+  it('says in the log when a start migrates the store, before and after, and says nothing when there is nothing to migrate', () => {
+    const config = testConfig();
+    mkdirSync(config.data_dir, { recursive: true, mode: 0o700 });
+    const store = new Database(join(config.data_dir, 'parasol.db'));
+    migrate(store, loadMigrations().slice(0, 5));
+    const from = store.pragma('user_version', { simple: true }) as number;
+    store.close();
+    const latest = loadMigrations().at(-1)!.version;
+    const first = capturingLogger();
+    createContext(config, { logger: first.logger }).close();
+    const said = first.lines.filter((line) => /migrat/.test(String(line.msg)));
+    expect(said).toEqual([expect.objectContaining({ from_version: from, to_version: latest }), expect.objectContaining({ msg: 'store migrated', from_version: from })]);
+    const again = capturingLogger();
+    createContext(config, { logger: again.logger }).close();
+    expect(again.lines.filter((line) => /migrat/.test(String(line.msg)))).toEqual([]);
   });
 
   it("ends the key and token previews a store made with three dots, as API Umbrella's, and leaves imported ones", () => {
