@@ -1,7 +1,7 @@
 // Opens the SQLite store (WAL, foreign keys on) and brings its schema up to
 // date with the numbered SQL files in migrations/.
 import Database from 'better-sqlite3';
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../lib/package-path.js';
 import { ensureDataDir, notAFile } from './data-dir.js';
@@ -88,6 +88,20 @@ function createOwnersAlone(path: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     // What opening for appending checked: SQLite would open a store it may not write read-only, and fail later.
     accessSync(path, constants.R_OK | constants.W_OK);
+    closeToOthers(path);
+  }
+}
+
+/**
+ * A store an older Parasol made (0644, before stores were their owner's
+ * alone) is closed to other accounts, with its -wal and -shm: by path, as no
+ * descriptor of it may be closed here (above). Its group keeps what it had
+ * (a backup group, say).
+ */
+function closeToOthers(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0;
+    if ((mode & 0o007) !== 0) chmodSync(file, mode & 0o770);
   }
 }
 

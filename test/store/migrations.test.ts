@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, openStore } from '../../src/store/db.js';
@@ -53,6 +53,18 @@ describe('store', () => {
     expect(upgraded.prepare('SELECT name FROM api_backends').all()).toEqual([{ name: 'kept' }]);
     expect(migrate(upgraded, migrations)).toEqual([]);
     upgraded.close();
+  });
+
+  it('closes a store an older Parasol left readable by every account (0644) to other accounts, with its WAL files; its group keeps what it had', () => {
+    const dir = join(tempDir(), 'data');
+    openStore(dir).close();
+    const store = join(dir, 'parasol.db');
+    chmodSync(store, 0o644);
+    writeFileSync(`${store}-wal`, '');
+    chmodSync(`${store}-wal`, 0o666);
+    openStore(dir).close();
+    expect(statSync(store).mode & 0o777).toBe(0o640);
+    if (existsSync(`${store}-wal`)) expect(statSync(`${store}-wal`).mode & 0o777).toBe(0o660);
   });
 
   it('says in the log when a start migrates the store, before and after, and says nothing when there is nothing to migrate', () => {
