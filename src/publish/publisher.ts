@@ -2,13 +2,13 @@
 // the gateway compiles into its routing table. Each publish swaps one
 // immutable PublishedConfig; listeners get it after the version is committed.
 import { deepFreeze } from '../lib/deep-freeze.js';
-import { compareBackendOrder, withCurrentSettings, type ApiBackend } from '../api-backends/model.js';
+import { compareBackendOrder, type ApiBackend } from '../api-backends/model.js';
 import type { ApiBackendRepository } from '../api-backends/repository.js';
 import type { Db } from '../store/db.js';
 import { pendingChanges, sameConfig, type PendingChanges } from './pending-changes.js';
 import { withTransitionStarts } from './transition-starts.js';
 import { EMPTY_PUBLISHED_CONFIG, type ConfigVersion, type PublishedConfig, type VersionChanges } from './published-config.js';
-import { documentIds, storeVersionBackends, versionBackends, type DocumentIds, type StoredBackend } from './version-documents.js';
+import { storeVersionBackends, versionBackends, type DocumentIds } from './version-documents.js';
 
 /** A version stored but not live yet. */
 interface Committed {
@@ -85,10 +85,9 @@ export class Publisher {
   /** Publishes an earlier version's config again, as a new version; drafts stay as they are. */
   rollback(versionId: number, publisher: string | null): ConfigVersion | null | 'not_found' {
     if (!this.hasVersion(versionId)) return 'not_found';
-    const stored = versionBackends(this.db, versionId);
-    // Its backends keep the documents they have, live or not.
-    const known = new Map([...this.liveDocuments, ...documentIds(stored)]);
-    const committed = this.backends.transaction(() => this.insertVersion(storedApis(stored), publisher, versionId, known));
+    // Its backends keep the documents they have.
+    const { apis, documents } = versionBackends(this.db, versionId);
+    const committed = this.backends.transaction(() => this.insertVersion(apis, publisher, versionId, documents));
     return committed === null ? null : this.goLive(committed);
   }
 
@@ -99,7 +98,7 @@ export class Publisher {
 
   /** The config a version published, for showing or diffing it. */
   versionConfig(id: number): PublishedConfig | null {
-    return this.hasVersion(id) ? freezeConfig(id, storedApis(versionBackends(this.db, id))) : null;
+    return this.hasVersion(id) ? freezeConfig(id, versionBackends(this.db, id).apis) : null;
   }
 
   private hasVersion(id: number): boolean {
@@ -139,8 +138,8 @@ export class Publisher {
   private loadLatest(): { config: PublishedConfig; documents: DocumentIds } {
     const id = this.db.prepare('SELECT id FROM config_versions ORDER BY id DESC LIMIT 1').pluck().get() as number | undefined;
     if (id === undefined) return { config: EMPTY_PUBLISHED_CONFIG, documents: new Map() };
-    const stored = versionBackends(this.db, id);
-    return { config: freezeConfig(id, storedApis(stored)), documents: documentIds(stored) };
+    const { apis, documents } = versionBackends(this.db, id);
+    return { config: freezeConfig(id, apis), documents };
   }
 }
 
@@ -157,14 +156,6 @@ function describeChanges(before: readonly ApiBackend[], after: readonly ApiBacke
 /** In the backends' order, the one the routing table breaks ties by. */
 function sortByOrder(apis: ApiBackend[]): ApiBackend[] {
   return apis.sort(compareBackendOrder);
-}
-
-/** A version's backends as the current model (see withCurrentSettings). */
-function storedApis(stored: readonly StoredBackend[]): ApiBackend[] {
-  return stored.map(({ document }) => {
-    const api = JSON.parse(document) as ApiBackend;
-    return withCurrentSettings(api, api.id);
-  });
 }
 
 function freezeConfig(version: number, apis: ApiBackend[]): PublishedConfig {
