@@ -69,16 +69,9 @@ export interface AppContext {
 export interface ContextOptions {
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** How long the main connection waits for another's write lock (openStore's default when not given). */
+  readonly storeBusyTimeoutMs?: number;
 }
-
-/**
- * The main connection's wait for another's write lock, which stalls the proxy
- * sharing its thread (see StoreOptions): 5 s before. Not much shorter: the
- * analytics writer holds the lock for a batch's milliseconds of CPU, but it
- * runs at idle priority, and on a machine the proxy keeps busy those can take
- * far longer; a wait too short would answer admins "busy" under load.
- */
-const MAIN_CONNECTION_BUSY_MS = 1000;
 
 export function createContext(config: Config, options: ContextOptions = {}): AppContext {
   // The store first: a data_dir whose store is refused (damaged, newer) gets no secret_key made in it.
@@ -86,7 +79,7 @@ export function createContext(config: Config, options: ContextOptions = {}): App
   // Said before and after: migrations on a large store hold the start a while, which would otherwise look like a hang.
   const migration = { from: -1, startedAt: 0 };
   const db = openStore(config.data_dir, {
-    busyTimeoutMs: MAIN_CONNECTION_BUSY_MS,
+    busyTimeoutMs: options.storeBusyTimeoutMs,
     migrating: (from, to) => {
       logger.info({ from_version: from, to_version: to }, 'migrating the store to this version of Parasol (a large store may take a minute)');
       Object.assign(migration, { from, startedAt: performance.now() });

@@ -54,6 +54,16 @@ export interface StartOptions extends ContextOptions {
   readonly certificateCheckMs?: number;
 }
 
+/**
+ * A serving process's wait for another connection's write lock, which stalls
+ * the proxy sharing its thread (see StoreOptions): a CLI command, with no
+ * proxy to stall, keeps openStore's 5 s. Not much shorter: the analytics
+ * writer holds the lock for a batch's milliseconds of CPU, but it runs at idle
+ * priority, and on a machine the proxy keeps busy those can take far longer;
+ * a wait too short would answer admins "busy" under load.
+ */
+const SERVING_STORE_BUSY_MS = 1000;
+
 /** Takes the data_dir lock before the store is opened, so a second start changes nothing. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   // Before the store and the proxy run: V8 must not decide, in a busy start, that a per-request literal's objects live long (pretenuring.ts).
@@ -68,7 +78,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Before the store and its secret are made: a first start that cannot listen leaves nothing behind.
     const hostProblem = await listenHostProblem(config.listen.host);
     if (hostProblem !== null) throw hostProblem;
-    context = createContext(config, options);
+    context = createContext(config, { storeBusyTimeoutMs: SERVING_STORE_BUSY_MS, ...options });
     keepRateLimits(context, 'load');
     // Started now rather than by the first entry, which would wait for it: an entry is queryable within a second from the first one on, and pruning runs 5 s after the start.
     context.analytics.start();

@@ -33,7 +33,7 @@ const PAGE_CACHE_KB = 2_000;
 /**
  * How long a statement waits for another connection's write lock before it
  * fails with SQLITE_BUSY. The analytics threads wait the default; the
- * main connection (createContext) waits a second at most, since the proxy shares its
+ * main connection of a serving process (startServer) waits a second at most, since the proxy shares its
  * thread: the writer's batches hold the lock for milliseconds, and anything
  * holding it longer (a maintenance command) gets a quick "busy" (storeFailure)
  * rather than a frozen gateway.

@@ -191,6 +191,19 @@ describe('parasol CLI', () => {
     expect(missing.stderr).toBe('parasol: --email is required\n');
   });
 
+  it('admins create waits out another process writing for a few seconds (a serving Parasol waits only one: its proxy shares the thread)', async () => {
+    const args = (email: string) => ['admins', 'create', '--email', email, '--password', 'a very long password', '--config', configPath];
+    expect((await parasol(args('first-of-two@example.com'))).code).toBe(0);
+    const writer = new Database(join(dir, 'data', 'parasol.db'));
+    writer.exec('BEGIN IMMEDIATE');
+    const released = new Promise<void>((resolve) => setTimeout(() => resolve(void writer.exec('COMMIT')), 2000));
+    const created = await parasol(args('patient@example.com'));
+    await released;
+    writer.close();
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+  });
+
   it('admins reset-password changes the password of an existing admin only', async () => {
     await parasol(['admins', 'create', '--email', 'reset@example.com', '--password', 'first password here', '--config', configPath]);
     const reset = await parasol(['admins', 'reset-password', '--email', 'reset@example.com', '--password', 'second password here', '--config', configPath]);
