@@ -20,6 +20,11 @@ export interface ActionQuestion {
   readonly section: NavSection;
 }
 
+/** The same question in parasol.js's dialog (the form's data-confirm), so that the dialog and the page cannot drift apart. */
+export function confirmPrompt({ question, consequences }: ActionQuestion): string {
+  return [question, ...consequences].join(' ');
+}
+
 /** Fields of the posted form not carried over to the confirmation's form: it has its own token, and its own yes. */
 const NOT_CARRIED = new Set(['_csrf', 'confirmed']);
 

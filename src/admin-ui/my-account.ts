@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { newPasswordErrors } from '../admins/accounts.js';
 import { formString } from './account-fields.js';
-import { askToConfirm, isConfirmed, type ActionQuestion } from './confirm-action.js';
+import { askToConfirm, confirmPrompt, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle } from './login-throttle.js';
@@ -60,7 +60,7 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
     // An admin in no group lands here from /admin/ and should learn why the menu is empty.
     const access = accessOf(context, reply.request);
     const noPermissions = !Object.values(menuOf(access)).some(Boolean);
-    const data = { title: 'My Account', section: 'account' as const, errors: new FormErrors(errors, (field) => LABELS[field] ?? field), minLength, noPermissions };
+    const data = { title: 'My Account', section: 'account' as const, errors: new FormErrors(errors, (field) => LABELS[field] ?? field), minLength, noPermissions, tokenPrompt: confirmPrompt(TOKEN_QUESTION) };
     return renderAdminPage(context, reply, 'admin/account', data, status);
   }
 }

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
 import type { PendingChange } from '../publish/pending-changes.js';
-import { askToConfirm, isConfirmed, type ActionQuestion } from './confirm-action.js';
+import { askToConfirm, confirmPrompt, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { changeDiff } from './change-diff.js';
 import { decodeNestedForm, textOf } from '../lib/nested-form.js';
@@ -47,7 +47,7 @@ export function publishPages(app: FastifyInstance, context: AppContext): void {
         (group) => group.changes.length > 0,
       );
       const versions = access.superuser ? publisher.versions() : null;
-      return renderAdminPage(context, reply, 'admin/publish', { title: 'Publish Changes', section: 'publish', groups, total, versions, liveVersion: publisher.current.version });
+      return renderAdminPage(context, reply, 'admin/publish', { title: 'Publish Changes', section: 'publish', groups, total, versions, liveVersion: publisher.current.version, rollbackPrompt: (versionId: number) => confirmPrompt(rollbackQuestion(versionId)) });
     });
 
     // All or nothing: a selection naming a backend out of the admin's reach publishes none.

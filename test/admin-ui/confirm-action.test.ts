@@ -41,27 +41,28 @@ function confirm(page: LightMyRequestResponse): Promise<LightMyRequestResponse> 
   return client.post(action, fields);
 }
 
+function backendNamed(name: string) {
+  return {
+    name,
+    frontend_host: 'api.example.com',
+    backend_host: 'backend.internal',
+    backend_protocol: 'http' as const,
+    balance_algorithm: 'least_conn' as const,
+    servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
+    url_matches: [{ id: randomUUID(), frontend_prefix: '/service/', backend_prefix: '/' }],
+    settings: EMPTY_SETTINGS,
+    sub_settings: [],
+    rewrites: [],
+  };
+}
+
 function addUser(email: string) {
   return running.context.users.create(apiUserInput({ email }), 'test');
 }
 
 describe('actions that ask first, without JavaScript', () => {
   it('Roll back: asks, and the live config stays until the rollback is confirmed', async () => {
-    const id = running.context.backends.create(
-      {
-        name: 'Service',
-        frontend_host: 'api.example.com',
-        backend_host: 'backend.internal',
-        backend_protocol: 'http',
-        balance_algorithm: 'least_conn',
-        servers: [{ id: randomUUID(), host: '10.0.0.1', port: 80 }],
-        url_matches: [{ id: randomUUID(), frontend_prefix: '/service/', backend_prefix: '/' }],
-        settings: EMPTY_SETTINGS,
-        sub_settings: [],
-        rewrites: [],
-      },
-      'test',
-    ).id;
+    const id = running.context.backends.create(backendNamed('Service'), 'test').id;
     const { publisher } = running.context;
     publisher.publish([id], 'test');
     running.context.backends.delete(id);
@@ -127,5 +128,42 @@ describe('actions that ask first, without JavaScript', () => {
     const fresh = /id="admin-token"[^>]*value="([A-Za-z0-9]{40})"/.exec(regenerated.body)![1]!;
     expect(await callsApi(fresh)).toBe(200);
     expect(await callsApi(token)).toBe(401);
+  });
+});
+
+describe('the dialog parasol.js shows with JavaScript', () => {
+  /** The data-confirm text of the form posting to `action` on `page`, as the dialog shows it. */
+  function dialogOn(page: LightMyRequestResponse, action: string): string {
+    const form = new RegExp(`<form method="post" action="${action}"[^>]*data-confirm="([^"]*)"`).exec(page.body);
+    if (form === null) throw new Error(`no form asking first to ${action}`);
+    return textOf(form[1]!).trim();
+  }
+
+  /** What the page asking without JavaScript says: its heading and its consequences, in order. */
+  function askedOn(page: LightMyRequestResponse): string {
+    return textOf(/<h1>([\s\S]*?)<form method="post"/.exec(page.body)![1]!).trim();
+  }
+
+  it('asks what the page without JavaScript asks, word for word', async () => {
+    const { user } = addUser('both-ways@example.com');
+    running.context.users.regenerateKey(user.id, new Date(Date.now() + 86_400_000).toISOString(), 'test');
+
+    const userPage = await client.get(`/admin/api_users/${user.id}`);
+    const endAction = `/admin/api_users/${user.id}/end_previous_key`;
+    expect(dialogOn(userPage, endAction)).toBe(askedOn(await client.post(endAction)));
+    const regenerateAction = `/admin/api_users/${user.id}/regenerate_key`;
+    const regenerateDialog = dialogOn(userPage, regenerateAction);
+    expect(regenerateDialog).toBe('Regenerate the key of both-ways@example.com? Parasol makes a new key for both-ways@example.com and shows it once, on the next page. The current key stops working at the time chosen beside the button.');
+    expect(askedOn(await client.post(regenerateAction, { previous_key_grace: '1d' }))).toBe(regenerateDialog.replace('The current key stops working at the time chosen beside the button.', 'Current key works 1 more day.'));
+
+    const { id } = running.context.backends.create(backendNamed('Service'), 'test');
+    running.context.publisher.publish([id], 'test');
+    running.context.backends.update(id, backendNamed('Renamed'), 'test');
+    running.context.publisher.publish([id], 'test');
+    const publish = await client.get('/admin/config/publish');
+    expect(dialogOn(publish, '/admin/config/rollback')).toBe(askedOn(await client.post('/admin/config/rollback', { version_id: '1' })));
+
+    const account = await client.get('/admin/account');
+    expect(dialogOn(account, '/admin/account/token')).toBe(askedOn(await client.post('/admin/account/token')));
   });
 });

@@ -12,7 +12,7 @@ import type { AppContext } from '../../context.js';
 import { DAY_MS } from '../../lib/iso-instant.js';
 import { hasErrors, type FieldErrors } from '../../lib/validation-errors.js';
 import { accessOf, userRefusal } from '../../admin-groups/request-access.js';
-import { askToConfirm, isConfirmed, type ActionQuestion } from '../confirm-action.js';
+import { askToConfirm, confirmPrompt, isConfirmed, type ActionQuestion } from '../confirm-action.js';
 import { redirectWithFlash } from '../flash.js';
 import { rolesInUseFor } from '../../admin-groups/role-policy.js';
 import { rolesInUseHint } from '../roles-hint.js';
@@ -163,10 +163,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       const chosen = textOf(decodeNestedForm(request.body), 'previous_key_grace');
       const grace = GRACE_CHOICES.find((choice) => choice.value === chosen);
       if (grace === undefined) return renderErrorPage(context, reply, 400, { title: 'Unknown choice', message: 'Choose how long the current key keeps working from the list.', ...BACK });
-      if (!isConfirmed(request)) {
-        const consequences = [`Parasol makes a new key for ${user.email} and shows it once, on the next page.`, `${grace.label}.`];
-        return askToConfirm(context, reply, { question: `Regenerate the key of ${user.email}?`, consequences, button: 'Regenerate key', ...backTo(user) });
-      }
+      if (!isConfirmed(request)) return askToConfirm(context, reply, regenerateKeyQuestion(user, `${grace.label}.`));
       const previousKeyEnd = grace.ms === 0 ? null : new Date(context.clock.now() + grace.ms).toISOString();
       const result = users.regenerateKey(user.id, previousKeyEnd, request.admin!.id);
       return result === null ? notFound(reply) : renderKey(reply, result.user, result.apiKey, 'regenerated');
@@ -177,10 +174,7 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
       if (user === null) return notFound(reply);
       const refusal = userRefusal(context, request, user, null);
       if (refusal !== null) return renderForbiddenPage(context, reply, BACK, refusal);
-      if (!isConfirmed(request)) {
-        const consequences = ['Requests with the previous key are refused from then on; the current key keeps working.'];
-        return askToConfirm(context, reply, { question: `End the previous key of ${user.email} now?`, consequences, button: 'End it now', ...backTo(user) });
-      }
+      if (!isConfirmed(request)) return askToConfirm(context, reply, endPreviousKeyQuestion(user));
       if (users.endPreviousKey(user.id, request.admin!.id) === null) return notFound(reply);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `The previous key of ${user.email} no longer works.`);
     });
@@ -211,7 +205,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     const outOfReach = data.user === null || !mayManage ? null : userRefusal(context, reply.request, data.user, null);
     const readOnly = !mayManage || outOfReach !== null;
     const rolesHint = rolesInUseHint(rolesInUseFor(context, accessOf(context, reply.request)));
-    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach, sendsMail: signups.sendsMail, rolesHint };
+    const prompts = data.user === null ? null : { regenerateKey: confirmPrompt(regenerateKeyQuestion(data.user, GRACE_CHOSEN_BESIDE)), endPreviousKey: confirmPrompt(endPreviousKeyQuestion(data.user)) };
+    const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach, sendsMail: signups.sendsMail, rolesHint, prompts };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
   }
 
@@ -230,6 +225,19 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     const message = 'Only superusers can delete API users; you can disable one instead. Ask a superuser to delete it for you.';
     return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
+}
+
+/** What the dialog, asked before the form is posted, says of the grace the admin chose in it. */
+const GRACE_CHOSEN_BESIDE = 'The current key stops working at the time chosen beside the button.';
+
+function regenerateKeyQuestion(user: ApiUser, grace: string): ActionQuestion {
+  const consequences = [`Parasol makes a new key for ${user.email} and shows it once, on the next page.`, grace];
+  return { question: `Regenerate the key of ${user.email}?`, consequences, button: 'Regenerate key', ...backTo(user) };
+}
+
+function endPreviousKeyQuestion(user: ApiUser): ActionQuestion {
+  const consequences = ['Requests with the previous key are refused from then on; the current key keeps working.'];
+  return { question: `End the previous key of ${user.email} now?`, consequences, button: 'End it now', ...backTo(user) };
 }
 
 /** A question asked from the user's page leads back to it. */
