@@ -11,8 +11,8 @@ export const LIMIT_BY: readonly LimitBy[] = ['ip', 'api_key'];
  */
 export const LIMIT_BY_SPELLINGS: Readonly<Record<string, LimitBy>> = { apiKey: 'api_key' };
 /** API Umbrella keeps a limit in an integer column; a window longer than a year has no use, and its arithmetic would lose precision. */
-const MAX_LIMIT = 2_147_483_647;
-const MAX_DURATION_MS = 366 * 24 * 3600 * 1000;
+export const MAX_LIMIT = 2_147_483_647;
+export const MAX_DURATION_MS = 366 * 24 * 3600 * 1000;
 
 export const LIMIT_SPELLINGS = { limit_to: 'limit' } as const;
 

@@ -1,7 +1,7 @@
 // Every configuration key, its type and its default. config/default.yml
 // documents the same keys for operators; a test keeps the two in step.
 import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from '../api-backends/model.js';
-import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS } from '../api-backends/rate-limits.js';
+import { LIMIT_BY, LIMIT_BY_SPELLINGS, LIMIT_SPELLINGS, MAX_DURATION_MS, MAX_LIMIT } from '../api-backends/rate-limits.js';
 import { DAY_MS } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
 import { UTC } from '../lib/time-zone.js';
@@ -188,9 +188,10 @@ export const configSchema = {
       'a list of {duration, limit_by: ip|api_key, limit, response_headers}, no two counting the same limit_by and duration',
       // Each entry gives every key but response_headers, so the other fields' defaults go unused.
       {
-        duration: int(1000, 1, Infinity, 'milliseconds'),
+        // The admin API's bounds: a window past a year has no use, and its arithmetic would lose precision (a 1e30 ms window hung the first refusal's Retry-After).
+        duration: int(1000, 1, MAX_DURATION_MS, 'milliseconds, 366 days at most'),
         limit_by: oneOf<LimitBy>('ip', LIMIT_BY, LIMIT_BY_SPELLINGS),
-        limit: int(0, 0, Infinity, 'requests'),
+        limit: int(0, 0, MAX_LIMIT, 'requests'),
         response_headers: bool(false),
       },
       // As the admin API does, API Umbrella's spellings (limit_to, apiKey) are taken: its operators' files keep working.

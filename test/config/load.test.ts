@@ -417,11 +417,12 @@ describe('default_api_backend_settings.rate_limits: each entry is checked, and a
     ['a key of no meaning here', '{ duration: 60000, limit_by: api_key, limit: 3, extra: 1 }', 'unknown key "extra"'],
     ['a setting of backends and users, not of a limit', '{ duration: 60000, limit_by: api_key, limit: 3, limit_mode: x }', 'unknown key "limit_mode"'],
     ["both limit and API Umbrella's limit_to", '{ duration: 60000, limit_by: api_key, limit: 3, limit_to: 3 }', ': both "limit" and "limit_to" (the same key); give one'],
-    ['a duration of 0', '{ duration: 0, limit_by: ip, limit: 5 }', '.duration: expected an integer of 1 or more (milliseconds), got 0'],
+    ['a duration of 0', '{ duration: 0, limit_by: ip, limit: 5 }', '.duration: expected an integer from 1 to 31622400000 (milliseconds, 366 days at most), got 0'],
+    ['a duration past 366 days, which the admin API refuses too', '{ duration: 1e30, limit_by: ip, limit: 5 }', '.duration: expected an integer from 1 to 31622400000 (milliseconds, 366 days at most), got 1e+30'],
     ['a limit_by of neither', '{ duration: 60000, limit_by: user, limit: 5 }', '.limit_by: expected ip or api_key, got "user"'],
-    ['a negative limit', '{ duration: 60000, limit_by: ip, limit: -5 }', '.limit: expected an integer of 0 or more (requests), got -5'],
+    ['a negative limit', '{ duration: 60000, limit_by: ip, limit: -5 }', '.limit: expected an integer from 0 to 2147483647 (requests), got -5'],
     ['response_headers that is not true or false', '{ duration: 60000, limit_by: ip, limit: 5, response_headers: maybe }', '.response_headers: expected true or false, got "maybe"'],
-    ['a missing limit', '{ duration: 60000, limit_by: ip }', '.limit: missing (expected an integer of 0 or more (requests))'],
+    ['a missing limit', '{ duration: 60000, limit_by: ip }', '.limit: missing (expected an integer from 0 to 2147483647 (requests))'],
     ['an entry that is no mapping', '60000', ': expected a mapping {duration, limit_by, limit, response_headers}, got 60000'],
   ];
   for (const [name, entry, problem] of cases) {
