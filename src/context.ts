@@ -218,6 +218,8 @@ class SecretFileWatch {
   }
 }
 
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.log_level, redact: LOG_REDACT });
+/** To stdout (a service's log); `fd` 2 for a CLI command, whose stdout is its answer (JSON a script reads). */
+export function createLogger(config: Config, fd: 1 | 2 = 1): Logger {
+  const options = { level: config.log_level, redact: LOG_REDACT };
+  return fd === 1 ? pino(options) : pino(options, pino.destination({ dest: fd, sync: true }));
 }

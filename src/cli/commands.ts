@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { passwordProblem } from '../admins/password.js';
 import type { LoadedConfig } from '../config/load.js';
 import { secretKeyFile } from '../config/secret-key.js';
-import { createContext, type AppContext } from '../context.js';
+import { createContext, createLogger, type AppContext } from '../context.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { serveUntilSignalled } from '../serve.js';
@@ -79,7 +79,7 @@ export async function runCommand(invocation: Invocation, loaded: LoadedConfig): 
 }
 
 async function withContext(loaded: LoadedConfig, work: (context: AppContext) => Promise<number>): Promise<number> {
-  const context = createContext(loaded.config);
+  const context = createContext(loaded.config, { logger: createLogger(loaded.config, 2) });
   try {
     return await work(context);
   } finally {

@@ -204,6 +204,16 @@ describe('parasol CLI', () => {
     expect(created.code).toBe(0);
   });
 
+  it('admins create on a fresh data_dir answers its JSON alone on stdout: what it logs (the store migrated) goes to stderr', async () => {
+    const fresh = tempDir();
+    const freshConfig = join(fresh, 'parasol.yml');
+    writeFileSync(freshConfig, `data_dir: ${join(fresh, 'data')}\nlog_level: info\n`);
+    const created = await parasol(['admins', 'create', '--email', 'first@example.com', '--password', 'a very long password', '--config', freshConfig]);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ email: 'first@example.com' });
+    expect(created.stderr).toContain('"msg":"store migrated"');
+  });
+
   it('admins reset-password changes the password of an existing admin only', async () => {
     await parasol(['admins', 'create', '--email', 'reset@example.com', '--password', 'first password here', '--config', configPath]);
     const reset = await parasol(['admins', 'reset-password', '--email', 'reset@example.com', '--password', 'second password here', '--config', configPath]);
