@@ -9,6 +9,8 @@ import type { AppContext } from '../context.js';
 import { toInteger } from '../lib/validation-errors.js';
 import { mayPublishAll, pendingChangesFor } from '../publish/admin-changes.js';
 import type { PendingChange } from '../publish/pending-changes.js';
+import { changeSinceReview, draftFingerprint, type DraftChange } from '../publish/reviewed-drafts.js';
+import { isPlainObject } from '../lib/validation-errors.js';
 import { askToConfirm, confirmPrompt, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { changeDiff } from './change-diff.js';
@@ -52,9 +54,12 @@ export function publishPages(app: FastifyInstance, context: AppContext): void {
 
     // All or nothing: a selection naming a backend out of the admin's reach publishes none.
     publishers.post('/config/publish', async (request, reply) => {
-      const ids = selectedApiIds(decodeNestedForm(request.body));
+      const form = decodeNestedForm(request.body);
+      const ids = selectedApiIds(form);
       if (ids.length === 0) return redirectWithFlash(reply, PUBLISH_PATH, 'error', 'Check at least one API backend to publish.');
       if (!mayPublishAll(publisher, accessOf(context, request), ids)) return renderForbiddenPage(context, reply, BACK);
+      const unreviewed = unreviewedChanges(ids, form);
+      if (unreviewed.length > 0) return redirectWithFlash(reply, PUBLISH_PATH, 'error', `Nothing was published: ${unreviewed.join(', ')} after you opened this page. Review the differences below, then publish again.`);
       const version = publisher.publish(ids, request.admin!.email);
       return version === null ? redirectWithFlash(reply, PUBLISH_PATH, 'info', UP_TO_DATE) : redirectWithFlash(reply, PUBLISH_PATH, 'success', PUBLISHED);
     });
@@ -73,6 +78,33 @@ export function publishPages(app: FastifyInstance, context: AppContext): void {
       return redirectWithFlash(reply, PUBLISH_PATH, 'success', `Rolled back to version ${versionId}: it is live again as version ${result.id}.`);
     });
   });
+
+  /**
+   * The selected backends whose draft changed since the page showed it, each
+   * named with what happened; a selection without the page's fingerprint (a
+   * form of an older page) is published as it is, as the admin API's is.
+   */
+  function unreviewedChanges(ids: readonly string[], form: Record<string, unknown>): string[] {
+    const reviewed = reviewedFingerprints(form);
+    return ids.flatMap((id) => {
+      const fingerprint = reviewed.get(id);
+      const draft = context.backends.get(id);
+      const change = fingerprint === undefined ? null : changeSinceReview(draft, fingerprint);
+      if (change === null) return [];
+      // A new backend deleted before it was published is gone from both sides: its name went with it.
+      const name = draft?.name ?? publisher.current.apis.find((api) => api.id === id)?.name ?? 'a new API backend';
+      return [`${name} ${CHANGE_WORDS[change]}`];
+    });
+  }
+}
+
+const CHANGE_WORDS: Record<DraftChange, string> = { edited: 'was edited', deleted: 'was deleted', restored: 'was made again' };
+
+/** config[apis][<id>][reviewed], which the page gives each change it shows. */
+function reviewedFingerprints(form: Record<string, unknown>): Map<string, string> {
+  const config = isPlainObject(form.config) ? form.config : {};
+  const apis = isPlainObject(config.apis) ? config.apis : {};
+  return new Map(Object.entries(apis).flatMap(([id, choice]) => (isPlainObject(choice) && typeof choice.reviewed === 'string' ? [[id, choice.reviewed] as const] : [])));
 }
 
 function rollbackQuestion(versionId: number): ActionQuestion {
@@ -95,6 +127,7 @@ function describe(change: PendingChange, checked: boolean) {
     name: change.name,
     summary: summary(shown),
     checked,
+    reviewed: draftFingerprint(change.pending),
     diff: changeDiff(change.active, change.pending),
   };
 }

@@ -89,6 +89,52 @@ describe('Publish Changes', () => {
     expect(textOf((await client.get('/admin/apis')).body)).toContain('1 unpublished change');
   });
 
+  /** The form's checkbox and fingerprint of the draft the page showed, as the browser sends them for a checked change. */
+  function reviewedSelection(page: { body: string }, id: string): Record<string, string> {
+    const reviewed = new RegExp(`name="config\\[apis\\]\\[${id}\\]\\[reviewed\\]" value="([^"]+)"`).exec(page.body);
+    if (reviewed === null) throw new Error(`no change ${id} on the page`);
+    return { [publishField(id)]: '1', [`config[apis][${id}][reviewed]`]: reviewed[1]! };
+  }
+
+  it('publishes nothing when a checked draft changed after the page showed it, naming it, and publishes it once reviewed again', async () => {
+    const live = draft('Live API', '/live/');
+    running.context.publisher.publish([live], 'test');
+    const { backends, publisher } = running.context;
+    backends.update(live, { ...backends.get(live)!, backend_host: 'tweaked.internal' }, 'test');
+    const shown = await client.get('/admin/config/publish');
+
+    // Another admin deletes the draft the page showed as modified: publishing it would take the live API offline.
+    backends.delete(live);
+    const refused = await client.post('/admin/config/publish', reviewedSelection(shown, live));
+    expect(refused.headers.location).toBe('/admin/config/publish');
+    const told = textOf((await client.follow(refused)).body);
+    expect(told).toContain('Nothing was published: Live API was deleted after you opened this page. Review the differences below, then publish again.');
+    expect(publisher.current.version).toBe(1);
+    expect(publisher.current.apis.map((api) => api.name)).toEqual(['Live API']);
+
+    // Reviewed again, the deletion is what is published.
+    await client.post('/admin/config/publish', reviewedSelection(await client.get('/admin/config/publish'), live));
+    expect(publisher.current.apis).toEqual([]);
+  });
+
+  it('publishes nothing when a checked draft was edited, or a new one deleted, since the page showed it', async () => {
+    const edited = draft('Edited', '/edited/');
+    const gone = draft('Gone before publish', '/gone/');
+    const shown = await client.get('/admin/config/publish');
+    const { backends, publisher } = running.context;
+    backends.update(edited, { ...backends.get(edited)!, backend_host: 'unreviewed.internal' }, 'test');
+    backends.delete(gone);
+    const refused = await client.post('/admin/config/publish', { ...reviewedSelection(shown, edited), ...reviewedSelection(shown, gone) });
+    expect(textOf((await client.follow(refused)).body)).toContain('Nothing was published: Edited was edited, a new API backend was deleted after you opened this page.');
+    expect(publisher.current.version).toBeNull();
+
+    // Saved again unchanged (only its bookkeeping moves), a draft is still the one reviewed.
+    const again = await client.get('/admin/config/publish');
+    backends.update(edited, { ...backends.get(edited)! }, 'test');
+    await client.post('/admin/config/publish', reviewedSelection(again, edited));
+    expect(publisher.current.apis.map((api) => api.backend_host)).toEqual(['unreviewed.internal']);
+  });
+
   it('asks for a selection when nothing is checked, and answers "Published configuration is up to date" when nothing would change', async () => {
     const id = draft('Same', '/same/');
     await client.get('/admin/config/publish');
