@@ -10,7 +10,8 @@ import { formString } from './account-fields.js';
 import { askToConfirm, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
-import { loginThrottle } from './login-throttle.js';
+import { isLocked, loginThrottle } from './login-throttle.js';
+import { inMinutes } from './lockout.js';
 import { renderAdminPage } from './page.js';
 import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, SESSION_ENDED, sessionAdmin, startSession } from './session-auth.js';
 
@@ -66,9 +67,9 @@ export function authPages(app: FastifyInstance, context: AppContext, links: Pass
     const email = formString(request.body, 'email').trim();
     const next = safeNextPath(formString(request.body, 'next'));
     const admin = await throttle.attempt(email, request.clientIp, () => admins.authenticate(email, formString(request.body, 'password'), request.clientIp));
-    if (admin === 'locked') {
-      const minutes = context.config.admin.login_lockout_minutes;
-      return renderLogin(reply, { email, next, problem: `Too many failed sign-in attempts. Try again in ${minutes} minutes.` }, 429);
+    if (isLocked(admin)) {
+      reply.header('Retry-After', String(Math.ceil(admin.lockedForMs / 1000)));
+      return renderLogin(reply, { email, next, problem: `Too many failed sign-in attempts. Try again ${inMinutes(admin.lockedForMs)}.` }, 429);
     }
     if (admin === null) return renderLogin(reply, { email, next, problem: LOGIN_FAILED }, 401);
     startSession(context, reply, admin);

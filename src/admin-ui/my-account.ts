@@ -8,7 +8,8 @@ import { formString } from './account-fields.js';
 import { askToConfirm, confirmPrompt, isConfirmed, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
-import { loginThrottle } from './login-throttle.js';
+import { isLocked, loginThrottle } from './login-throttle.js';
+import { inMinutes } from './lockout.js';
 import { menuOf, renderAdminPage } from './page.js';
 import { accessOf } from '../admin-groups/request-access.js';
 import { startSession } from './session-auth.js';
@@ -38,7 +39,7 @@ export function myAccountPages(app: FastifyInstance, context: AppContext): void 
     else {
       // Counted like sign-ins, so that a session left open is no way to guess the password.
       const current = await loginThrottle(context).attempt(admin.email, request.clientIp, () => admins.checkPassword(admin.email, currentPassword));
-      if (current === 'locked') errors.current_password = [`was tried too often; try again in ${context.config.admin.login_lockout_minutes} minutes`];
+      if (isLocked(current)) errors.current_password = [`was tried too often; try again ${inMinutes(current.lockedForMs)}`];
       else if (current === null) errors.current_password = ['is not correct'];
     }
     if (Object.keys(errors).length > 0) return renderAccount(reply, errors, 422);

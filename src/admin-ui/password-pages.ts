@@ -16,6 +16,7 @@ import { formString } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle, passwordResetThrottle } from './login-throttle.js';
+import { inMinutes } from './lockout.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { LOGIN_PATH, startSession } from './session-auth.js';
 
@@ -38,9 +39,10 @@ export function passwordPages(app: FastifyInstance, context: AppContext, links: 
 
     resets.post('/password', async (request, reply) => {
       const email = formString(request.body, 'email').trim();
-      if (!(await passwordResetThrottle(context).allow(email, request.clientIp))) {
-        const minutes = context.config.admin.login_lockout_minutes;
-        return renderRequestForm(reply, { email, problem: `Too many password reset requests. Try again in ${minutes} minutes.` }, 429);
+      const allowed = passwordResetThrottle(context).allow(email, request.clientIp);
+      if (allowed !== true) {
+        reply.header('Retry-After', String(Math.ceil(allowed.lockedForMs / 1000)));
+        return renderRequestForm(reply, { email, problem: `Too many password reset requests. Try again ${inMinutes(allowed.lockedForMs)}.` }, 429);
       }
       links.mailReset(email);
       // As API Umbrella: back to sign in, with the same words whatever the address.
@@ -72,7 +74,7 @@ export function passwordPages(app: FastifyInstance, context: AppContext, links: 
       if (redeemed.status !== 'valid') return renderUnusable(reply, redeemed);
       const { admin, kind } = redeemed;
       // The password was just proven: earlier failed sign-ins of the account stop counting, as after a sign-in.
-      await loginThrottle(context).clearAccount(admin.email, request.clientIp);
+      loginThrottle(context).clearAccount(admin.email);
       // The admin's other sessions ended with the change; this browser gets a fresh one.
       startSession(context, reply, admin);
       context.logger.info({ admin_id: admin.id, kind }, kind === 'invite' ? 'admin password set through an invite link' : 'admin password reset through a reset link');

@@ -329,6 +329,39 @@ describe('lockout after repeated failed sign-ins', () => {
     expect((await new AdminClient(app, '10.0.0.9').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
   });
 
+  it('holds a lock for the whole lockout from the failure that set it, whatever the clock reads, saying how long is left', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-29T09:59:50Z'));
+    const { app, context } = await start(settings, clock);
+    await createAdmin(context);
+    const client = new AdminClient(app, '10.3.0.1');
+    for (let attempt = 0; attempt < 3; attempt++) expect((await client.signIn('ops@example.com', 'wrong password, try again')).statusCode).toBe(401);
+    // Past a ten-minute boundary of the epoch (10:00), where a sliding-window estimate began to fade.
+    clock.advance(2 * 60_000);
+    const locked = await new AdminClient(app, '10.3.0.2').signIn('ops@example.com', PASSWORD);
+    expect(locked.statusCode).toBe(429);
+    expect(locked.headers['retry-after']).toBe('480');
+    expect(textOf(locked.body)).toContain('Too many failed sign-in attempts. Try again in 8 minutes.');
+    clock.advance(8 * 60_000 - 1_000);
+    expect(textOf((await new AdminClient(app, '10.3.0.2').signIn('ops@example.com', PASSWORD)).body)).toContain('Try again in 1 minute.');
+    clock.advance(1_000);
+    expect((await new AdminClient(app, '10.3.0.2').signIn('ops@example.com', PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('allows no more than login_max_failures failures in any lockout window', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-29T09:55:00Z'));
+    const { app, context } = await start(settings, clock);
+    await createAdmin(context);
+    const failedAt: number[] = [];
+    // A guess every 20 s for an hour whenever the account is not locked, each from a new address.
+    for (let guess = 0; guess < 180; guess++) {
+      const tried = await new AdminClient(app, `10.4.0.${guess}`).signIn('ops@example.com', 'wrong password, try again');
+      if (tried.statusCode === 401) failedAt.push(clock.now());
+      clock.advance(20_000);
+    }
+    const mostInAWindow = Math.max(...failedAt.map((start) => failedAt.filter((at) => at >= start && at < start + 10 * 60_000).length));
+    expect(mostInAWindow).toBe(3);
+  });
+
   it("clears the account's failures on a successful sign-in, and not the IP's", async () => {
     const { app, context } = await start(settings);
     await createAdmin(context);
