@@ -16,7 +16,7 @@ import { extractApiKey } from '../gateway/api-key.js';
 import { parseRequestTarget } from '../gateway/request-url.js';
 import { contactEmail } from '../mailer/contact-email.js';
 import type { Mailer } from '../mailer/mailer.js';
-import { signupLimits } from '../signup/abuse.js';
+import { checkClientLimit } from '../signup/abuse.js';
 import { refuseApisOverHttp } from '../web/https-only.js';
 import { openToAnyOrigin } from '../web/open-cors.js';
 import { contactFields, parseContact } from './contact-message.js';
@@ -54,12 +54,8 @@ async function sendContact(context: AppContext, mailer: Mailer | null, request: 
   }
   const parsed = parseContact(contactFields(request.body, FORM_TYPE.test(request.headers['content-type'] ?? '')));
   if (!parsed.ok) return reply.code(422).send({ errors: parsed.errors });
-  const limit = await context.rateLimiter.check({ bucket: 'contact-api', apiKeyPrefix: null, ip: request.clientIp, limits: signupLimits(context) });
-  if (!limit.allowed) {
-    const minutes = Math.max(1, Math.ceil(limit.retryAfterSeconds / 60));
-    const message = `Too many messages from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-    return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message } });
-  }
+  const limit = await checkClientLimit(context, 'contact-api', request.clientIp, 'messages');
+  if (!limit.allowed) return reply.code(429).header('retry-after', String(limit.retryAfterSeconds)).send({ error: { code: 'OVER_RATE_LIMIT', message: limit.message } });
   // Only that a contact message went: its text and sender stay out of the log. A server slow to answer does not keep
   // the sender waiting, nor a proxy in front from answering 504 and the message from being sent twice.
   const outcome = await mailer.firstAttempt(contactEmail(to, context.config.site_name, parsed.value), { mail: 'contact_message' }, FIRST_ATTEMPT_WAIT_MS);

@@ -253,7 +253,7 @@ export class Exchange implements ErrorRequest, CodingRequest {
 
   private afterRateLimits(decision: RateLimitDecision): void {
     this.rateLimit = decision.headers;
-    if (!decision.allowed) return this.deny('OVER_RATE_LIMIT', { rateLimit: decision.headers, retryAfterSeconds: decision.retryAfterSeconds });
+    if (!decision.allowed) return this.deny('OVER_RATE_LIMIT', { rateLimit: decision.headers, retryAfterSeconds: decision.retryAfterSeconds ?? undefined });
     this.forward();
   }
 

@@ -20,7 +20,8 @@ export interface RateLimitHeaders {
 
 export type RateLimitDecision =
   | { readonly allowed: true; readonly headers: RateLimitHeaders | null }
-  | { readonly allowed: false; readonly retryAfterSeconds: number; readonly headers: RateLimitHeaders | null };
+  /** retryAfterSeconds null: a limit of 0 refused the request, which no wait lets through (no Retry-After is sent). */
+  | { readonly allowed: false; readonly retryAfterSeconds: number | null; readonly headers: RateLimitHeaders | null };
 
 export interface RateLimiter {
   /**

@@ -78,6 +78,7 @@ function currentWindowExpiry(now: number, duration: number): number {
 /** `counts` holds each limit's current and previous window count, in pairs. */
 function judge(limits: readonly RateLimit[], counts: readonly number[], now: number): RateLimitDecision {
   let refused = false;
+  let never = false;
   let waitMs = 0;
   let shown: { limit: number; estimate: number } | null = null;
   for (let at = 0; at < limits.length; at += 1) {
@@ -88,13 +89,14 @@ function judge(limits: readonly RateLimit[], counts: readonly number[], now: num
     const estimate = estimateCount(current, previous, elapsed, limit.duration);
     if (estimate >= limit.limit) {
       refused = true;
-      waitMs = Math.max(waitMs, msUntilBelow(limit.limit, current, previous, elapsed, limit.duration));
+      if (limit.limit === 0) never = true;
+      else waitMs = Math.max(waitMs, msUntilBelow(limit.limit, current, previous, elapsed, limit.duration));
     }
     if (limit.response_headers && shown === null) shown = { limit: limit.limit, estimate };
   }
   const headers = shown === null ? null : remainingAfter(shown, refused);
   if (!refused) return { allowed: true, headers };
-  return { allowed: false, retryAfterSeconds: Math.ceil(waitMs / 1000), headers };
+  return { allowed: false, retryAfterSeconds: never ? null : Math.ceil(waitMs / 1000), headers };
 }
 
 /**

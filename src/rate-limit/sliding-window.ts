@@ -17,11 +17,10 @@ export function estimateCount(current: number, previous: number, elapsed: number
  * Milliseconds from now until the estimate falls below `limit`, so one more
  * request would pass, assuming no other request is counted meanwhile. The
  * previous window's weight fades through the current window; once that ends,
- * the current count becomes the fading one.
+ * the current count becomes the fading one. `limit` is 1 or more: under a
+ * limit of 0 no wait lets a request through.
  */
 export function msUntilBelow(limit: number, current: number, previous: number, elapsed: number, duration: number): number {
-  // A limit of 0 never passes: wait until both windows are over.
-  if (limit === 0) return 2 * duration - elapsed;
   // floor(fading × (1 − t/D)) < room first holds just past t = D × (1 − room/fading); floating point can
   // put that a millisecond off, so start just before it and let the estimate itself decide.
   const firstPassingMs = (fading: number, room: number, from: number): number => {

@@ -17,10 +17,18 @@ export function filledHoneypot(body: unknown): boolean {
 }
 
 /** Counts one signup from this IP; a limit of 0 leaves that window unlimited. */
-export async function checkSignupLimit(context: AppContext, ip: string): Promise<LimitVerdict> {
-  const decision = await context.rateLimiter.check({ bucket: 'signup', apiKeyPrefix: null, ip, limits: signupLimits(context) });
+export function checkSignupLimit(context: AppContext, ip: string): Promise<LimitVerdict> {
+  return checkClientLimit(context, 'signup', ip, 'signups');
+}
+
+/** Counts one of `what` (signups, messages) from this IP against signupLimits, in `bucket`. */
+export async function checkClientLimit(context: AppContext, bucket: string, ip: string, what: string): Promise<LimitVerdict> {
+  const decision = await context.rateLimiter.check({ bucket, apiKeyPrefix: null, ip, limits: signupLimits(context) });
   if (decision.allowed) return { allowed: true };
-  return { allowed: false, retryAfterSeconds: decision.retryAfterSeconds, message: tooManySignups(decision.retryAfterSeconds) };
+  // signupLimits leaves a limit of 0 out, so some wait always lets the next one through.
+  const retryAfterSeconds = decision.retryAfterSeconds!;
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return { allowed: false, retryAfterSeconds, message: `Too many ${what} from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` };
 }
 
 /** Per client IP: signup.rate_limit_per_minute and _per_hour (0 turns one off). The contact API counts the same limits in a bucket of its own. */
@@ -30,9 +38,4 @@ export function signupLimits(context: AppContext): RateLimit[] {
   if (perMinute > 0) limits.push({ duration: MINUTE_MS, limit_by: 'ip', limit: perMinute, response_headers: false });
   if (perHour > 0) limits.push({ duration: HOUR_MS, limit_by: 'ip', limit: perHour, response_headers: false });
   return limits;
-}
-
-function tooManySignups(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Too many signups from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }

@@ -15,6 +15,8 @@ beforeAll(async () => {
   await fx.gw.publishBackend(
     echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/unlimited/', backend_prefix: '/' }], settings: { rate_limit_mode: 'unlimited' } }),
   );
+  const none = [{ duration: 86_400_000, limit_by: 'api_key', limit: 0, response_headers: true }];
+  await fx.gw.publishBackend(echoBackend(fx.echo, { url_matches: [{ frontend_prefix: '/closed/', backend_prefix: '/' }], settings: { rate_limit_mode: 'custom', rate_limits: none } }));
 });
 afterAll(() => fx.close());
 
@@ -49,6 +51,12 @@ describe('rate limits', () => {
       expect((await send(fx.gw.url, '/defaults/x', { headers: { 'X-Api-Key': free.apiKey } })).status).toBe(200);
     }
     clock.advance(120_000);
+  });
+
+  it('refuses every request under a limit of 0 without a Retry-After, which would have clients retry in vain', async () => {
+    const refused = await send(fx.gw.url, '/closed/x', { headers: { 'X-Api-Key': fx.apiKey } });
+    expect([refused.status, errorCode(refused), refused.headers['x-ratelimit-limit']]).toEqual([429, 'OVER_RATE_LIMIT', '0']);
+    expect(refused.headers['retry-after']).toBeUndefined();
   });
 
   it('applies no limit to an unlimited backend', async () => {

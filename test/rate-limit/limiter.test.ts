@@ -178,9 +178,10 @@ describe('sliding-window limiter', () => {
     expect(check({ limits })).toMatchObject({ allowed: false, retryAfterSeconds: 3600 + 1 });
   });
 
-  it('refuses everything under a limit of 0', () => {
+  it('refuses everything under a limit of 0, with no time to retry after: no wait lets a request through', () => {
     const { check } = setup();
-    expect(check({ limits: [limit(SECOND, 'ip', 0, true)] })).toEqual({ allowed: false, retryAfterSeconds: 2, headers: { limit: 0, remaining: 0 } });
+    expect(check({ limits: [limit(SECOND, 'ip', 0, true)] })).toEqual({ allowed: false, retryAfterSeconds: null, headers: { limit: 0, remaining: 0 } });
+    expect(check({ limits: [limit(SECOND, 'ip', 0), limit(HOUR, 'ip', 5)] })).toMatchObject({ allowed: false, retryAfterSeconds: null });
   });
 
   it('peek answers as check would, without counting', () => {
