@@ -90,7 +90,10 @@ export function rateLimitRowsInput(mode: string, rows: readonly RateLimitRow[], 
   return rows.map(rateLimitInput);
 }
 
-/** Validation speaks milliseconds; the form speaks units. */
+/** Validation speaks milliseconds; the form speaks units. Other messages (a window taken twice) are the form's as they are. */
 export function formMessage(field: string, message: string): string {
-  return field.endsWith('.duration') ? 'must be a positive whole number' : message;
+  if (!field.endsWith('.duration')) return message;
+  if (message.startsWith('must be at most')) return 'must be at most 366 days';
+  if (message.startsWith('must be a positive')) return 'must be a positive whole number';
+  return message;
 }

@@ -34,12 +34,14 @@ export function parseRateLimits(raw: unknown, field = 'rate_limits', collector =
     const at = `${field}[${index}]`;
     if (!isPlainObject(item)) return collector.add(at, 'must be an object');
     const duration = toInteger(item.duration);
-    const limit = toInteger(item.limit ?? item.limit_to);
+    const rawLimit = item.limit ?? item.limit_to;
+    const limit = toInteger(rawLimit);
     const limitBy = limitByOf(item.limit_by);
-    if (duration === undefined || duration < 1) collector.add(`${at}.duration`, 'must be a positive number of milliseconds');
-    else if (duration > MAX_DURATION_MS) collector.add(`${at}.duration`, `must be at most ${MAX_DURATION_MS} milliseconds (366 days)`);
-    if (limit === undefined || limit < 0) collector.add(`${at}.limit`, 'must be a number of requests (0 or more)');
-    else if (limit > MAX_LIMIT) collector.add(`${at}.limit`, `must be at most ${MAX_LIMIT}`);
+    // A number too large to be an exact integer (1e20, 400 digits) is past the bound, not a bad number.
+    if ((duration ?? Number(item.duration)) > MAX_DURATION_MS) collector.add(`${at}.duration`, `must be at most ${MAX_DURATION_MS} milliseconds (366 days)`);
+    else if (duration === undefined || duration < 1) collector.add(`${at}.duration`, 'must be a positive number of milliseconds');
+    if ((limit ?? Number(rawLimit)) > MAX_LIMIT) collector.add(`${at}.limit`, `must be at most ${MAX_LIMIT}`);
+    else if (limit === undefined || limit < 0) collector.add(`${at}.limit`, 'must be a number of requests (0 or more)');
     if (!LIMIT_BY.includes(limitBy as LimitBy)) collector.add(`${at}.limit_by`, 'is not included in the list');
     const window = `${String(limitBy)} ${duration}`;
     if (duration !== undefined && windows.has(window)) collector.add(`${at}.duration`, 'has already been taken');

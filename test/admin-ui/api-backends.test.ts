@@ -192,6 +192,22 @@ describe('API Backends', () => {
     expect(running.context.backends.list()).toHaveLength(0);
   });
 
+  it("says what is wrong with a rate limit's duration in the form's units: too long, not whole, or a window counted twice", async () => {
+    const row = (index: number, value: string, unit: string) => ({
+      [`settings[rate_limits][${index}][duration_value]`]: value,
+      [`settings[rate_limits][${index}][duration_unit]`]: unit,
+      [`settings[rate_limits][${index}][limit_by]`]: 'ip',
+      [`settings[rate_limits][${index}][limit]`]: '10',
+    });
+    const refused = await addBackend({ ...BASIC, 'settings[rate_limit_mode]': 'custom', ...row(0, '367', 'days'), ...row(1, '1.5', 'hours'), ...row(2, '1', 'minutes'), ...row(3, '60', 'seconds') });
+    expect(refused.statusCode).toBe(422);
+    const text = textOf(refused.body);
+    expect(text).toContain('must be at most 366 days');
+    expect(text).toContain('must be a positive whole number');
+    expect(text).toContain('has already been taken');
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
   it('shows a URL rewrite that cannot be applied next to its field', async () => {
     const response = await addBackend({ ...BASIC, 'rewrites[0][matcher_type]': 'regex', 'rewrites[0][http_method]': 'any', 'rewrites[0][frontend_matcher]': '([a-z', 'rewrites[0][backend_replacement]': '/x' });
     expect(response.statusCode).toBe(422);

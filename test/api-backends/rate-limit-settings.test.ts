@@ -38,15 +38,19 @@ describe('parseRateLimitSettings', () => {
 });
 
 describe('bounds', () => {
-  it('refuses a duration or limit a number cannot keep, or past its bound, where 400 digits were stored as null (a null limit refused every request)', () => {
+  it('refuses a duration or limit a number cannot keep, or past its bound, saying the bound, where 400 digits were stored as null (a null limit refused every request)', () => {
     const digits = '9'.repeat(400);
     expect(parsed({ rate_limits: [{ ...LIMIT, duration: digits, limit_to: digits }] }).errors).toEqual({
-      'settings.rate_limits[0].duration': ['must be a positive number of milliseconds'],
-      'settings.rate_limits[0].limit': ['must be a number of requests (0 or more)'],
+      'settings.rate_limits[0].duration': ['must be at most 31622400000 milliseconds (366 days)'],
+      'settings.rate_limits[0].limit': ['must be at most 2147483647'],
     });
     expect(parsed({ rate_limits: [{ ...LIMIT, duration: 1e20, limit_to: 2_147_483_648 }] }).errors).toEqual({
-      'settings.rate_limits[0].duration': ['must be a positive number of milliseconds'],
+      'settings.rate_limits[0].duration': ['must be at most 31622400000 milliseconds (366 days)'],
       'settings.rate_limits[0].limit': ['must be at most 2147483647'],
+    });
+    expect(parsed({ rate_limits: [{ ...LIMIT, duration: 'soon', limit_to: -1 }] }).errors).toEqual({
+      'settings.rate_limits[0].duration': ['must be a positive number of milliseconds'],
+      'settings.rate_limits[0].limit': ['must be a number of requests (0 or more)'],
     });
     expect(parsed({ rate_limits: [{ ...LIMIT, duration: 367 * 86_400_000 }] }).errors).toEqual({
       'settings.rate_limits[0].duration': ['must be at most 31622400000 milliseconds (366 days)'],
