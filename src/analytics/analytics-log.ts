@@ -10,7 +10,7 @@ import type { Db } from '../store/db.js';
 import { AnalyticsBuffer } from './buffer.js';
 import type { EntryBatch } from './entry-batch.js';
 import type { AnalyticsEntry, AnalyticsRecorder } from './log-entry.js';
-import { retentionCutoff } from './retention.js';
+import type { Pruned } from './retention.js';
 import { AnalyticsWriter } from './writer.js';
 import { WriterThread, type WriterRestart } from './writer-thread.js';
 
@@ -31,6 +31,8 @@ const MAX_BATCHES_AT_THREAD = 2;
 const PRUNE_EVERY_MS = 10 * 60_000;
 const FIRST_PRUNE_AFTER_MS = 5_000;
 const DROP_LOG_EVERY_MS = 60_000;
+const CLOCK_PAST_ENTRIES =
+  "analytics: the clock is further past the newest entry than retention_days: entries are kept, counted back from the newest, until new ones are written (if this gateway has not been idle that long, check the machine's clock)";
 /**
  * A failing store (a full disk) fails every flush, several times a second:
  * the first failure is logged at once, the ones after it in one line a
@@ -70,6 +72,8 @@ export class AnalyticsLog implements AnalyticsRecorder {
   private closed = false;
   /** A prune came due while the writer thread was starting. */
   private pruneDue = false;
+  /** A prune held back by the clock was logged. */
+  private heldBackLogged = false;
   private droppedLogged = 0;
   private droppedLoggedAt = -Infinity;
   /** A flush came due while MAX_BATCHES_AT_THREAD were out: it runs when one comes back. */
@@ -99,7 +103,7 @@ export class AnalyticsLog implements AnalyticsRecorder {
         this.countHeldByThread();
         this.retryLater(entries, error);
       },
-      onPruned: (deleted) => deleted > 0 && logger.info({ deleted }, 'analytics: pruned entries past retention'),
+      onPruned: (pruned) => this.pruned(pruned),
       onPruneFailed: (error) => logger.error({ error }, 'analytics: pruning failed'),
       onGeoIpUnreadable: (problem) => logger.warn({ problem }, 'analytics: GeoIP database unreadable; the one read before, if any, stays in use'),
       onDied: (error, lost, restartInMs) => {
@@ -248,10 +252,17 @@ export class AnalyticsLog implements AnalyticsRecorder {
     this.droppedLoggedAt = now;
   }
 
-  /** In the writer thread, with the cutoff from this clock (tests move it). */
+  /** In the writer thread, at this clock's time (tests move it). */
   private prune(): void {
     if (this.closed) return;
     this.pruneDue = !this.thread.readyToWrite();
-    if (!this.pruneDue) this.thread.prune(retentionCutoff(this.clock.now(), this.retentionDays));
+    if (!this.pruneDue) this.thread.prune(this.clock.now(), this.retentionDays);
+  }
+
+  private pruned({ deleted, heldBack }: Pruned): void {
+    if (deleted > 0) this.logger.info({ deleted }, 'analytics: pruned entries past retention');
+    // Once a run: an idle gateway would say it every ten minutes.
+    if (heldBack && !this.heldBackLogged) this.logger.warn(CLOCK_PAST_ENTRIES);
+    this.heldBackLogged ||= heldBack;
   }
 }

@@ -14,7 +14,14 @@ export function retentionCutoff(now: number, retentionDays: number): number {
   return dayOf(now - retentionDays * DAY_MS) * DAY_MS;
 }
 
+/** What a prune did; heldBack: the clock is further past the newest entry than retention, so the cutoff counted back from that entry. */
+export interface Pruned {
+  readonly deleted: number;
+  readonly heldBack: boolean;
+}
+
 export class RetentionPruner {
+  private readonly newestAt: () => number | null;
   private readonly deleteRows: (cutoff: number) => number;
   private readonly deleteDaysBefore: (cutoffDay: number) => void;
   private running: Promise<number> | null = null;
@@ -24,6 +31,8 @@ export class RetentionPruner {
     private readonly db: Db,
     onContextsDeleted: () => void,
   ) {
+    const newest = db.prepare('SELECT MAX(request_at) FROM analytics_requests').pluck();
+    this.newestAt = () => newest.get() as number | null;
     const rows = db.prepare('DELETE FROM analytics_requests WHERE id IN (SELECT id FROM analytics_requests WHERE request_at < ? ORDER BY request_at LIMIT ?)');
     const contexts = db.prepare('DELETE FROM analytics_contexts WHERE last_day < ?');
     const users = db.prepare('DELETE FROM analytics_user_days WHERE denied IN (0, 1) AND day < ?');
@@ -37,6 +46,19 @@ export class RetentionPruner {
       // The cutoff moves a day at a time: most runs delete no rollup, and then no location can have lost its last one.
       if (ips.run(cutoffDay).changes > 0) locations.run();
     };
+  }
+
+  /**
+   * Deletes what is past retention at `now`, counted back from the newest
+   * entry when the clock is further past it: a start with the clock far ahead
+   * (a bad RTC, NTP not yet synchronised) would otherwise delete every entry.
+   * An idle gateway keeps its last retention_days of entries until new ones
+   * are written.
+   */
+  async pruneAt(now: number, retentionDays: number): Promise<Pruned> {
+    const newest = this.newestAt();
+    const cutoff = retentionCutoff(newest === null ? now : Math.min(now, newest), retentionDays);
+    return { deleted: await this.prune(cutoff), heldBack: cutoff < retentionCutoff(now, retentionDays) };
   }
 
   /** Deletes everything before `cutoff`; resolves to the number of entries deleted. One run at a time. */

@@ -1,5 +1,6 @@
 // Messages between the main thread and the analytics writer thread.
 import type { EntryBatch } from './entry-batch.js';
+import type { Pruned } from './retention.js';
 
 export interface WriterData {
   readonly dataDir: string;
@@ -12,13 +13,13 @@ export interface WriterData {
 export const SETTLED = 0;
 export const STOPPED = 1;
 
-export type ToWriter = { type: 'write'; batch: EntryBatch } | { type: 'prune'; cutoff: number } | { type: 'stop' };
+export type ToWriter = { type: 'write'; batch: EntryBatch } | { type: 'prune'; now: number; retentionDays: number } | { type: 'stop' };
 
 export type FromWriter =
   | { type: 'ready' }
   /** A stored batch's typed arrays, moved back so the next batch reuses them instead of allocating. */
   | { type: 'written'; batch: EntryBatch }
   | { type: 'failed'; batch: EntryBatch; error: string }
-  | { type: 'pruned'; deleted: number }
+  | ({ type: 'pruned' } & Pruned)
   | { type: 'prune-failed'; error: string }
   | { type: 'geoip-unreadable'; problem: string };

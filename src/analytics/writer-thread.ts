@@ -7,6 +7,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../lib/worker-script.js';
 import { transferablesOf, type EntryBatch } from './entry-batch.js';
+import type { Pruned } from './retention.js';
 import { SETTLED, STOPPED, type FromWriter, type ToWriter, type WriterData } from './writer-protocol.js';
 
 /**
@@ -33,7 +34,7 @@ export interface WriterThreadEvents {
   onWritten(batch: EntryBatch): void;
   /** A batch the writer could not store, handed back for another try. */
   onFailed(batch: EntryBatch, error: string): void;
-  onPruned(deleted: number): void;
+  onPruned(pruned: Pruned): void;
   /** The thread died or could not start: the entries it held are lost; another is started in restartInMs. */
   onDied(error: unknown, lost: number, restartInMs: number): void;
   onPruneFailed(error: string): void;
@@ -104,8 +105,8 @@ export class WriterThread {
   }
 
   /** Only once readyToWrite(). */
-  prune(cutoff: number): void {
-    this.send({ type: 'prune', cutoff });
+  prune(now: number, retentionDays: number): void {
+    this.send({ type: 'prune', now, retentionDays });
   }
 
   /** Blocks until every posted batch is settled, at most timeoutMs; answers whether they all were. */
@@ -170,7 +171,7 @@ export class WriterThread {
       if (current) this.batchesPosted--;
       this.events.onFailed(message.batch, message.error);
     }
-    else if (message.type === 'pruned') this.events.onPruned(message.deleted);
+    else if (message.type === 'pruned') this.events.onPruned(message);
     else if (message.type === 'geoip-unreadable') this.events.onGeoIpUnreadable(message.problem);
     else this.events.onPruneFailed(message.error);
   }

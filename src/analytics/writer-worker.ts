@@ -22,7 +22,7 @@ const pruner = new RetentionPruner(db, () => writer.contextsDeleted());
 
 port.on('message', (message: ToWriter) => {
   if (message.type === 'write') write(message.batch);
-  else if (message.type === 'prune') prune(message.cutoff);
+  else if (message.type === 'prune') prune(message.now, message.retentionDays);
   else stop();
 });
 send({ type: 'ready' });
@@ -41,9 +41,9 @@ function write(batch: EntryBatch): void {
   port.postMessage(answer, transferablesOf(batch));
 }
 
-function prune(cutoff: number): void {
-  pruner.prune(cutoff).then(
-    (deleted) => send({ type: 'pruned', deleted }),
+function prune(now: number, retentionDays: number): void {
+  pruner.pruneAt(now, retentionDays).then(
+    (pruned) => send({ type: 'pruned', ...pruned }),
     (error: unknown) => send({ type: 'prune-failed', error: String(error) }),
   );
 }

@@ -53,6 +53,21 @@ describe('analytics retention', () => {
     expect(dimensions()).toEqual([[null, 'kept', 'too']]);
   });
 
+  it('counts back from the newest entry when the clock is further past it: a start with the clock 100 days ahead deletes nothing', async () => {
+    const db = tempStore();
+    const writer = new AnalyticsWriter(db);
+    const midnight = T0 - (T0 % DAY);
+    writer.writeEntries([entry({ request_id: 'old', request_at: midnight - 11 * DAY }), entry({ request_id: 'recent', request_at: T0 - DAY }), entry({ request_id: 'newest', request_at: T0 })]);
+    const pruner = new RetentionPruner(db, () => writer.contextsDeleted());
+
+    await expect(pruner.pruneAt(T0 + 100 * DAY, 10)).resolves.toEqual({ deleted: 1, heldBack: true });
+    expect(db.prepare('SELECT request_id FROM analytics_logs ORDER BY request_at').pluck().all()).toEqual(['recent', 'newest']);
+    // New entries (the clock put right, or traffic back after a long idle time) move the cutoff on again.
+    writer.writeEntries([entry({ request_id: 'later', request_at: T0 + 20 * DAY })]);
+    await expect(pruner.pruneAt(T0 + 20 * DAY, 10)).resolves.toEqual({ deleted: 2, heldBack: false });
+    await expect(new RetentionPruner(tempStore(), () => {}).pruneAt(T0, 10)).resolves.toEqual({ deleted: 0, heldBack: false });
+  });
+
   it('runs one pruning at a time and stops when the store closes', async () => {
     const db = tempStore();
     const writer = new AnalyticsWriter(db);
