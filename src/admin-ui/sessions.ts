@@ -51,10 +51,15 @@ export class SessionStore {
     return { adminId: row.admin_id, createdAt: row.created_at };
   }
 
-  /** Best effort: reading a page must not depend on a write a busy store refuses (the session then looks idle a little early). */
+  /**
+   * Best effort: reading a page must not depend on a write a busy store
+   * refuses (the session then looks idle a little early). Never moved back:
+   * a request while the clock was stepped back would end the session once
+   * the clock is right.
+   */
   private touch(idHash: string, now: number): void {
     try {
-      this.db.prepare('UPDATE admin_sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
+      this.db.prepare('UPDATE admin_sessions SET last_seen_at = MAX(last_seen_at, ?) WHERE id_hash = ?').run(now, idHash);
     } catch (error) {
       if (storeFailure(error) === null) throw error;
     }

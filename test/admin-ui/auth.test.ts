@@ -250,6 +250,17 @@ describe('session expiry', () => {
     clock.advance(1 * 60_000 + 1);
     expect((await client.get('/admin/apis')).statusCode).toBe(303);
   });
+
+  it('keeps a session that was used while the clock was stepped back (the request does not move its last use back)', async () => {
+    const clock = new ManualClock();
+    const { client, context } = await start({ admin: { session_idle_timeout_minutes: 30 } }, clock);
+    await createAdmin(context);
+    await client.signIn();
+    clock.advance(-24 * 3_600_000);
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+    clock.advance(24 * 3_600_000 + 60_000);
+    expect((await client.get('/admin/apis')).statusCode).toBe(200);
+  });
 });
 
 describe('a session that ended', () => {
