@@ -243,8 +243,9 @@ export class ResponseCache {
   }
 }
 
+/** Infinite (stale) when stored after what the clock now reads: stepped back an hour, it would keep a 5-second answer fresh for that hour. */
 function ageOf(response: StoredResponse, now: number): number {
-  return response.initialAge + Math.max(0, Math.floor((now - response.storedAt) / 1000));
+  return now < response.storedAt ? Infinity : response.initialAge + Math.floor((now - response.storedAt) / 1000);
 }
 
 function fresh(responses: readonly StoredResponse[], now: number): StoredResponse[] {

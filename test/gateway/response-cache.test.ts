@@ -38,6 +38,14 @@ describe('ResponseCache', () => {
     expect(cache.find('k', plainRequest)).toBeNull();
   });
 
+  it('takes a response stored after the clock now reads (the clock stepped back) as stale: its age is unknown', () => {
+    const clock = new ManualClock();
+    const cache = new ResponseCache(100_000, clock);
+    cache.store('k', response(clock, 10, { lifetimeSeconds: 5 }));
+    clock.advance(-3_600_000);
+    expect(cache.find('k', plainRequest)).toBeNull();
+  });
+
   it('gives a coded response to a client that takes gzip, or that the gateway unzips it for (not for HEAD), and matches Vary values', () => {
     const clock = new ManualClock();
     const cache = new ResponseCache(100_000, clock);
