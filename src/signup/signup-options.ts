@@ -26,12 +26,12 @@ export const KEY_PLACEHOLDER = '{{api_key}}';
 
 /**
  * options.send_welcome_email, verify_email or send_notify_email (nested or
- * as a form field): only true or "true" asks for it, as in API Umbrella;
- * undefined when not sent.
+ * as a form field): only true or "true" asks for it, as in API Umbrella
+ * (whose to_s of a list is never "true"); undefined when not sent.
  */
 export function requestedOption(body: unknown, name: 'send_welcome_email' | 'verify_email' | 'send_notify_email'): boolean | undefined {
   const value = requestOptions(body)[name];
-  return value === undefined || value === null ? undefined : String(value) === 'true';
+  return value === undefined || value === null ? undefined : value === true || value === 'true';
 }
 
 export function signupOptions(config: Config, base: string, body: unknown, outcome: { apiKey: string | null; emailedOnly: boolean }): SignupOptions {

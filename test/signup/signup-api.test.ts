@@ -222,6 +222,17 @@ describe('the options of API Umbrella\'s embeddable signup form', () => {
     });
   });
 
+  it('reads an option nested 10,000 lists deep as not asked for, where reading it overflowed the stack (500)', async () => {
+    // Sent as text: serialising it here would overflow this stack too.
+    const deep = `${'['.repeat(10_000)}"true"${']'.repeat(10_000)}`;
+    for (const name of ['send_welcome_email', 'verify_email', 'send_notify_email']) {
+      const user = JSON.stringify({ ...VALID_SIGNUP, email: `deep-${name}@example.com` });
+      const payload = `{"user":${user},"options":{"${name}":${deep}}}`;
+      const response = await running.app.inject({ method: 'POST', url: '/api-umbrella/v1/users', headers: { 'x-api-key': keyCreatorKey, 'content-type': 'application/json' }, payload });
+      expect(response.statusCode, name).toBe(201);
+    }
+  });
+
   it('answers contact_url and site_name when no options are sent, also to an admin; an example URL that is not http(s) is left out', async () => {
     const plain = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'no-options@example.com' } });
     expect(plain.json().options).toEqual({ contact_url: 'http://localhost:80/contact/', site_name: 'Parasol' });
@@ -235,6 +246,7 @@ describe('the options of API Umbrella\'s embeddable signup form', () => {
     [false, false],
     [1, false],
     ['1', false],
+    [['true'], false],
   ])('reads send_welcome_email %j as %j, as API Umbrella does', async (value, expected) => {
     const response = await post({ 'x-admin-auth-token': adminToken }, { user: { ...VALID_SIGNUP, email: 'welcome-option@example.com' }, options: { send_welcome_email: value } });
     expect(response.json().options.send_welcome_email).toBe(expected);
