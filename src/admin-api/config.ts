@@ -23,6 +23,8 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
     // All or nothing: a selection naming a backend out of the admin's reach publishes none.
     withJsonSuffix(publishers, 'POST', '/config/publish', async (request, reply) => {
       const access = accessOf(context, request);
+      const problem = selectionProblem(request.body, (id) => context.backends.get(id) !== null || publisher.current.apis.some((api) => api.id === id));
+      if (problem !== null) return reply.code(422).send({ errors: { 'config.apis': [problem] } });
       const ids = selectedApiIds(request.body);
       if (!mayPublishAll(publisher, access, ids)) return sendForbidden(reply, access);
       const version = publisher.publish(ids, request.admin!.email);
@@ -65,6 +67,21 @@ function pendingChangesJson(changes: PendingChanges) {
     ...(pending === null ? {} : { pending_yaml: configYaml(pending) }),
   });
   return Object.fromEntries(Object.entries(changes).map(([mode, items]) => [mode, items.map(changeJson)]));
+}
+
+/**
+ * What makes a publish's selection bad input rather than a choice: apis that
+ * are no {id: choice} object, or an id naming no API backend, draft or live
+ * (a script's typo answered 201 and left its change unpublished). No config
+ * at all, or nothing checked, stays the no-op API Umbrella answers 201.
+ */
+function selectionProblem(body: unknown, exists: (id: string) => boolean): string | null {
+  const config = isPlainObject(body) ? body.config : undefined;
+  const apis = isPlainObject(config) ? config.apis : undefined;
+  if (apis === undefined || apis === null) return null;
+  if (!isPlainObject(apis)) return 'must be an object of {"<id>":{"publish":"1"}}';
+  const unknown = selectedApiIds(body).filter((id) => !exists(id));
+  return unknown.length === 0 ? null : `names no API backend: ${unknown.join(', ')}`;
 }
 
 /** {"config":{"apis":{"<id>":{"publish":"1"}}}} → the ids whose publish flag is set. */

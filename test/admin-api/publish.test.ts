@@ -135,12 +135,12 @@ describe('pending changes and publish', () => {
     ]);
   });
 
-  it('answers the live config when nothing was published: an empty selection, an unknown id, before any publish', async () => {
+  it('answers the live config when nothing was published: an empty selection, no config at all (as API Umbrella), before any publish', async () => {
     expect((await publish()).body).toEqual({ config: { apis: [] }, config_version: null });
     const a = await create('alpha');
     await publish(a);
     await gw.adminApi('PUT', `/apis/${a}`, { api: { name: 'alpha draft' } });
-    for (const nothing of [await publish(), await publish('nope'), await gw.adminApi('POST', '/config/publish', {})]) {
+    for (const nothing of [await publish(), await gw.adminApi('POST', '/config/publish', {}), await gw.adminApi('POST', '/config/publish', { config: {} })]) {
       expect(nothing.status).toBe(201);
       expect(nothing.body.config_version).toBeNull();
       expect(nothing.body.config.apis.map((x: { id: string; name: string }) => [x.id, x.name])).toEqual([[a, 'alpha']]);
@@ -157,10 +157,22 @@ describe('pending changes and publish', () => {
     expect((await gw.adminApi('GET', '/config/versions')).body.versions).toHaveLength(1);
   });
 
-  it('ignores ids that are neither drafts nor published, and unchecked entries', async () => {
+  it('ignores unchecked entries', async () => {
     const a = await create('alpha');
-    await gw.adminApi('POST', '/config/publish', { config: { apis: { nope: { publish: '1' }, [a]: { publish: '0' } } } });
-    expect(gw.context.publisher.current.apis).toEqual([]);
+    const b = await create('beta');
+    await gw.adminApi('POST', '/config/publish', { config: { apis: { [a]: { publish: '0' }, [b]: { publish: '1' } } } });
+    expect(names(gw.context.publisher.current.apis)).toEqual(['beta']);
+  });
+
+  it('refuses, publishing nothing, a selection naming an id that is neither draft nor published, or apis that are no object of choices', async () => {
+    const a = await create('alpha');
+    const typo = await gw.adminApi('POST', '/config/publish', { config: { apis: { [a]: { publish: '1' }, 'no-such-id': { publish: '1' } } } });
+    expect(typo.status).toBe(422);
+    expect(typo.body).toEqual({ errors: { 'config.apis': ['names no API backend: no-such-id'] } });
+    const listed = await gw.adminApi('POST', '/config/publish', { config: { apis: [a] } });
+    expect(listed.status).toBe(422);
+    expect(listed.body.errors['config.apis']).toEqual(['must be an object of {"<id>":{"publish":"1"}}']);
+    expect(gw.context.publisher.current.version).toBeNull();
   });
 
   it('hands subscribers a new immutable config in one swap, leaving the old one intact for requests in flight', async () => {
