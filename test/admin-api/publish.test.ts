@@ -161,7 +161,7 @@ describe('pending changes and publish', () => {
     const a = await create('alpha');
     const b = await create('beta');
     await gw.adminApi('POST', '/config/publish', { config: { apis: { [a]: { publish: '0' }, [b]: { publish: '1' } } } });
-    expect(names(gw.context.publisher.current.apis)).toEqual(['beta']);
+    expect(gw.context.publisher.current.apis.map((api) => api.name)).toEqual(['beta']);
   });
 
   it('refuses, publishing nothing, a selection naming an id that is neither draft nor published, or apis that are no object of choices', async () => {
