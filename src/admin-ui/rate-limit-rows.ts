@@ -53,9 +53,17 @@ export function isBlankRow(row: RateLimitRow): boolean {
   return row.duration_value === '' && row.limit === '';
 }
 
-/** The API shape parseRateLimits() checks; a duration that is not a whole number stays invalid. */
+function unitOf(row: RateLimitRow) {
+  return DURATION_UNITS.find((candidate) => candidate.value === row.duration_unit);
+}
+
+/**
+ * The API shape parseRateLimits() checks; a duration that is not a whole
+ * number stays invalid. A row without a known unit (a tampered or stale form)
+ * is refused by rateLimitRowsInput and never saved: its amount goes as it is.
+ */
 export function rateLimitInput(row: RateLimitRow): Record<string, unknown> {
-  const unit = DURATION_UNITS.find((candidate) => candidate.value === row.duration_unit) ?? DURATION_UNITS[0];
+  const unit = unitOf(row) ?? DURATION_UNITS[0];
   const amount = toInteger(row.duration_value);
   return {
     id: row.id,
@@ -87,6 +95,10 @@ export function rateLimitRowsInput(mode: string, rows: readonly RateLimitRow[], 
   }
   const shown = rows.flatMap((row, index) => (row.response_headers ? [index] : []));
   for (const index of shown.slice(1)) errors[`${at}.rate_limits[${index}].response_headers`] = ['only one rate limit can show in the headers'];
+  // Read as milliseconds, "100 per hour" with its unit lost would be saved as 100 per millisecond.
+  rows.forEach((row, index) => {
+    if (unitOf(row) === undefined && !isBlankRow(row)) errors[`${at}.rate_limits[${index}].duration_unit`] = ['must be one of the units listed'];
+  });
   return rows.map(rateLimitInput);
 }
 

@@ -208,6 +208,14 @@ describe('API Backends', () => {
     expect(running.context.backends.list()).toHaveLength(0);
   });
 
+  it('refuses a rate limit row without a known unit (a tampered or stale form) rather than reading it as milliseconds', async () => {
+    const row = { 'settings[rate_limit_mode]': 'custom', 'settings[rate_limits][0][duration_value]': '1', 'settings[rate_limits][0][limit_by]': 'ip', 'settings[rate_limits][0][limit]': '100' };
+    const refused = await addBackend({ ...BASIC, ...row, 'settings[rate_limits][0][duration_unit]': 'weeks' });
+    expect(refused.statusCode).toBe(422);
+    expect(textOf(refused.body)).toContain('Global Request Settings › Rate Limit 1 › Duration Unit must be one of the units listed');
+    expect(running.context.backends.list()).toHaveLength(0);
+  });
+
   it('shows a URL rewrite that cannot be applied next to its field', async () => {
     const response = await addBackend({ ...BASIC, 'rewrites[0][matcher_type]': 'regex', 'rewrites[0][http_method]': 'any', 'rewrites[0][frontend_matcher]': '([a-z', 'rewrites[0][backend_replacement]': '/x' });
     expect(response.statusCode).toBe(422);

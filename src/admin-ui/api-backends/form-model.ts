@@ -350,6 +350,7 @@ const FIELD_LABELS: Record<string, string> = {
   rate_limit_mode: 'Rate Limit',
   rate_limits: 'Rate Limit',
   duration: 'Duration',
+  duration_unit: 'Duration Unit',
   limit: 'Limit',
   limit_by: 'Limit By',
   allowed_ips: 'Allowed IP Addresses',
