@@ -222,16 +222,17 @@ describe('API Users', () => {
   });
 
   it("refuses a rate limit row without a known unit (a tampered or stale form), keeping the stored limit: '100 per hour' was saved as 100 per millisecond", async () => {
-    const hourly = { duration: 3_600_000, limit_by: 'api_key' as const, limit: 100, response_headers: false };
+    const hourly = { id: 'hourly', duration: 3_600_000, limit_by: 'api_key' as const, limit: 100, response_headers: false };
     const { user } = addUser('units@example.com', { settings: { rate_limit_mode: 'custom', rate_limits: [hourly], allowed_ips: [], allowed_referers: [] } });
     await client.get(`/admin/api_users/${user.id}`);
     const row = { 'settings[rate_limit_mode]': 'custom', 'settings[rate_limits][0][duration_value]': '1', 'settings[rate_limits][0][limit_by]': 'api_key', 'settings[rate_limits][0][limit]': '100' };
-    for (const unit of [{}, { 'settings[rate_limits][0][duration_unit]': 'fortnights' }]) {
+    const units: Record<string, string>[] = [{}, { 'settings[rate_limits][0][duration_unit]': 'fortnights' }];
+    for (const unit of units) {
       const refused = await client.post(`/admin/api_users/${user.id}`, { email: 'units@example.com', first_name: 'Ada', last_name: 'Lovelace', enabled: '1', ...row, ...unit });
       expect(refused.statusCode).toBe(422);
       expect(textOf(refused.body)).toContain('must be one of the units listed');
     }
-    expect(running.context.users.get(user.id)!.settings.rate_limits).toMatchObject([hourly]);
+    expect(running.context.users.get(user.id)!.settings.rate_limits).toMatchObject([{ ...hourly, id: expect.any(String) }]);
   });
 
   it('records the signed-in admin (by id) as who created and last changed a user, and since when it is disabled', async () => {
