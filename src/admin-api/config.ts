@@ -23,10 +23,11 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
     // All or nothing: a selection naming a backend out of the admin's reach publishes none.
     withJsonSuffix(publishers, 'POST', '/config/publish', async (request, reply) => {
       const access = accessOf(context, request);
+      const ids = selectedApiIds(request.body);
+      // An admin of some scopes learns nothing of ids out of reach, whether or not they name a backend: 403 first.
+      if (!mayPublishAll(publisher, access, ids)) return sendForbidden(reply, access);
       const problem = selectionProblem(request.body, (id) => context.backends.get(id) !== null || publisher.current.apis.some((api) => api.id === id));
       if (problem !== null) return reply.code(422).send({ errors: { 'config.apis': [problem] } });
-      const ids = selectedApiIds(request.body);
-      if (!mayPublishAll(publisher, access, ids)) return sendForbidden(reply, access);
       const version = publisher.publish(ids, request.admin!.email);
       return reply.code(201).send({ config: liveConfigJson(publisher, access), config_version: version });
     });

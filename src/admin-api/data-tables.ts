@@ -21,6 +21,13 @@ export function paging(
   };
 }
 
+/** The search's parameters as a list may send them: DataTables adds search[regex]. */
+const SEARCH_FORMS = new Set(['search', 'search[value]', 'search[regex]']);
+
+function isSearchParameter(name: string): boolean {
+  return name === 'search' || name.startsWith('search[');
+}
+
 /** The search text: `search`, or `search[value]` as DataTables (and API Umbrella's admin) sends it. */
 export function searchText(query: Record<string, unknown>): string | undefined {
   const value = query.search ?? query['search[value]'];
@@ -73,6 +80,10 @@ export function parseDataTablesQuery<Column extends string>(
   const refuse = (field: string, field_label: string, message: string) => errors.push({ code: 'INVALID_INPUT', field, field_label, message });
   for (const field of ['length', 'start', 'draw']) {
     if (!isEmptyParameter(query[field]) && !isNumber(query[field])) refuse(field, field, 'is not a number');
+  }
+  // A search given twice or as a list is refused, not read as no search: a script acting on what its search found would act on every row.
+  for (const field of Object.keys(query).filter(isSearchParameter)) {
+    if (!SEARCH_FORMS.has(field) || typeof query[field] !== 'string') refuse('search', field, 'is not a string');
   }
 
   const { rows: columns, plain: plainColumns } = bracketedRows(query, 'columns');

@@ -178,6 +178,22 @@ describe('parameters API Umbrella refuses', () => {
     expect((await gw.adminApi('GET', '/users.json?length=&start=')).status).toBe(200);
   });
 
+  it('answers 422 for a search given twice or as a list, which was read as no search (every row), on every list', async () => {
+    for (const path of LISTS) {
+      for (const [query, label] of [
+        ['search=zzz&search=yyy', 'search'],
+        ['search%5B%5D=zzz', 'search[]'],
+        ['search%5Bvalue%5D=zzz&search%5Bvalue%5D=yyy', 'search[value]'],
+        ['search%5Bvalue%5D%5B%5D=zzz', 'search[value][]'],
+      ] as const) {
+        const answer = await gw.adminApi('GET', `${path}.json?${query}`);
+        expect({ path, query, status: answer.status, body: answer.body }).toEqual({ path, query, ...invalid('search', label, 'is not a string') });
+      }
+    }
+    // DataTables sends search[regex] beside the value.
+    expect((await gw.adminApi('GET', '/users.json?search%5Bvalue%5D=zzz&search%5Bregex%5D=false')).status).toBe(200);
+  });
+
   it('answers 422 for an order on a column that is not orderable, a column index not sent, or a direction other than asc and desc', async () => {
     for (const path of LISTS) {
       expect({ path, ...(await gw.adminApi('GET', `${path}?${orderQuery([['password_hash', 'asc']])}`)) }).toMatchObject({
