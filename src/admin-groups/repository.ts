@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin } from '../admins/repository.js';
 import type { FieldErrors, Parsed } from '../lib/validation-errors.js';
 import type { Db } from '../store/db.js';
+import { ifUnchanged } from '../store/if-unchanged.js';
 import { AdminAccess, type Grant } from './admin-access.js';
 import { isPermission, type AdminGroup, type AdminGroupInput, type ApiScope, type ApiScopeInput } from './model.js';
 
@@ -118,6 +119,16 @@ export class AdminGroupRepository {
       this.setScopes(id, input.api_scope_ids);
       return { ok: true, value: this.getGroup(id)! };
     }).immediate();
+  }
+
+  /** Runs `write` (a save of the scope: service.ts) only while the scope is as an edit form was filled (if-unchanged.ts). */
+  ifScopeUnchanged<T>(id: string, updatedAt: string, write: () => T): T | 'conflict' {
+    return ifUnchanged(this.db, 'api_scopes', id, updatedAt, write);
+  }
+
+  /** The same for an admin group, whose scopes change only with it (updateGroup). */
+  ifGroupUnchanged<T>(id: string, updatedAt: string, write: () => T): T | 'conflict' {
+    return ifUnchanged(this.db, 'admin_groups', id, updatedAt, write);
   }
 
   /** Its admins stay, without what the group granted them. */

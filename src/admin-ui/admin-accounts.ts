@@ -21,7 +21,7 @@ import { withLineFeeds } from '../lib/nested-form.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString, formStrings } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
-import { FormErrors } from './form-errors.js';
+import { differingFields, editConflictErrors, FormErrors, postedVersion } from './form-errors.js';
 import { searchedPage } from './list-page.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { renderForbiddenPage, requirePagePermission } from './page-access.js';
@@ -40,7 +40,17 @@ interface AdminForm {
 
 const LIST_PATH = '/admin/admins';
 const BACK = { backHref: LIST_PATH, backLabel: 'Back to Admin Accounts', section: 'admins' } as const;
-const LABELS: Record<string, string> = { email: 'Email', name: 'Name', notes: 'Notes', password: 'Password', password_confirmation: 'Password Confirmation', group_ids: 'Groups', groups: 'Groups', superuser: 'Superuser' };
+const LABELS: Record<string, string> = {
+  email: 'Email',
+  name: 'Name',
+  notes: 'Notes',
+  password: 'Password',
+  password_confirmation: 'Password Confirmation',
+  group_ids: 'Groups',
+  groups: 'Groups',
+  superuser: 'Superuser',
+  enabled: 'Enabled',
+};
 
 /** The invite boxes: "Send invite email" on Add Admin (ticked at first), "Resend invite email" on Edit Admin (never). */
 interface InviteChoice {
@@ -97,21 +107,26 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext, lin
     });
 
     managers.get<IdParams>('/admins/:id/edit', async (request, reply) =>
-      withTarget(request, reply, (target, policy) =>
-        renderForm(reply, policy, { form: { ...target, name: target.name ?? '', notes: target.notes ?? '', group_ids: adminGroups.groupIdsOf(target.id) }, target, invite: { checked: false } }),
-      ),
+      withTarget(request, reply, (target, policy) => renderForm(reply, policy, { form: formOf(target), target, version: target.updated_at, invite: { checked: false } })),
     );
 
     managers.post<IdParams>('/admins/:id', async (request, reply) =>
       withTarget(request, reply, async (target, policy) => {
         const form = formFromBody(request.body);
         const invite = { checked: formString(request.body, 'resend_invite_email') !== '' };
+        const posted = postedVersion(request.body);
+        // Shown again, the form keeps the version it was filled from (one from an older page, without it, takes the account's).
+        const version = posted ?? target.updated_at;
+        if (version !== target.updated_at) return renderConflict(reply, policy, form, target, invite);
         const errors = accountErrors(context, accountChanges(form), target);
-        if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target, errors, invite }, 422);
-        if (!mayBecomeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, errors: { base: [policy.refusal().refused] }, invite }, 403);
-        const saved = updateAccount(context, target.id, accountChanges(form));
+        if (Object.keys(errors).length > 0) return renderForm(reply, policy, { form, target, version, errors, invite }, 422);
+        if (!mayBecomeAccount(context, policy, target, form)) return renderForm(reply, policy, { form, target, version, errors: { base: [policy.refusal().refused] }, invite }, 403);
+        const update = () => updateAccount(context, target.id, accountChanges(form));
+        // The check with the write, its groups too: another process (the CLI) may have changed the account since it was read above.
+        const saved = posted === null ? update() : context.admins.ifUnchanged(target.id, posted, update);
+        if (saved === 'conflict') return renderConflict(reply, policy, form, context.admins.get(target.id), invite);
         if (saved === null) return notFound(reply);
-        if (!saved.ok) return renderForm(reply, policy, { form, target, errors: saved.errors, invite }, 422);
+        if (!saved.ok) return renderForm(reply, policy, { form, target, version, errors: saved.errors, invite }, 422);
         // As API Umbrella: only to an admin who has not signed in (nor been disabled) meanwhile; else the box asks for nothing.
         const invited = invite.checked && links.invite(saved.value, baseUrl(context.config, request));
         return redirectWithFlash(reply, LIST_PATH, 'success', `Saved the admin ${form.email}.${invited ? ` A new invite email is on its way to ${form.email}.` : ''}`);
@@ -143,7 +158,26 @@ export function adminAccountPages(app: FastifyInstance, context: AppContext, lin
     return then(target, policy);
   }
 
-  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: AdminForm; target: Admin | null; errors?: FieldErrors; invite: InviteChoice }, status = 200) {
+  /**
+   * A save refused because the account changed after the form was filled:
+   * the form again with what the admin typed, the account's current version
+   * (so that saving again keeps their values) and what now differs; 404 once
+   * deleted. (Accounts keep no record of who changed them.)
+   */
+  function renderConflict(reply: FastifyReply, policy: ManagePolicy, form: AdminForm, current: Admin | null, invite: InviteChoice) {
+    if (current === null) return notFound(reply);
+    const fields = differingFields(formOf(current), form).map((field) => LABELS[field] ?? field);
+    const errors = editConflictErrors({ record: 'admin', by: null, at: current.updated_at, fields }, reply.request.admin!.email);
+    return renderForm(reply, policy, { form, target: current, version: current.updated_at, errors, invite }, 409);
+  }
+
+  /** The account's fields as its edit form shows them. */
+  function formOf(target: Admin): AdminForm {
+    return { email: target.email, name: target.name ?? '', notes: target.notes ?? '', superuser: target.superuser, enabled: target.enabled, group_ids: adminGroups.groupIdsOf(target.id) };
+  }
+
+  /** `version`: the account's as the form was filled (record_version); none for a new one. */
+  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: AdminForm; target: Admin | null; version?: string; errors?: FieldErrors; invite: InviteChoice }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => LABELS[field] ?? field);
     const title = data.target === null ? 'Add Admin' : `Edit ${data.target.email}`;
     const choices = { groups: policy.manageableGroups(), maySetSuperuser: policy.superuser };

@@ -41,6 +41,7 @@ export function adminGroupPages(app: FastifyInstance, context: AppContext): void
       return 'Some of its API scopes lie outside those where you hold Admin Accounts - Manage: you may view it, not change it.';
     },
     save: (policy, form, id) => asFormErrors(saveAdminGroup(adminGroups, policy, form, id)),
+    ifUnchanged: (id, updatedAt, write) => adminGroups.ifGroupUnchanged(id, updatedAt, write),
     delete: (policy, id) => deleteAdminGroup(adminGroups, policy, id),
     listed: (policy) => adminGroups.listGroups().filter((group) => policy.readsGroup(group)),
     matches: adminGroupMatches,

@@ -26,6 +26,7 @@ export function apiScopePages(app: FastifyInstance, context: AppContext): void {
     readOnlyReason: (policy) =>
       policy.access.has('admin_manage') ? 'It lies outside the API scopes where you hold Admin Accounts - Manage: you may view it, not change it.' : 'You may view API scopes, not change them.',
     save: (policy, form, id) => saveApiScope(adminGroups, policy, form, id),
+    ifUnchanged: (id, updatedAt, write) => adminGroups.ifScopeUnchanged(id, updatedAt, write),
     delete: (policy, id) => deleteApiScope(adminGroups, policy, id),
     listed: (policy) => adminGroups.listScopes().filter((scope) => policy.readsScope(scope)),
     matches: apiScopeMatches,

@@ -6,7 +6,9 @@
 // shared admin/confirm-action. Admins holding admin_view (or admin_manage)
 // may also list and open, read-only, what lies within their scopes, as in
 // API Umbrella. Any other admin, or a record out of reach, gets the 403 page;
-// a refused save shows the form again with the reason. A resource may offer,
+// a refused save shows the form again with the reason, and a save after
+// another admin changed the record is refused, nothing saved, with what now
+// differs (form-errors.ts). A resource may offer,
 // as API Umbrella's admin does, to duplicate a record: the add form
 // (`new?duplicate_id=`) filled from it, saved as any new one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,12 +19,15 @@ import type { AppContext } from '../context.js';
 import type { FieldErrors } from '../lib/validation-errors.js';
 import { formString } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
-import { FormErrors } from './form-errors.js';
+import { differingFields, editConflictErrors, FormErrors, postedVersion } from './form-errors.js';
 import { searchedPage } from './list-page.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { renderForbiddenPage } from './page-access.js';
 
-export interface PageResource<F, T extends F & { readonly id: string; readonly name: string }> {
+/** A record the pages edit: its updated_at, which every write of it sets, is the version its edit form carries. */
+type Edited<F> = F & { readonly id: string; readonly name: string; readonly updated_at: string };
+
+export interface PageResource<F, T extends Edited<F>> {
   /** Under /admin/ and views/admin/, e.g. "api_scopes". */
   readonly path: string;
   /** The list's title, e.g. "API Scopes". */
@@ -42,6 +47,8 @@ export interface PageResource<F, T extends F & { readonly id: string; readonly n
   readOnlyReason(policy: ManagePolicy, record: T): string;
   /** Creates without `id`; null when there is nothing with that id. */
   save(policy: ManagePolicy, form: F, id?: string): Judged<T> | null;
+  /** Runs `write` only while the record is still at `updatedAt`, in one transaction with that check; 'conflict' (nothing written) when not. */
+  ifUnchanged<R>(id: string, updatedAt: string, write: () => R): R | 'conflict';
   /** value: whether there was such a record; errors when it may not go. */
   delete(policy: ManagePolicy, id: string): Judged<boolean>;
   /** What the list holds: what the admin reads, in the list's order. */
@@ -64,7 +71,7 @@ type IdParams = { Params: { id: string } };
 
 const SECTION = 'admins' as const;
 
-export function managedResourcePages<F, T extends F & { readonly id: string; readonly name: string }>(app: FastifyInstance, context: AppContext, resource: PageResource<F, T>): void {
+export function managedResourcePages<F extends object, T extends Edited<F>>(app: FastifyInstance, context: AppContext, resource: PageResource<F, T>): void {
   const listPath = `/admin/${resource.path}`;
   const back = { backHref: listPath, backLabel: `Back to ${resource.plural}`, section: SECTION } as const;
   const titled = resource.singular.replace(/\b[a-z]/g, (letter) => letter.toUpperCase());
@@ -88,7 +95,7 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
 
     readers.get<IdParams>(`/${resource.path}/:id/edit`, async (request, reply) => {
       const policy = policyOf(request);
-      return withTarget(reply, policy, request.params.id, (target) => renderForm(reply, policy, { form: target, target }), 'read');
+      return withTarget(reply, policy, request.params.id, (target) => renderForm(reply, policy, { form: target, target, version: target.updated_at }), 'read');
     });
   });
 
@@ -158,14 +165,34 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
 
   async function submit(reply: FastifyReply, policy: ManagePolicy, body: unknown, target: T | null) {
     const form = resource.formFromBody(body);
-    const saved = resource.save(policy, form, target?.id);
+    const posted = postedVersion(body);
+    // Shown again, the form keeps the version it was filled from (one from an older page, without it, takes the record's).
+    const version = posted ?? target?.updated_at;
+    if (target !== null && version !== target.updated_at) return renderConflict(reply, policy, form, target);
+    const save = () => resource.save(policy, form, target?.id);
+    // The check with the write: another process (the CLI) may have changed the record since it was read.
+    const saved = target === null || posted === null ? save() : resource.ifUnchanged(target.id, posted, save);
+    if (saved === 'conflict') return renderConflict(reply, policy, form, resource.get(target!.id));
     if (saved === null) return notFound(reply);
     // A refused duplicate still says what it was duplicated from (when the admin still reads that).
     const duplicated = target === null ? duplicateSource(policy, formString(body, 'duplicate_id')) : null;
-    const again = { form, target, ...(duplicated === null ? {} : { source: duplicated }) };
+    const again = { form, target, version, ...(duplicated === null ? {} : { source: duplicated }) };
     if (isRefusal(saved)) return renderForm(reply, policy, { ...again, errors: { base: [saved.refused] } }, 403);
     if (!saved.ok) return renderForm(reply, policy, { ...again, errors: saved.errors }, 422);
     return redirectWithFlash(reply, listPath, 'success', `${target === null ? 'Added' : 'Saved'} the ${resource.singular} “${saved.value.name}”.`);
+  }
+
+  /**
+   * A save refused because the record changed after the form was filled: the
+   * form again with what the admin typed, the record's current version (so
+   * that saving again keeps their values) and what now differs; 404 once
+   * deleted. (These records keep no record of who changed them.)
+   */
+  function renderConflict(reply: FastifyReply, policy: ManagePolicy, form: F, current: T | null) {
+    if (current === null) return notFound(reply);
+    const fields = differingFields(current, form).map((field) => resource.labels[field] ?? field);
+    const errors = editConflictErrors({ record: resource.singular, by: null, at: current.updated_at, fields }, reply.request.admin!.email);
+    return renderForm(reply, policy, { form, target: current, version: current.updated_at, errors }, 409);
   }
 
   /** The record a new one is duplicated from, when there is one and the admin reads it. */
@@ -179,9 +206,10 @@ export function managedResourcePages<F, T extends F & { readonly id: string; rea
    * The form; shown read-only, without its buttons, to an admin who reads the
    * record but does not manage it. `source`: the record a new one is
    * duplicated from ("Duplicated from …"). An existing record's page offers
-   * "Duplicate …" to admins who may add one.
+   * "Duplicate …" to admins who may add one. `version`: the record's as the
+   * form was filled (record_version); none for a new one.
    */
-  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: F; target: T | null; source?: T; errors?: FieldErrors }, status = 200) {
+  function renderForm(reply: FastifyReply, policy: ManagePolicy, data: { form: F; target: T | null; version?: string; source?: T; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(data.errors ?? {}, (field) => resource.labels[field] ?? field);
     const readOnly = data.target !== null && !resource.manages(policy, data.target) ? resource.readOnlyReason(policy, data.target) : null;
     const title = data.target === null ? `Add ${titled}` : readOnly === null ? `Edit ${data.target.name}` : data.target.name;

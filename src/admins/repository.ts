@@ -2,6 +2,7 @@
 // like an API key (HMAC + lookup prefix) and shown in clear only when issued.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
+import { ifUnchanged } from '../store/if-unchanged.js';
 import { digestToken, generateToken, lookupPrefix, tokenMatches } from '../lib/secret-token.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { trackSignIn } from './sign-ins.js';
@@ -228,6 +229,11 @@ export class AdminRepository {
       if (!next.enabled) this.db.prepare('DELETE FROM admin_sessions WHERE admin_id = ?').run(id);
       return this.get(id);
     }).immediate();
+  }
+
+  /** Runs `write` (a change of the account: updateAccount) only while the admin is as an edit form was filled (if-unchanged.ts). */
+  ifUnchanged<T>(id: string, updatedAt: string, write: () => T): T | 'conflict' {
+    return ifUnchanged(this.db, 'admins', id, updatedAt, write);
   }
 
   /** Whether the admin is the one enabled superuser: demoting, disabling or deleting them would leave none. */

@@ -2,6 +2,7 @@
 // until it is published.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
+import { ifUnchanged } from '../store/if-unchanged.js';
 import { MAX_SORT_ORDER, MIN_SORT_ORDER, SORT_ORDER_GAP, withCurrentSettings, type ApiBackend, type ApiBackendConfig } from './model.js';
 
 interface BackendRow {
@@ -127,6 +128,16 @@ export class ApiBackendRepository {
 
   transaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /**
+   * Runs `write` (a save: saveApiBackend) only while the backend is as an
+   * edit form was filled (if-unchanged.ts): a move of its own changes its
+   * updated_at; another's move pushing it aside changes only its place, no
+   * field of the form.
+   */
+  ifUnchanged<T>(id: string, updatedAt: string, write: () => T): T | 'conflict' {
+    return ifUnchanged(this.db, 'api_backends', id, updatedAt, write);
   }
 
   private setSortOrder(id: string, order: number, by: string | null): void {

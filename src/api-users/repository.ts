@@ -156,21 +156,35 @@ export class ApiUserRepository {
    * must not bring back a key that may have leaked. disabled_at is when it
    * was disabled, kept through later changes while it stays so.
    */
-  update(id: string, input: ApiUserInput, updatedBy: string | null): ApiUser | null {
-    const result = this.write((changeSeq) => {
-      if (!input.enabled) this.dropPreviousKey(id);
-      return this.db
-        .prepare(
-          `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
-             use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified,
-             throttle_by_ip = @throttle_by_ip, settings = @settings,
-             expires_at = @expires_at, registration_source = @registration_source,
-             disabled_at = CASE WHEN @enabled THEN NULL ELSE coalesce(disabled_at, @now) END,
-             updated_at = @now, updated_by = @updatedBy, change_seq = @changeSeq WHERE id = @id`,
-        )
-        .run({ id, ...toColumns(input), now: new Date().toISOString(), updatedBy, changeSeq });
-    });
+  update(id: string, input: ApiUserInput, updatedBy: string | null): ApiUser | null;
+  /**
+   * The same, only while the user is still at `expected.version` (versioned()),
+   * checked in the write's transaction so that no other write lands between:
+   * 'conflict', and nothing written, once another write came first (or the
+   * user is gone). The edit form's save, which must not undo that write.
+   */
+  update(id: string, input: ApiUserInput, updatedBy: string | null, expected: { version: number }): ApiUser | null | 'conflict';
+  update(id: string, input: ApiUserInput, updatedBy: string | null, expected?: { version: number }): ApiUser | null | 'conflict' {
+    const result = this.db.transaction(() => {
+      // Checked before the write takes a change number: a refused save changes nothing, not even that.
+      if (expected !== undefined && this.versionOf(id) !== expected.version) return 'conflict';
+      return this.write((changeSeq) => {
+        if (!input.enabled) this.dropPreviousKey(id);
+        return this.db
+          .prepare(
+            `UPDATE api_users SET email = @email, first_name = @first_name, last_name = @last_name, website = @website,
+               use_description = @use_description, roles = @roles, enabled = @enabled, email_verified = @email_verified,
+               throttle_by_ip = @throttle_by_ip, settings = @settings,
+               expires_at = @expires_at, registration_source = @registration_source,
+               disabled_at = CASE WHEN @enabled THEN NULL ELSE coalesce(disabled_at, @now) END,
+               updated_at = @now, updated_by = @updatedBy, change_seq = @changeSeq WHERE id = @id`,
+          )
+          .run({ id, ...toColumns(input), now: new Date().toISOString(), updatedBy, changeSeq });
+      });
+    }).immediate();
+    if (result === 'conflict') return result;
     if (result.changes === 0) return null;
+    // Told once committed, as every write here.
     return this.notify(id);
   }
 
@@ -233,6 +247,17 @@ export class ApiUserRepository {
   get(id: string): ApiUser | null {
     const row = this.row(id);
     return row === undefined ? null : toUser(row);
+  }
+
+  /**
+   * The user with its version, which an edit form carries: its change number,
+   * which every write of the user replaces (a change of enabled or roles
+   * through the admin API too), unlike updated_at, which two writes in one
+   * millisecond share.
+   */
+  versioned(id: string): { user: ApiUser; version: number } | null {
+    const row = this.row(id);
+    return row === undefined ? null : { user: toUser(row), version: row.change_seq };
   }
 
   /** Newest first, keys about to end ("expiring") soonest first, unless `order` asks for another. */
@@ -364,6 +389,10 @@ export class ApiUserRepository {
            previous_api_key_expires_at = NULL WHERE id = ?`,
       )
       .run(id);
+  }
+
+  private versionOf(id: string): number | undefined {
+    return this.db.prepare('SELECT change_seq FROM api_users WHERE id = ?').pluck().get(id) as number | undefined;
   }
 
   private row(id: string): ReadRow | undefined {

@@ -16,7 +16,7 @@ import type { ChangeMode } from '../../publish/pending-changes.js';
 import { redirectWithFlash } from '../flash.js';
 import { rolesInUseFor } from '../../admin-groups/role-policy.js';
 import { rolesInUseHint } from '../roles-hint.js';
-import { FormErrors } from '../form-errors.js';
+import { differingFields, editConflictErrors, FormErrors, postedVersion } from '../form-errors.js';
 import { decodeNestedForm, textOf } from '../../lib/nested-form.js';
 import { searchedPage } from '../list-page.js';
 import { renderAdminPage, renderErrorPage } from '../page.js';
@@ -74,7 +74,7 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
     managers.get<IdParams>('/apis/:id/edit', async (request, reply) => {
       const api = backendFor(request);
       if (typeof api === 'string') return refusedPage(reply, api);
-      return renderForm(reply, { form: formFromBackend(api), id: api.id });
+      return renderForm(reply, { form: formFromBackend(api), id: api.id, version: api.updated_at });
     });
 
     // API Umbrella's reordering (the admin API's move_after): of two backends on one host and prefix, the first gets the requests.
@@ -128,24 +128,45 @@ export function apiBackendPages(app: FastifyInstance, context: AppContext): void
   async function submit(reply: FastifyReply, body: unknown, edited: ApiBackend | null) {
     const id = edited?.id ?? null;
     const tree = decodeNestedForm(body);
+    const posted = postedVersion(body);
+    // Shown again, the form keeps the version it was filled from (one from an older page, without it, takes the backend's).
+    const version = posted ?? edited?.updated_at;
     const rowAction = rowActionOf(tree);
-    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id });
+    if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, formFromSubmission, BLANK_ROWS), id, version });
     const form = formFromSubmission(tree);
+    if (edited !== null && version !== edited.updated_at) return renderConflict(reply, form, edited);
     const { input, errors: formErrors } = backendInput(form, edited);
     if (hasErrors(formErrors)) {
       // Nothing is saved while a field the form reads itself (error data) is wrong; the rest is checked too, so every problem shows at once.
       const parsed = parseApiBackend(input);
-      return renderForm(reply, { form, id, errors: { ...formErrors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
+      return renderForm(reply, { form, id, version, errors: { ...formErrors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
     }
     const access = accessOf(context, reply.request);
-    const saved = saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access, live: context.publisher.current.apis, adminHosts: context.config.admin.hosts });
+    const save = () => saveApiBackend(backends, input, { id: id ?? undefined, by: reply.request.admin!.email, access, live: context.publisher.current.apis, adminHosts: context.config.admin.hosts });
+    // The check with the write: another process (the CLI) may have changed the backend since it was read.
+    const saved = id === null || posted === null ? save() : backends.ifUnchanged(id, posted, save);
+    if (saved === 'conflict') return renderConflict(reply, form, backends.get(id!));
     if (saved === null) return notFound(reply);
-    if (!saved.ok) return renderForm(reply, { form, id, errors: 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors }, 422);
+    if (!saved.ok) return renderForm(reply, { form, id, version, errors: 'refused' in saved ? refusalErrors(saved.refused, access) : saved.errors }, 422);
     const verb = id === null ? 'Added' : 'Saved';
     return redirectWithFlash(reply, '/admin/apis', 'success', `${verb} the API backend "${saved.value.name}". Publish the change to make it live.`);
   }
 
-  function renderForm(reply: FastifyReply, data: { form: ApiBackendForm; id: string | null; errors?: FieldErrors }, status = 200) {
+  /**
+   * A save refused because the backend changed after the form was filled:
+   * the form again with what the admin typed, the backend's current version
+   * (so that saving again keeps their values) and what now differs; 404 once
+   * deleted.
+   */
+  function renderConflict(reply: FastifyReply, form: ApiBackendForm, current: ApiBackend | null) {
+    if (current === null) return notFound(reply);
+    const fields = differingFields(formFromBackend(current), form).map(conflictLabel);
+    const errors = editConflictErrors({ record: 'API backend', by: current.updated_by, at: current.updated_at, fields }, reply.request.admin!.email);
+    return renderForm(reply, { form, id: current.id, version: current.updated_at, errors }, 409);
+  }
+
+  /** `version`: the backend's as the form was filled (record_version); none for a new one. */
+  function renderForm(reply: FastifyReply, data: { form: ApiBackendForm; id: string | null; version?: string; errors?: FieldErrors }, status = 200) {
     const errors = new FormErrors(readableMessages(besideTheirRows(data.errors ?? {})), backendFieldLabel);
     const title = data.id === null ? 'Add API Backend' : `Edit ${data.form.name || 'API Backend'}`;
     const position = data.id === null ? null : positionOf(data.id, accessOf(context, reply.request));
@@ -199,6 +220,19 @@ function shadowedPrefixes(drafts: readonly ApiBackend[], visible: (api: ApiBacke
     }
   }
   return shadowed;
+}
+
+/** The form's lists of rows, as its sections name them. */
+const ROW_LISTS: Readonly<Record<string, string>> = {
+  servers: 'Servers',
+  url_matches: 'Matching URL Prefixes',
+  sub_settings: 'Sub-URL Request Settings',
+  rewrites: 'URL Rewrites',
+};
+
+/** A field an edit conflict names: a list of rows by its section, the rest as errors name it ("Global Request Settings › Rate Limit"). */
+function conflictLabel(field: string): string {
+  return ROW_LISTS[field] ?? backendFieldLabel(field);
 }
 
 /** API Umbrella reports a backend without servers or URL prefixes under "base"; the form shows it beside those rows. */

@@ -17,7 +17,7 @@ import { redirectWithFlash } from '../flash.js';
 import { rolesInUseFor } from '../../admin-groups/role-policy.js';
 import { rolesInUseHint } from '../roles-hint.js';
 import { renderForbiddenPage, requirePagePermission } from '../page-access.js';
-import { FormErrors } from '../form-errors.js';
+import { differingFields, editConflictErrors, FormErrors, postedVersion } from '../form-errors.js';
 import { joinLines, splitLines } from '../line-list.js';
 import { decodeNestedForm, rowsOf, textareaOf, textOf, treeOf, type FormTree } from '../../lib/nested-form.js';
 import { listPage, requestedPage } from '../list-page.js';
@@ -54,7 +54,13 @@ const LABELS: Record<string, string> = {
   last_name: 'Last Name',
   website: 'Website',
   use_description: 'Purpose',
+  roles: 'Roles',
+  enabled: 'Enabled',
+  email_verified: 'Email verified',
   expires_at: 'Key Expires At',
+  throttle_by_ip: 'Throttle by IP',
+  'settings.rate_limit_mode': 'Rate Limit',
+  'settings.rate_limits': 'Rate Limits',
   'settings.allowed_ips': 'Restrict Access to IPs',
   'settings.allowed_referers': 'Restrict Access to HTTP Referers',
 };
@@ -110,8 +116,8 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     });
 
     viewers.get<IdParams>('/api_users/:id', async (request, reply) => {
-      const user = users.get(request.params.id);
-      return user === null ? notFound(reply) : renderForm(reply, { form: formFromUser(user), user });
+      const found = users.versioned(request.params.id);
+      return found === null ? notFound(reply) : renderForm(reply, { form: formFromUser(found.user), user: found.user, version: String(found.version) });
     });
   });
 
@@ -137,21 +143,30 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     });
 
     managers.post<IdParams>('/api_users/:id', async (request, reply) => {
-      const user = users.get(request.params.id);
-      if (user === null) return notFound(reply);
+      const found = users.versioned(request.params.id);
+      if (found === null) return notFound(reply);
+      const { user } = found;
       const held = userRefusal(context, request, user, null);
       if (held !== null) return renderForbiddenPage(context, reply, BACK, held);
       const tree = decodeNestedForm(request.body);
       const read = (fields: FormTree) => formFromSubmission(fields, user);
+      const posted = postedVersion(request.body);
+      // Shown again, the form keeps the version it was filled from (one from an older page, without it, takes the user's).
+      const version = posted ?? String(found.version);
       const rowAction = rowActionOf(tree);
-      if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user });
+      if (rowAction !== null) return renderForm(reply, { form: formAfterRowAction(tree, rowAction, read, BLANKS), user, version });
       const form = read(tree);
+      if (version !== String(found.version)) return renderConflict(reply, form, found);
       const { input, errors } = userInput(form, user);
       const parsed = parseApiUser(input, user);
-      if (!parsed.ok || hasErrors(errors)) return renderForm(reply, { form, user, errors: { ...errors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
+      if (!parsed.ok || hasErrors(errors)) return renderForm(reply, { form, user, version, errors: { ...errors, ...(parsed.ok ? {} : parsed.errors) } }, 422);
       const refusal = userRefusal(context, request, user, parsed.value.roles);
-      if (refusal !== null) return renderForm(reply, { form, user, errors: { roles: [refusal] } }, 403);
-      users.update(user.id, parsed.value, request.admin!.id);
+      if (refusal !== null) return renderForm(reply, { form, user, version, errors: { roles: [refusal] } }, 403);
+      const by = request.admin!.id;
+      const saved = posted === null ? users.update(user.id, parsed.value, by) : users.update(user.id, parsed.value, by, { version: found.version });
+      // Changed since it was read above (by another process: the CLI), checked with the write.
+      if (saved === 'conflict') return renderConflict(reply, form, users.versioned(user.id));
+      if (saved === null) return notFound(reply);
       return redirectWithFlash(reply, `/admin/api_users/${user.id}`, 'success', `Saved the API user ${user.email}.`);
     });
 
@@ -194,9 +209,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     });
   });
 
-  function renderForm(reply: FastifyReply, data: { form: ApiUserForm; user: ApiUser | null; errors?: FieldErrors }, status = 200) {
+  /** `version`: the user's as the form was filled (record_version); none for a new user. */
+  function renderForm(reply: FastifyReply, data: { form: ApiUserForm; user: ApiUser | null; version?: string; errors?: FieldErrors }, status = 200) {
     const messages = Object.fromEntries(Object.entries(data.errors ?? {}).map(([field, list]) => [field, list.map((message) => formMessage(field, message))]));
-    const errors = new FormErrors(messages, (field) => LABELS[field] ?? field.replace(/^settings\./, '').replace(/_/g, ' '));
+    const errors = new FormErrors(messages, labelOf);
     const title = data.user === null ? 'Add API User' : data.user.email;
     const now = context.clock.now();
     // Admins who may view users and not manage them see the page without its forms' buttons.
@@ -208,6 +224,19 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     const prompts = data.user === null ? null : { regenerateKey: confirmPrompt(regenerateKeyQuestion(data.user, GRACE_CHOSEN_BESIDE)), endPreviousKey: confirmPrompt(endPreviousKeyQuestion(data.user)) };
     const view = { title, section: 'api_users' as const, ...data, errors, units: DURATION_UNITS, now, graceChoices: GRACE_CHOICES, previousKeyUntil: previousKeyUntil(data.user, now), readOnly, outOfReach, sendsMail: signups.sendsMail, rolesHint, prompts };
     return renderAdminPage(context, reply, 'admin/api_users/form', view, status);
+  }
+
+  /**
+   * A save refused because the user changed after the form was filled: the
+   * form again with what the admin typed, the user's current version (so that
+   * saving again keeps their values) and what now differs; 404 once deleted.
+   */
+  function renderConflict(reply: FastifyReply, form: ApiUserForm, current: { user: ApiUser; version: number } | null) {
+    if (current === null) return notFound(reply);
+    const { user } = current;
+    const fields = differingFields(formFromUser(user), form).map(labelOf);
+    const errors = editConflictErrors({ record: 'API user', by: user.updater.username, at: user.updated_at, fields }, reply.request.admin!.email);
+    return renderForm(reply, { form, user, version: String(current.version), errors }, 409);
   }
 
   /** The clear key is in this one response and nowhere else: no redirect, no cookie, no log. */
@@ -225,6 +254,10 @@ export function apiUserPages(app: FastifyInstance, context: AppContext, signups:
     const message = 'Only superusers can delete API users; you can disable one instead. Ask a superuser to delete it for you.';
     return renderErrorPage(context, reply, 403, { title: 'Superusers only', message, ...BACK });
   }
+}
+
+function labelOf(field: string): string {
+  return LABELS[field] ?? field.replace(/^settings\./, '').replace(/_/g, ' ');
 }
 
 /** What the dialog, asked before the form is posted, says of the grace the admin chose in it. */
