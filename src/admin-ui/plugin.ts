@@ -31,9 +31,10 @@ export const adminUiRoutes = (signups: Signups, passwordLinks: PasswordLinks): P
   await app.register(
     async (admin) => {
       admin.setErrorHandler(errorPage(context));
-      // Every state-changing form carries the token; GET pages never change anything.
+      // Every state-changing form carries the token; GET pages never change anything, and no admin page takes
+      // another method (a PUT or DELETE reaches the 404 below, not "This form has expired").
       admin.addHook('preHandler', (request, reply, done) => {
-        if (request.method === 'GET' || request.method === 'HEAD') return done();
+        if (request.method !== 'POST') return done();
         admin.csrfProtection(request, reply, done);
       });
       authPages(admin, context, passwordLinks);

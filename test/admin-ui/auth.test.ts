@@ -460,6 +460,17 @@ describe('CSRF', () => {
     expect((await client.post('/admin/logout', { _csrf: other.csrfToken })).statusCode).toBe(403);
     expect((await client.post('/admin/login', { _csrf: '', email: 'ops@example.com', password: PASSWORD })).statusCode).toBe(403);
   });
+
+  it('answers a method no admin page takes with the 404 page, not "This form has expired"', async () => {
+    const { app, client, context } = await start();
+    await createAdmin(context);
+    await client.signIn();
+    for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
+      const response = await app.inject({ method, url: '/admin/apis', headers: { cookie: client.cookieHeader() } });
+      expect([method, response.statusCode]).toEqual([method, 404]);
+      expect(textOf(response.body)).toContain('There is no admin page at this address.');
+    }
+  });
 });
 
 describe('security headers', () => {

@@ -70,7 +70,7 @@ export class AdminClient {
     return this.post('/admin/login', { email, password });
   }
 
-  private cookieHeader(): string {
+  cookieHeader(): string {
     // Encoded again as the server set them: a decoded "; " (in a flash message, say) would split the header.
     return [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
   }
