@@ -6,6 +6,7 @@ import { secretKeyFile } from '../config/secret-key.js';
 import { createContext, createLogger, type AppContext } from '../context.js';
 import { KEY_CREATOR_ROLE } from '../api-users/model.js';
 import { isEmailAddress } from '../lib/email-address.js';
+import { emailProblem } from '../admins/accounts.js';
 import { serveUntilSignalled } from '../serve.js';
 import { BackupError, backupStore } from '../store/backup.js';
 import { storePath } from '../store/db.js';
@@ -239,8 +240,11 @@ function restore(loaded: LoadedConfig, { from }: { from: string }): number {
 }
 
 /** An account made here gets an address the web forms would have taken; a typo is caught before anything is stored. */
+/** As the admin API checks it (255 characters at most, for admins and API users alike): a record the CLI makes can be saved back through the API. */
 function checkNewEmail(email: string): void {
   if (!isEmailAddress(email)) throw new UsageError(`--email: ${JSON.stringify(email)} is not a valid email address`);
+  const problem = emailProblem(email);
+  if (problem !== null) throw new UsageError(`--email ${problem}`);
 }
 
 function checkPassword(loaded: LoadedConfig, password: string): void {
