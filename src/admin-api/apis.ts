@@ -9,6 +9,7 @@ import { backendMatches } from '../api-backends/backend-search.js';
 import { asUpdateBase, type ApiBackend } from '../api-backends/model.js';
 import { moveApiBackend, saveApiBackend } from '../api-backends/service.js';
 import type { AppContext } from '../context.js';
+import { isBlank } from '../lib/validation-errors.js';
 import { apiBackendJson } from './api-backend-json.js';
 import { backendChanges } from './settings-merge.js';
 import { notFound, overExisting, stripJson, unwrap, updateRoute, withJsonSuffix } from './routes.js';
@@ -80,7 +81,10 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
     // API Umbrella's reordering: after the backend `move_after_id` names, or first when it is null or absent (204).
     withJsonSuffix<IdParams>(managers, 'PUT', '/apis/:id/move_after', async (request, reply) => {
       const access = accessOf(context, request);
-      const moved = moveApiBackend(backends, request.params.id, moveAfterIdOf(request.body), { by: request.admin!.email, access });
+      const afterId = moveAfterIdOf(request.body);
+      // Read as absent, an object or a list sent by mistake would move the backend first. Judged before the backends: it tells nothing of them.
+      if (afterId === undefined) return reply.code(422).send({ errors: { move_after_id: ['must be the id of an API backend, or null'] } });
+      const moved = moveApiBackend(backends, request.params.id, afterId, { by: request.admin!.email, access });
       if (moved === 'not_found') return notFound(reply);
       if (moved === 'not_theirs') return sendForbidden(reply, access);
       if (moved === 'after_not_found') return reply.code(422).send({ errors: { move_after_id: ['does not name an API backend'] } });
@@ -89,11 +93,12 @@ export function apiBackendRoutes(app: FastifyInstance, context: AppContext): voi
   });
 }
 
-/** `move_after_id` from JSON or form fields; null when absent or blank (API Umbrella then moves the backend first). */
-function moveAfterIdOf(body: unknown): string | null {
+/** `move_after_id` from JSON or form fields; null when absent or blank (API Umbrella then moves the backend first); undefined when it is no id (an object, a list, a boolean). */
+function moveAfterIdOf(body: unknown): string | null | undefined {
   const raw = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).move_after_id : undefined;
   if (typeof raw === 'number') return String(raw);
-  return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : null;
+  if (isBlank(raw)) return null;
+  return typeof raw === 'string' ? raw.trim() : undefined;
 }
 
 /** A refused role is named, so the admin knows which to leave as it was. */

@@ -6,7 +6,7 @@ import { isAddressOrRange } from '../lib/address-ranges.js';
 import { isHeaderValue } from '../lib/header-value.js';
 import { parseInstant } from '../lib/iso-instant.js';
 import { pcreOnlySyntax } from '../lib/pcre-syntax.js';
-import { blankToNull, ErrorCollector, isBlank, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import { blankToNull, booleanField, ErrorCollector, isBlank, isPlainObject, NOT_TEXT, requiredText, stringListField, textField, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
 import {
   ANONYMOUS_RATE_LIMIT_BEHAVIORS,
   API_KEY_VERIFICATION_LEVELS,
@@ -85,8 +85,7 @@ export function isWildcardHost(frontendHost: string): boolean {
 export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
   const errors = new ErrorCollector();
   const input = isPlainObject(raw) ? raw : {};
-  const name = blankToNull(input.name);
-  if (name === null) errors.add('name', BLANK);
+  const name = requiredText(input.name, 'name', errors, BLANK);
 
   const frontendHost = hostOf(input.frontend_host).toLowerCase();
   if (frontendHost === '') errors.add('frontend_host', BLANK);
@@ -138,8 +137,9 @@ export function parseSortOrder(raw: unknown): Parsed<number | null> {
   return { ok: false, errors: { sort_order: [`must be a whole number from ${MIN_SORT_ORDER} to ${MAX_SORT_ORDER}`] } };
 }
 
+/** One of `allowed`, `fallback` when blank; another type (a number, a list) is refused, not read as blank. */
 function oneOf<T extends string>(raw: unknown, allowed: readonly T[], fallback: T, field: string, errors: ErrorCollector): T {
-  const value = blankToNull(raw);
+  const value = textField(raw, field, errors, NOT_IN_LIST);
   if (value === null) return fallback;
   if (!allowed.includes(value as T)) errors.add(field, NOT_IN_LIST);
   return value as T;
@@ -292,10 +292,10 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     return EMPTY_SETTINGS;
   }
   const rateLimits = parseRateLimitSettings(raw, at, errors);
-  const appendQuery = blankToNull(raw.append_query_string)?.replace(/^[?&]+/, '') ?? null;
+  const appendQuery = textField(raw.append_query_string, `${at}.append_query_string`, errors)?.replace(/^[?&]+/, '') ?? null;
   // Saved as it is, it would go into every upstream request line, which then could not be sent.
   if (appendQuery !== null && !QUERY_STRING.test(appendQuery)) errors.add(`${at}.append_query_string`, 'must be a query string such as a=1&b=2: printable ASCII, without spaces or #');
-  const basicAuth = blankToNull(raw.http_basic_auth);
+  const basicAuth = textField(raw.http_basic_auth, `${at}.http_basic_auth`, errors);
   if (basicAuth !== null && CONTROL_CHARACTER.test(basicAuth)) errors.add(`${at}.http_basic_auth`, 'must not contain control characters');
   return {
     append_query_string: appendQuery,
@@ -305,24 +305,30 @@ export function parseSettings(raw: unknown, at: string, errors: ErrorCollector):
     http_basic_auth: basicAuth,
     require_https: parseRequireHttps(raw.require_https, `${at}.require_https`, errors),
     require_https_transition_start_at: parseInstantField(raw.require_https_transition_start_at, `${at}.require_https_transition_start_at`, errors),
-    disable_api_key: toBoolean(raw.disable_api_key),
-    pass_api_key_header: toBoolean(raw.pass_api_key_header),
-    pass_api_key_query_param: toBoolean(raw.pass_api_key_query_param),
-    required_roles: stringList(raw.required_roles ?? raw.required_roles_string),
-    required_roles_override: toBoolean(raw.required_roles_override) ?? false,
+    disable_api_key: booleanField(raw.disable_api_key, `${at}.disable_api_key`, errors),
+    pass_api_key_header: booleanField(raw.pass_api_key_header, `${at}.pass_api_key_header`, errors),
+    pass_api_key_query_param: booleanField(raw.pass_api_key_query_param, `${at}.pass_api_key_query_param`, errors),
+    required_roles: requiredRoles(raw, at, errors),
+    required_roles_override: booleanField(raw.required_roles_override, `${at}.required_roles_override`, errors) ?? false,
     allowed_ips: parseAllowedIps(raw.allowed_ips, `${at}.allowed_ips`, errors),
-    allowed_referers: stringList(raw.allowed_referers),
+    allowed_referers: stringListField(raw.allowed_referers, `${at}.allowed_referers`, errors),
     rate_limit_mode: rateLimits.rate_limit_mode,
     rate_limits: rateLimits.rate_limits,
-    rate_limit_bucket_name: blankToNull(raw.rate_limit_bucket_name),
+    rate_limit_bucket_name: textField(raw.rate_limit_bucket_name, `${at}.rate_limit_bucket_name`, errors),
     anonymous_rate_limit_behavior: oneOrNull(raw.anonymous_rate_limit_behavior, ANONYMOUS_RATE_LIMIT_BEHAVIORS, `${at}.anonymous_rate_limit_behavior`, errors),
     authenticated_rate_limit_behavior: oneOrNull(raw.authenticated_rate_limit_behavior, AUTHENTICATED_RATE_LIMIT_BEHAVIORS, `${at}.authenticated_rate_limit_behavior`, errors),
     error_templates: parseErrorTemplates(raw.error_templates, `${at}.error_templates`, errors),
     error_data: parseErrorData(raw, at, errors),
-    disable_analytics: toBoolean(raw.disable_analytics),
+    disable_analytics: booleanField(raw.disable_analytics, `${at}.disable_analytics`, errors),
     api_key_verification_level: oneOrNull(raw.api_key_verification_level, API_KEY_VERIFICATION_LEVELS, `${at}.api_key_verification_level`, errors),
     api_key_verification_transition_start_at: parseInstantField(raw.api_key_verification_transition_start_at, `${at}.api_key_verification_transition_start_at`, errors),
   };
+}
+
+/** required_roles, or API Umbrella's required_roles_string when it is not sent. */
+function requiredRoles(raw: Record<string, unknown>, at: string, errors: ErrorCollector): string[] {
+  const field = raw.required_roles === undefined || raw.required_roles === null ? 'required_roles_string' : 'required_roles';
+  return stringListField(raw[field], `${at}.${field}`, errors);
 }
 
 /**
@@ -396,8 +402,9 @@ function parseHeaderSetting(
   options: HeaderOptions = {},
 ): Embedded<HeaderSetting>[] {
   const text = raw[`${field}_string`];
-  if (typeof text !== 'string') return parseHeaders(raw[field], at, errors, options);
-  return withListedIds(parseHeaders(text, at, errors, options), raw[field]);
+  if (typeof text === 'string') return withListedIds(parseHeaders(text, at, errors, options), raw[field]);
+  if (text !== undefined && text !== null) errors.add(`${at}_string`, NOT_TEXT);
+  return parseHeaders(raw[field], at, errors, options);
 }
 
 /** Each header takes the id of the first unused one of `listed` with the same name and value. */
@@ -418,7 +425,7 @@ interface HeaderOptions {
   readonly response?: boolean;
 }
 
-/** Headers as [{key, value}] or as "Key: value" lines, the admin form's textarea. */
+/** Headers as [{key, value}] (or its form rows) or as "Key: value" lines, the admin form's textarea. */
 export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, { templates = false, response = false }: HeaderOptions = {}): Embedded<HeaderSetting>[] {
   if (raw === undefined || raw === null || raw === '') return [];
   const entries: unknown[] =
@@ -427,7 +434,7 @@ export function parseHeaders(raw: unknown, at: string, errors: ErrorCollector, {
           const colon = line.indexOf(':');
           return colon < 0 ? { key: line } : { key: line.slice(0, colon), value: line.slice(colon + 1) };
         })
-      : Array.isArray(raw) ? raw : [];
+      : listOf(raw, at, errors);
   const headers: Embedded<HeaderSetting>[] = [];
   entries.forEach((item, index) => {
     const entry = isPlainObject(item) ? item : {};
@@ -456,7 +463,7 @@ export function stringList(raw: unknown): string[] {
 
 /** Backends' and users' allowed_ips: each entry an address or a CIDR range, so the proxy never meets one it cannot evaluate. */
 export function parseAllowedIps(raw: unknown, field: string, errors: ErrorCollector): string[] {
-  const entries = stringList(raw);
+  const entries = stringListField(raw, field, errors);
   for (const entry of entries) {
     if (!isAddressOrRange(entry)) errors.add(field, `contains "${entry}", which is not an IP address or CIDR range (such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32)`);
   }
@@ -504,7 +511,10 @@ function parseErrorData(raw: Record<string, unknown>, at: string, errors: ErrorC
 /** Each code's YAML read; an empty one sets nothing. */
 function fromYamlStrings(raw: unknown, field: string, errors: ErrorCollector): Record<string, unknown> {
   const data: Record<string, unknown> = {};
-  if (!isPlainObject(raw)) return data;
+  if (!isPlainObject(raw)) {
+    errors.add(field, NOT_A_HASH);
+    return data;
+  }
   for (const [code, text] of Object.entries(raw)) {
     if (typeof text !== 'string') {
       errors.add(`${field}.${code}`, 'unexpected type (must be a string)');

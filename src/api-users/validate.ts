@@ -1,10 +1,10 @@
 // API user input with API Umbrella's signup messages; the admin API, the
 // signup form and the JSON signup API share it.
-import { parseAllowedIps, parseInstantField, stringList } from '../api-backends/validate.js';
+import { parseAllowedIps, parseInstantField } from '../api-backends/validate.js';
 import { parseRateLimitSettings } from '../api-backends/rate-limits.js';
 import { isEmailAddress } from '../lib/email-address.js';
 import { DAY_MS } from '../lib/iso-instant.js';
-import { blankToNull, ErrorCollector, isPlainObject, toBoolean, type Parsed } from '../lib/validation-errors.js';
+import { ErrorCollector, isPlainObject, stringListField, textField, toBoolean, type Parsed } from '../lib/validation-errors.js';
 import { distinctIds } from '../lib/record-ids.js';
 import { DEFAULT_USER_SETTINGS, type ApiUser, type ApiUserInput, type StoredUserSettings } from './model.js';
 
@@ -30,23 +30,25 @@ export const USER_MESSAGES = {
 export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserInput> {
   const input = isPlainObject(raw) ? raw : {};
   const has = (key: string): boolean => existing === undefined || key in input;
-  const text = (key: keyof ApiUser): string | null => (has(key) ? blankToNull(input[key]) : (existing![key] as string | null));
   const errors = new ErrorCollector();
+  const text = (key: keyof ApiUser): string | null => (has(key) ? textField(input[key], key, errors) : (existing![key] as string | null));
 
   const firstName = text('first_name');
   const lastName = text('last_name');
   const email = text('email');
   const website = text('website');
   const useDescription = text('use_description');
+  const registrationSource = text('registration_source');
   checkName(firstName, 'first_name', USER_MESSAGES.firstNameBlank, errors);
   checkName(lastName, 'last_name', USER_MESSAGES.lastNameBlank, errors);
-  if (email === null) errors.add('email', USER_MESSAGES.emailBlank);
+  if (email === null) addBlank('email', USER_MESSAGES.emailBlank, errors);
   else if (email.length > EMAIL_MAX) errors.add('email', USER_MESSAGES.tooLong(EMAIL_MAX));
   else if (!isEmailAddress(email)) errors.add('email', USER_MESSAGES.emailInvalid);
   if (website !== null && website.length > WEBSITE_MAX) errors.add('website', USER_MESSAGES.tooLong(WEBSITE_MAX));
   else if (website !== null && !WEBSITE.test(website)) errors.add('website', USER_MESSAGES.website);
   if (useDescription !== null && useDescription.length > DESCRIPTION_MAX) errors.add('use_description', USER_MESSAGES.tooLong(DESCRIPTION_MAX));
 
+  const roles = has('roles') ? stringListField(input.roles, 'roles', errors) : existing!.roles;
   const settings = has('settings') ? parseUserSettings(input.settings, errors) : existing!.settings;
   const emailVerified = 'email_verified' in input ? toBoolean(input.email_verified) : (existing?.email_verified ?? true);
   // It decides which keys backends with api_key_verification_level take: a value that says neither is refused, not guessed.
@@ -66,14 +68,14 @@ export function parseApiUser(raw: unknown, existing?: ApiUser): Parsed<ApiUserIn
       last_name: lastName,
       website,
       use_description: useDescription,
-      roles: has('roles') ? stringList(input.roles) : existing!.roles,
+      roles,
       enabled: enabled!,
       // A user an operator makes counts as verified, as in API Umbrella; signups decide for themselves (signups.ts).
       email_verified: emailVerified!,
       throttle_by_ip: throttleByIp!,
       settings,
       expires_at: expiresAt,
-      registration_source: text('registration_source'),
+      registration_source: registrationSource,
     },
   };
 }
@@ -97,9 +99,14 @@ export function parsePreviousKeyEnd(body: unknown, now: number): Parsed<string |
 }
 
 function checkName(value: string | null, field: string, blankMessage: string, errors: ErrorCollector): void {
-  if (value === null) errors.add(field, blankMessage);
+  if (value === null) addBlank(field, blankMessage, errors);
   else if (value.length > NAME_MAX) errors.add(field, USER_MESSAGES.tooLong(NAME_MAX));
   else if (looksLikeLinkOrMarkup(value)) errors.add(field, USER_MESSAGES.invalid);
+}
+
+/** A field found empty, unless it was sent with another type: that is refused as such ("must be text"), not as left out. */
+function addBlank(field: string, message: string, errors: ErrorCollector): void {
+  if (!errors.has(field)) errors.add(field, message);
 }
 
 /** API Umbrella's rule for names: nothing a mail client or page would show as a link or markup, no line breaks. */
@@ -119,6 +126,6 @@ function parseUserSettings(raw: unknown, errors: ErrorCollector): StoredUserSett
     // A user's only embedded records: their ids are unique among them.
     rate_limits: rateLimits.rate_limits.map(distinctIds()),
     allowed_ips: parseAllowedIps(raw.allowed_ips, 'settings.allowed_ips', errors),
-    allowed_referers: stringList(raw.allowed_referers),
+    allowed_referers: stringListField(raw.allowed_referers, 'settings.allowed_referers', errors),
   };
 }

@@ -8,6 +8,10 @@ export class ErrorCollector {
     (this.errors[field] ??= []).push(message);
   }
 
+  has(field: string): boolean {
+    return Object.hasOwn(this.errors, field);
+  }
+
   get isEmpty(): boolean {
     return !hasErrors(this.errors);
   }
@@ -48,4 +52,62 @@ export function blankToNull(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   return trimmed === '' ? null : trimmed;
+}
+
+// The readers below tell a field left empty (absent, null, blank: its empty
+// value, as before) from one sent with the wrong type, which is an error on
+// that field: read as empty, a number or an object sent by mistake would
+// clear what was stored (roles, allowed IPs) with a success.
+
+export const NOT_TEXT = 'must be text';
+const NOT_TEXT_LIST = 'must be a list of text values';
+const NOT_BOOLEAN = 'must be true or false';
+
+/** Text trimmed; null when absent, null or blank; any other type is `message` on `field`. */
+export function textField(raw: unknown, field: string, errors: ErrorCollector, message = NOT_TEXT): string | null {
+  if (raw !== undefined && raw !== null && typeof raw !== 'string') errors.add(field, message);
+  return blankToNull(raw);
+}
+
+/** Text that must be given: blank is `blankMessage`, another type NOT_TEXT (not "blank", which it was not). */
+export function requiredText(raw: unknown, field: string, errors: ErrorCollector, blankMessage: string): string | null {
+  if (isBlank(raw)) errors.add(field, blankMessage);
+  return textField(raw, field, errors);
+}
+
+/**
+ * A list of text values, trimmed, blanks left out: a list of strings, a
+ * comma-separated string (as API Umbrella's admin sends roles), or form rows
+ * ({"0": "a", "1": "b"}, the shape PHP, Rails and form-to-JSON converters
+ * give a list); [] when absent or null. Another type is an error on `field`,
+ * an item that is no string one on `field[index]`.
+ */
+export function stringListField(raw: unknown, field: string, errors: ErrorCollector): string[] {
+  if (raw === undefined || raw === null) return [];
+  const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : isRows(raw) ? rowsInOrder(raw) : null;
+  if (items === null) {
+    errors.add(field, NOT_TEXT_LIST);
+    return [];
+  }
+  items.forEach((item, index) => {
+    if (typeof item !== 'string') errors.add(`${field}[${index}]`, NOT_TEXT);
+  });
+  return items.filter((item): item is string => typeof item === 'string').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** An object whose keys are all row numbers, as a form's numbered fields are. */
+function isRows(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && Object.keys(value).every((key) => /^\d+$/.test(key));
+}
+
+/** The rows in number order, whatever order the object keeps its keys in ("01" after "9"). */
+function rowsInOrder(rows: Record<string, unknown>): unknown[] {
+  return Object.keys(rows).sort((a, b) => Number(a) - Number(b)).map((key) => rows[key]);
+}
+
+/** A boolean in any spelling toBoolean reads; null when absent or blank; anything else ("no", 12345, a list) is an error. */
+export function booleanField(raw: unknown, field: string, errors: ErrorCollector): boolean | null {
+  const value = toBoolean(raw);
+  if (value === null && !isBlank(raw)) errors.add(field, NOT_BOOLEAN);
+  return value;
 }

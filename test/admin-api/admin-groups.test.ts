@@ -110,6 +110,16 @@ describe('/admin_groups', () => {
     expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group).toMatchObject({ api_scope_ids: [weather], permission_ids: ['analytics'] });
   });
 
+  it('refuses scope and permission ids of the wrong type on their field, and takes them as form rows', async () => {
+    const group = await createGroup({ name: 'Typed', api_scope_ids: [weather], permission_ids: ['analytics'] });
+    const refused = await api('PUT', `/admin_groups/${group.id}`, { admin_group: { api_scope_ids: 12345, permission_ids: { a: 'analytics' } } });
+    expect(refused).toEqual({ status: 422, body: { errors: { api_scope_ids: ['must be a list of text values'], permission_ids: ['must be a list of text values'] } } });
+    expect((await api('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: ['analytics', 7] } })).body).toEqual({ errors: { 'permission_ids[1]': ['must be text'] } });
+    expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group).toMatchObject({ api_scope_ids: [weather], permission_ids: ['analytics'] });
+    expect((await api('PUT', `/admin_groups/${group.id}`, { admin_group: { permission_ids: { 0: 'analytics', 1: 'user_view' } } })).status).toBe(204);
+    expect((await api('GET', `/admin_groups/${group.id}`)).body.admin_group.permission_ids).toEqual(['analytics', 'user_view']);
+  });
+
   it('answers 404 for an unknown id', async () => {
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {
       expect(await api(method, '/admin_groups/no-such-group', method === 'PUT' ? { admin_group: { name: 'X' } } : undefined), method).toEqual({ status: 404, body: { error: 'Not Found' } });

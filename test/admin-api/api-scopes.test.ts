@@ -66,6 +66,13 @@ describe('/api_scopes', () => {
     expect((await api('GET', `/api_scopes/${other.id}`)).body.api_scope.path_prefix).toBe('/o/');
   });
 
+  it('refuses a field of the wrong type as not text, not as blank, and keeps the scope', async () => {
+    const scope = await createScope({ name: 'Typed', host: 'typed.example.com', path_prefix: '/typed/' });
+    const refused = await api('PUT', `/api_scopes/${scope.id}`, { api_scope: { name: { a: 1 }, host: 12345, path_prefix: ['/x/'] } });
+    expect(refused).toEqual({ status: 422, body: { errors: { name: ['must be text'], host: ['must be text'], path_prefix: ['must be text'] } } });
+    expect((await api('GET', `/api_scopes/${scope.id}`)).body.api_scope).toMatchObject({ name: 'Typed', host: 'typed.example.com', path_prefix: '/typed/' });
+  });
+
   it('answers 404 for an unknown id', async () => {
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {
       expect(await api(method, '/api_scopes/no-such-scope', method === 'PUT' ? { api_scope: { name: 'X' } } : undefined), method).toEqual({ status: 404, body: { error: 'Not Found' } });

@@ -493,3 +493,85 @@ describe('/apis', () => {
     });
   });
 });
+
+// A value of the wrong type is refused on its field, never read as empty: read so, a PUT would
+// clear a backend's roles or allowlist with a 204, and open the API to every key once published.
+describe('a settings or field value of the wrong type', () => {
+  const stored = { backend_protocol: 'https', settings: { required_roles: ['r1'], allowed_ips: ['10.0.0.0/8'], append_query_string: 'a=1', disable_api_key: true } };
+  async function createTyped(host: string): Promise<string> {
+    const created = await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: host, ...stored } });
+    expect(created.status).toBe(201);
+    return created.body.api.id as string;
+  }
+  const read = async (id: string) => (await gw.adminApi('GET', `/apis/${id}`)).body.api;
+
+  it('is refused 422 on that field, and the stored backend is kept', async () => {
+    const id = await createTyped('typed.example.com');
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ settings: { required_roles: 12345 } }, 'settings.required_roles'],
+      [{ settings: { required_roles: true } }, 'settings.required_roles'],
+      [{ settings: { required_roles: { role: 'r9' } } }, 'settings.required_roles'],
+      [{ settings: { required_roles: ['r7', 5] } }, 'settings.required_roles[1]'],
+      [{ settings: { allowed_ips: 12345 } }, 'settings.allowed_ips'],
+      [{ settings: { allowed_referers: { x: 1 } } }, 'settings.allowed_referers'],
+      [{ backend_protocol: 12345 }, 'backend_protocol'],
+      [{ backend_protocol: { x: 1 } }, 'backend_protocol'],
+      [{ balance_algorithm: ['round_robin'] }, 'balance_algorithm'],
+      [{ settings: { append_query_string: { x: 1 } } }, 'settings.append_query_string'],
+      [{ settings: { append_query_string: 12345 } }, 'settings.append_query_string'],
+      [{ settings: { http_basic_auth: 12345 } }, 'settings.http_basic_auth'],
+      [{ settings: { rate_limit_bucket_name: ['shared'] } }, 'settings.rate_limit_bucket_name'],
+      [{ settings: { disable_api_key: 12345 } }, 'settings.disable_api_key'],
+      [{ settings: { disable_api_key: 'no' } }, 'settings.disable_api_key'],
+      [{ settings: { pass_api_key_header: { x: 1 } } }, 'settings.pass_api_key_header'],
+      [{ settings: { disable_analytics: [true] } }, 'settings.disable_analytics'],
+      [{ settings: { headers: 12345 } }, 'settings.headers'],
+      [{ settings: { headers_string: 12345 } }, 'settings.headers_string'],
+      [{ name: { a: 'b' } }, 'name'],
+    ];
+    for (const [change, field] of refusals) {
+      const refused = await gw.adminApi('PUT', `/apis/${id}`, { api: change });
+      expect([refused.status, Object.keys(refused.body?.errors ?? {})], JSON.stringify(change)).toEqual([422, [field]]);
+    }
+    expect((await gw.adminApi('POST', '/apis', { api: { ...validApi, frontend_host: 'typed-new.example.com', settings: { required_roles: 12345 } } })).status).toBe(422);
+    expect(await read(id)).toMatchObject({ name: validApi.name, ...stored });
+  });
+
+  it('says what is wrong: not text, not a list of text, not in the list, not true or false', async () => {
+    const id = await createTyped('typed-messages.example.com');
+    const errors = async (change: Record<string, unknown>) => (await gw.adminApi('PUT', `/apis/${id}`, { api: change })).body.errors;
+    expect(await errors({ name: { a: 'b' } })).toEqual({ name: ['must be text'] });
+    expect(await errors({ backend_protocol: 12345 })).toEqual({ backend_protocol: ['is not included in the list'] });
+    expect(await errors({ settings: { required_roles: 12345 } })).toEqual({ 'settings.required_roles': ['must be a list of text values'] });
+    expect(await errors({ settings: { required_roles: ['r7', 5] } })).toEqual({ 'settings.required_roles[1]': ['must be text'] });
+    expect(await errors({ settings: { disable_api_key: 12345 } })).toEqual({ 'settings.disable_api_key': ['must be true or false'] });
+  });
+
+  it('takes lists as form rows ({"0": …}) and comma-separated text, and every spelling of true and false it took before', async () => {
+    const id = await createTyped('typed-rows.example.com');
+    const put = async (settings: Record<string, unknown>) => expect((await gw.adminApi('PUT', `/apis/${id}`, { api: { settings } })).status, JSON.stringify(settings)).toBe(204);
+    await put({ required_roles: { 0: 'r9', 1: 'r8' }, allowed_ips: { 0: '10.1.1.1' } });
+    expect((await read(id)).settings).toMatchObject({ required_roles: ['r9', 'r8'], allowed_ips: ['10.1.1.1'] });
+    await put({ required_roles: 'r5, r6' });
+    expect((await read(id)).settings.required_roles).toEqual(['r5', 'r6']);
+    for (const [sent, value] of [[false, false], ['1', true], ['off', false], [1, true], ['true', true], ['', null], [null, null]] as const) {
+      await put({ disable_api_key: sent });
+      expect((await read(id)).settings.disable_api_key, JSON.stringify(sent)).toBe(value);
+    }
+    // Null, blank or absent: the default, as before.
+    expect((await gw.adminApi('PUT', `/apis/${id}`, { api: { backend_protocol: null } })).status).toBe(204);
+    expect((await read(id)).backend_protocol).toBe('http');
+  });
+
+  it('refuses a move_after_id that is no id (an object, a list, a boolean), and does not move the backend', async () => {
+    const first = await createTyped('typed-order-1.example.com');
+    const second = await createTyped('typed-order-2.example.com');
+    const order = async () => (await gw.adminApi('GET', '/apis')).body.data.map((api: { id: string }) => api.id).filter((listed: string) => listed === first || listed === second);
+    const before = await order();
+    for (const sent of [{}, [first], true, false]) {
+      const refused = await gw.adminApi('PUT', `/apis/${before[1]}/move_after`, { move_after_id: sent });
+      expect([refused.status, refused.body], JSON.stringify(sent)).toEqual([422, { errors: { move_after_id: ['must be the id of an API backend, or null'] } }]);
+    }
+    expect(await order()).toEqual(before);
+  });
+});

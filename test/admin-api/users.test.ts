@@ -131,6 +131,34 @@ describe('/users', () => {
     expect((await gw.adminApi('POST', '/users/nope/regenerate_key')).status).toBe(404);
   });
 
+  // Read as empty, a wrong type would clear a user's roles or allowed IPs at once (users are live, with no publish step).
+  it('refuses a field of the wrong type on that field, keeping what is stored, and takes lists as form rows', async () => {
+    const { id } = await gw.createUser({ email: 'typed@example.com', first_name: 'Ty', roles: ['r1'], website: 'https://example.com', settings: { allowed_ips: ['10.0.0.1'] } });
+    const refusals: [Record<string, unknown>, string, string][] = [
+      [{ roles: 12345 }, 'roles', 'must be a list of text values'],
+      [{ roles: { role: 'x' } }, 'roles', 'must be a list of text values'],
+      [{ roles: ['r2', 5] }, 'roles[1]', 'must be text'],
+      [{ settings: { allowed_ips: 12345 } }, 'settings.allowed_ips', 'must be a list of text values'],
+      [{ settings: { allowed_referers: true } }, 'settings.allowed_referers', 'must be a list of text values'],
+      [{ website: 12345 }, 'website', 'must be text'],
+      [{ website: { a: 1 } }, 'website', 'must be text'],
+      [{ use_description: ['a'] }, 'use_description', 'must be text'],
+      [{ registration_source: 12345 }, 'registration_source', 'must be text'],
+      [{ first_name: 12345 }, 'first_name', 'must be text'],
+      [{ email: ['typed@example.com'] }, 'email', 'must be text'],
+    ];
+    for (const [change, field, message] of refusals) {
+      const refused = await gw.adminApi('PUT', `/users/${id}`, { user: change });
+      expect([refused.status, refused.body.errors], JSON.stringify(change)).toEqual([422, [{ code: 'INVALID_INPUT', field, message, full_message: expect.any(String) }]]);
+    }
+    expect((await gw.adminApi('GET', `/users/${id}`)).body.user).toMatchObject({ first_name: 'Ty', roles: ['r1'], website: 'https://example.com', settings: { allowed_ips: ['10.0.0.1'] } });
+
+    const rows = await gw.adminApi('PUT', `/users/${id}`, { user: { roles: { 0: 'r9', 1: 'r8' }, settings: { allowed_ips: { 0: '10.1.1.1' } } } });
+    expect([rows.status, rows.body.user.roles, rows.body.user.settings.allowed_ips]).toEqual([200, ['r9', 'r8'], ['10.1.1.1']]);
+    const text = await gw.adminApi('PUT', `/users/${id}`, { user: { roles: 'a, b', website: null } });
+    expect([text.status, text.body.user.roles, text.body.user.website]).toEqual([200, ['a', 'b'], null]);
+  });
+
   it('regenerates a key: the new one is returned once and works, the old one stops at once', async () => {
     const { id, apiKey } = await gw.createUser();
     const response = await gw.adminApi('POST', `/users/${id}/regenerate_key`);
