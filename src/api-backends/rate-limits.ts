@@ -1,4 +1,4 @@
-import { blankToNull, ErrorCollector, isPlainObject, toBoolean, toInteger, type Parsed } from '../lib/validation-errors.js';
+import { booleanField, ErrorCollector, isPlainObject, textField, toInteger, type Parsed } from '../lib/validation-errors.js';
 import { sentIdOf, type Embedded } from '../lib/record-ids.js';
 import { RATE_LIMIT_MODES, type LimitBy, type RateLimit, type RateLimitMode } from './model.js';
 
@@ -47,7 +47,7 @@ export function parseRateLimits(raw: unknown, field = 'rate_limits', collector =
     if (duration !== undefined && windows.has(window)) collector.add(`${at}.duration`, 'has already been taken');
     windows.add(window);
     if (duration !== undefined && limit !== undefined && LIMIT_BY.includes(limitBy as LimitBy)) {
-      limits.push({ duration, limit, limit_by: limitBy as LimitBy, response_headers: toBoolean(item.response_headers) ?? false });
+      limits.push({ duration, limit, limit_by: limitBy as LimitBy, response_headers: booleanField(item.response_headers, `${at}.response_headers`, collector) ?? false });
     }
   });
   return collector.isEmpty ? { ok: true, value: limits } : { ok: false, errors: collector.errors };
@@ -71,7 +71,7 @@ export interface RateLimitSettings {
  * keeps the id sent with it (record-ids.ts); its document makes them unique.
  */
 export function parseRateLimitSettings(raw: Record<string, unknown>, at: string, errors: ErrorCollector): RateLimitSettings {
-  const mode = blankToNull(raw.rate_limit_mode);
+  const mode = textField(raw.rate_limit_mode, `${at}.rate_limit_mode`, errors);
   if (mode !== null && !RATE_LIMIT_MODES.includes(mode as 'custom')) errors.add(`${at}.rate_limit_mode`, 'is not included in the list');
   const parsed = parseRateLimits(raw.rate_limits, `${at}.rate_limits`, errors);
   const limits = parsed.ok ? parsed.value : [];

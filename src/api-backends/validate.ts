@@ -59,8 +59,12 @@ const TAKEN = 'has already been taken';
 const MAX_SUB_SETTING_REGEX = 255;
 
 /** Whether `host` fits `pattern` with a port, if any, from 1 to 65535, and an IPv6 address, if any, that is one. */
+const MAX_HOST_LENGTH = 261;
+const MAX_NAME_LENGTH = 255;
+
 export function isHost(host: string, pattern: RegExp): boolean {
-  if (!pattern.test(host)) return false;
+  // A DNS name is at most 253 characters; room for a port and brackets beyond that, no more.
+  if (host.length > MAX_HOST_LENGTH || !pattern.test(host)) return false;
   const ipv6 = /^\[([^\]]*)\]/.exec(host)?.[1];
   if (ipv6 !== undefined && !isIPv6(ipv6)) return false;
   const port = /^(?:\[[^\]]*\]|[^:]*):(\d+)$/.exec(host)?.[1];
@@ -86,6 +90,8 @@ export function parseApiBackend(raw: unknown): Parsed<ApiBackendConfig> {
   const errors = new ErrorCollector();
   const input = isPlainObject(raw) ? raw : {};
   const name = requiredText(input.name, 'name', errors, BLANK);
+  // Names go into pages, flash cookies (a 400 KB name made a Set-Cookie no browser keeps) and mail: API Umbrella's column width.
+  if (name !== null && name.length > MAX_NAME_LENGTH) errors.add('name', `is too long (maximum is ${MAX_NAME_LENGTH} characters)`);
 
   const frontendHost = hostOf(input.frontend_host).toLowerCase();
   if (frontendHost === '') errors.add('frontend_host', BLANK);

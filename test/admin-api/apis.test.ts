@@ -528,6 +528,12 @@ describe('a settings or field value of the wrong type', () => {
       [{ settings: { headers: 12345 } }, 'settings.headers'],
       [{ settings: { headers_string: 12345 } }, 'settings.headers_string'],
       [{ name: { a: 'b' } }, 'name'],
+      [{ settings: { rate_limit_mode: 12345 } }, 'settings.rate_limit_mode'],
+      [{ settings: { rate_limit_mode: 'custom', rate_limits: [{ duration: 1000, limit_by: 'ip', limit: 5, response_headers: 'perhaps' }] } }, 'settings.rate_limits[0].response_headers'],
+      // Names and hosts go into pages, cookies and mail: API Umbrella's column width, a DNS name's length.
+      [{ name: 'n'.repeat(256) }, 'name'],
+      [{ frontend_host: `${'h'.repeat(300)}.example.com` }, 'frontend_host'],
+      [{ servers: [{ host: `${'s'.repeat(300)}.internal`, port: 80 }] }, 'servers[0].host'],
     ];
     for (const [change, field] of refusals) {
       const refused = await gw.adminApi('PUT', `/apis/${id}`, { api: change });
