@@ -57,7 +57,8 @@ describe('a key with expires_at', () => {
     clock.set(NOW);
     const { id, apiKey } = await fx.gw.createUser({ email: 'both@example.com', enabled: false, expires_at: '2020-01-01T00:00:00Z' });
     expect(errorCode(await call(apiKey))).toBe('API_KEY_DISABLED');
-    expect(errorCode(await call(`${apiKey.slice(0, -1)}x`))).toBe('API_KEY_INVALID');
+    // Another last character: a key ending in "x" made itself again one time in 62.
+    expect(errorCode(await call(`${apiKey.slice(0, -1)}${apiKey.endsWith('x') ? 'y' : 'x'}`))).toBe('API_KEY_INVALID');
     await fx.gw.adminApi('PUT', `/users/${id}`, { user: { enabled: true } });
     const regenerated = await fx.gw.adminApi('POST', `/users/${id}/regenerate_key`);
     expect(regenerated.body.user.expires_at).toBe('2020-01-01T00:00:00Z');
