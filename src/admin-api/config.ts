@@ -26,7 +26,7 @@ export function configRoutes(app: FastifyInstance, context: AppContext): void {
       const ids = selectedApiIds(request.body);
       // An admin of some scopes learns nothing of ids out of reach, whether or not they name a backend: 403 first.
       if (!mayPublishAll(publisher, access, ids)) return sendForbidden(reply, access);
-      const problem = selectionProblem(request.body, (id) => context.backends.get(id) !== null || publisher.current.apis.some((api) => api.id === id));
+      const problem = selectionProblem(request.body, ids, (id) => context.backends.get(id) !== null || publisher.current.apis.some((api) => api.id === id));
       if (problem !== null) return reply.code(422).send({ errors: { 'config.apis': [problem] } });
       const version = publisher.publish(ids, request.admin!.email);
       return reply.code(201).send({ config: liveConfigJson(publisher, access), config_version: version });
@@ -76,12 +76,12 @@ function pendingChangesJson(changes: PendingChanges) {
  * (a script's typo answered 201 and left its change unpublished). No config
  * at all, or nothing checked, stays the no-op API Umbrella answers 201.
  */
-function selectionProblem(body: unknown, exists: (id: string) => boolean): string | null {
+function selectionProblem(body: unknown, ids: readonly string[], exists: (id: string) => boolean): string | null {
   const config = isPlainObject(body) ? body.config : undefined;
   const apis = isPlainObject(config) ? config.apis : undefined;
   if (apis === undefined || apis === null) return null;
   if (!isPlainObject(apis)) return 'must be an object of {"<id>":{"publish":"1"}}';
-  const unknown = selectedApiIds(body).filter((id) => !exists(id));
+  const unknown = ids.filter((id) => !exists(id));
   return unknown.length === 0 ? null : `names no API backend: ${unknown.join(', ')}`;
 }
 
