@@ -11,7 +11,7 @@ import { askToConfirm, type ActionQuestion } from './confirm-action.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { isLocked, loginThrottle } from './login-throttle.js';
-import { inMinutes } from './lockout.js';
+import { inMinutes } from '../lib/time-format.js';
 import { renderAdminPage } from './page.js';
 import { endSession, FIRST_ADMIN_PATH, LOGIN_PATH, safeNextPath, SESSION_ENDED, sessionAdmin, startSession } from './session-auth.js';
 

@@ -60,9 +60,3 @@ export class Lockout {
     this.sweepAt = Math.max(FIRST_SWEEP_AT, 2 * (this.failures.size + this.lockedUntil.size));
   }
 }
-
-/** "in 14 minutes", "in 1 minute": the time a lock has left, rounded up. */
-export function inMinutes(waitMs: number): string {
-  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-  return `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
-}

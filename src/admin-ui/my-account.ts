@@ -9,7 +9,7 @@ import { askToConfirm, confirmPrompt, isConfirmed, type ActionQuestion } from '.
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { isLocked, loginThrottle } from './login-throttle.js';
-import { inMinutes } from './lockout.js';
+import { inMinutes } from '../lib/time-format.js';
 import { menuOf, renderAdminPage } from './page.js';
 import { accessOf } from '../admin-groups/request-access.js';
 import { startSession } from './session-auth.js';

@@ -16,7 +16,7 @@ import { formString } from './account-fields.js';
 import { redirectWithFlash } from './flash.js';
 import { FormErrors } from './form-errors.js';
 import { loginThrottle, passwordResetThrottle } from './login-throttle.js';
-import { inMinutes } from './lockout.js';
+import { inMinutes } from '../lib/time-format.js';
 import { renderAdminPage, renderErrorPage } from './page.js';
 import { LOGIN_PATH, startSession } from './session-auth.js';
 

@@ -13,3 +13,9 @@ export function formatTime(iso: string | number | null | undefined, zone: TimeZo
   if (Number.isNaN(time)) return String(iso);
   return `${new Date(wallClock(zone, time)).toISOString().slice(0, 16).replace('T', ' ')} ${shortName(zone, time)}`;
 }
+
+/** "in 14 minutes", "in 1 minute": a wait (a lock's, a limit's), rounded up to whole minutes. */
+export function inMinutes(waitMs: number): string {
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  return `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+}

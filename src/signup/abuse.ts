@@ -2,6 +2,7 @@
 // that people never see and form-filling bots fill in.
 import type { AppContext } from '../context.js';
 import type { RateLimit } from '../api-backends/model.js';
+import { inMinutes } from '../lib/time-format.js';
 
 /** The hidden field; a browser user leaves it empty. */
 export const HONEYPOT_FIELD = 'phone_number';
@@ -27,8 +28,7 @@ export async function checkClientLimit(context: AppContext, bucket: string, ip: 
   if (decision.allowed) return { allowed: true };
   // signupLimits leaves a limit of 0 out, so some wait always lets the next one through.
   const retryAfterSeconds = decision.retryAfterSeconds!;
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return { allowed: false, retryAfterSeconds, message: `Too many ${what} from your network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` };
+  return { allowed: false, retryAfterSeconds, message: `Too many ${what} from your network. Please try again ${inMinutes(retryAfterSeconds * 1000)}.` };
 }
 
 /** Per client IP: signup.rate_limit_per_minute and _per_hour (0 turns one off). The contact API counts the same limits in a bucket of its own. */
